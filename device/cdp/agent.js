@@ -1,0 +1,362 @@
+// The in-page half of the device: installed in every document before its
+// scripts run (Page.addScriptToEvaluateOnNewDocument), so each query, wait and
+// describe costs one Runtime.evaluate round trip instead of one per poll.
+(() => {
+  if (window.__toolserver) return;
+
+  const IMPLIED_ROLES = {
+    a: (e) => (e.hasAttribute("href") ? "link" : ""),
+    article: () => "article",
+    aside: () => "complementary",
+    button: () => "button",
+    dialog: () => "dialog",
+    form: () => "form",
+    footer: () => "contentinfo",
+    h1: () => "heading", h2: () => "heading", h3: () => "heading",
+    h4: () => "heading", h5: () => "heading", h6: () => "heading",
+    header: () => "banner",
+    hr: () => "separator",
+    img: (e) => (e.getAttribute("alt") === "" ? "presentation" : "img"),
+    input: (e) => {
+      const t = (e.getAttribute("type") || "text").toLowerCase();
+      if (["button", "submit", "reset", "image"].includes(t)) return "button";
+      if (t === "checkbox") return "checkbox";
+      if (t === "radio") return "radio";
+      if (t === "range") return "slider";
+      if (t === "number") return "spinbutton";
+      if (t === "search") return "searchbox";
+      if (t === "hidden") return "";
+      return "textbox";
+    },
+    li: () => "listitem",
+    main: () => "main",
+    nav: () => "navigation",
+    ol: () => "list",
+    option: () => "option",
+    p: () => "paragraph",
+    progress: () => "progressbar",
+    section: () => "region",
+    select: () => "combobox",
+    table: () => "table",
+    td: () => "cell",
+    textarea: () => "textbox",
+    th: () => "columnheader",
+    tr: () => "row",
+    ul: () => "list",
+  };
+
+  const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"]);
+
+  function role(e) {
+    const r = e.getAttribute("role");
+    if (r) return r.trim().split(/\s+/)[0].toLowerCase();
+    const f = IMPLIED_ROLES[e.tagName.toLowerCase()];
+    return f ? f(e) : "";
+  }
+
+  // ids lists every name an { id } selector matches: DOM id, data-testid,
+  // aria-label and name.
+  function ids(e) {
+    const out = [];
+    for (const a of ["id", "data-testid", "aria-label", "name"]) {
+      const v = e.getAttribute(a);
+      if (v) out.push(v);
+    }
+    return out;
+  }
+
+  function ownText(e) {
+    const tag = e.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA") {
+      return (e.value || e.getAttribute("placeholder") || "").trim();
+    }
+    if (tag === "SELECT") {
+      const o = e.options[e.selectedIndex];
+      return o ? o.text.trim() : "";
+    }
+    if (tag === "IMG") return (e.getAttribute("alt") || "").trim();
+    const t = e.innerText;
+    return t ? t.replace(/\s+/g, " ").trim() : "";
+  }
+
+  function box(e) {
+    const r = e.getBoundingClientRect();
+    return { x: r.left, y: r.top, w: r.width, h: r.height };
+  }
+
+  function isVisible(e, b) {
+    if (b.w <= 0 || b.h <= 0) return false;
+    const s = getComputedStyle(e);
+    if (s.visibility === "hidden" || s.display === "none" || Number(s.opacity) === 0) return false;
+    const vw = innerWidth, vh = innerHeight;
+    return b.x < vw && b.y < vh && b.x + b.w > 0 && b.y + b.h > 0;
+  }
+
+  function all() {
+    const out = [];
+    const walk = (root) => {
+      for (const e of root.querySelectorAll("*")) {
+        if (SKIP.has(e.tagName)) continue;
+        out.push(e);
+        if (e.shadowRoot) walk(e.shadowRoot);
+      }
+    };
+    if (document.body) walk(document.body);
+    return out;
+  }
+
+  function readingOrder(a, b) {
+    // Rows within 4 CSS pixels read left to right.
+    if (Math.abs(a.b.y - b.b.y) > 4) return a.b.y - b.b.y;
+    return a.b.x - b.b.x;
+  }
+
+  // matchOne tells how element e matches the selector's own criteria:
+  // 0 no match, 1 match, 2 exact match (text equal, not only contained).
+  function matchOne(e, sel) {
+    let exact = true;
+    if (sel.id != null) {
+      const want = String(sel.id).toLowerCase();
+      if (!ids(e).some((v) => v.toLowerCase() === want)) return 0;
+    }
+    if (sel.role != null) {
+      if (role(e) !== String(sel.role).toLowerCase()) return 0;
+    }
+    if (sel.text != null || sel.matches != null) {
+      const t = ownText(e);
+      if (sel.text != null) {
+        const want = String(sel.text).toLowerCase();
+        const have = t.toLowerCase();
+        if (!have.includes(want)) return 0;
+        if (have !== want) exact = false;
+      }
+      if (sel.matches != null) {
+        let re;
+        try { re = new RegExp(sel.matches, sel.flags || ""); } catch (err) { throw new Error("bad regex " + sel.matches + ": " + err.message); }
+        if (!re.test(t)) return 0;
+      }
+    }
+    if (sel.bare != null) {
+      // A bare string tries id first, then text.
+      const want = String(sel.bare).toLowerCase();
+      if (ids(e).some((v) => v.toLowerCase() === want)) return 3;
+      const have = ownText(e).toLowerCase();
+      if (!have.includes(want)) return 0;
+      if (have !== want) exact = false;
+    }
+    return exact ? 2 : 1;
+  }
+
+  const MAX_SCOPE = 6;
+
+  // candidates returns the elements matching sel (with its scopes), each
+  // with its box, visibility and score, most specific first.
+  function candidates(sel, depth) {
+    if (depth > MAX_SCOPE) throw new Error("selector scopes nest deeper than " + MAX_SCOPE);
+    let els = all();
+    if (sel.within) {
+      const scope = best(candidates(sel.within, depth + 1));
+      if (!scope) return [];
+      els = els.filter((e) => scope.e !== e && scope.e.contains(e));
+    }
+    if (sel.after || sel.next) {
+      const anchor = best(candidates(sel.after || sel.next, depth + 1));
+      if (!anchor) return [];
+      els = els.filter((e) => !anchor.e.contains(e) && !e.contains(anchor.e) &&
+        (anchor.e.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING));
+    }
+    const hasCriteria = sel.id != null || sel.role != null || sel.text != null ||
+      sel.matches != null || sel.bare != null;
+    const out = [];
+    for (const e of els) {
+      const score = hasCriteria ? matchOne(e, sel) : (sel.any ? 1 : 0);
+      if (!score) continue;
+      const b = box(e);
+      out.push({ e, b, score, visible: isVisible(e, b) });
+    }
+    // The most specific: visible first, then exact (id) matches, then the
+    // smallest frame (the innermost element carrying the text), then reading
+    // order. "next" keeps only the first in reading order after its anchor.
+    out.sort((a, c) => (c.visible - a.visible) || (c.score - a.score) ||
+      (a.b.w * a.b.h - c.b.w * c.b.h) || readingOrder(a, c));
+    if (sel.next && out.length) {
+      const vis = out.filter((c) => c.visible);
+      const pool = vis.length ? vis : out;
+      pool.sort(readingOrder);
+      return [pool[0]];
+    }
+    return out;
+  }
+
+  function best(list) { return list.length ? list[0] : null; }
+
+  function norm(b) {
+    return {
+      x: b.x / innerWidth, y: b.y / innerHeight,
+      width: b.w / innerWidth, height: b.h / innerHeight,
+    };
+  }
+
+  function describeEl(c) {
+    const idv = ids(c.e);
+    return {
+      id: idv.length ? idv[0] : "",
+      text: ownText(c.e).slice(0, 200),
+      role: role(c.e),
+      tag: c.e.tagName.toLowerCase(),
+      frame: norm(c.b),
+      visible: c.visible,
+      center: { x: c.b.x + c.b.w / 2, y: c.b.y + c.b.h / 2 },
+    };
+  }
+
+  function find(sel) {
+    const c = best(candidates(sel, 0));
+    return c ? describeEl(c) : null;
+  }
+
+  // check evaluates one await/assert condition now.
+  function check(cond) {
+    const list = candidates(cond.selector, 0);
+    const vis = list.filter((c) => c.visible);
+    switch (cond.state) {
+      case "exists":
+        return { ok: list.length > 0, el: list.length ? describeEl(list[0]) : null };
+      case "visible":
+        return { ok: vis.length > 0, el: vis.length ? describeEl(vis[0]) : (list.length ? describeEl(list[0]) : null) };
+      case "hidden":
+        return { ok: vis.length === 0, el: vis.length ? describeEl(vis[0]) : null };
+      case "text": {
+        const c = vis.length ? vis[0] : list[0];
+        if (!c) return { ok: false, el: null };
+        const have = ownText(c.e).toLowerCase();
+        return { ok: have.includes(String(cond.text).toLowerCase()), el: describeEl(c) };
+      }
+      default:
+        throw new Error("unknown condition " + cond.state);
+    }
+  }
+
+  function frame() {
+    return new Promise((r) => {
+      let done = false;
+      const fin = () => { if (!done) { done = true; r(); } };
+      requestAnimationFrame(fin);
+      setTimeout(fin, 50); // rAF can stall in a background page
+    });
+  }
+
+  // waitFor resolves when the condition holds, checking now, then on each
+  // frame or DOM mutation, until timeoutMs.
+  async function waitFor(cond, timeoutMs) {
+    const start = performance.now();
+    for (;;) {
+      const r = check(cond);
+      r.elapsed = performance.now() - start;
+      if (r.ok || r.elapsed >= timeoutMs) return r;
+      await frame();
+    }
+  }
+
+  let lastMutation = performance.now();
+  const observer = new MutationObserver(() => { lastMutation = performance.now(); });
+  const observe = () => observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  observe();
+
+  function busy() {
+    if (document.readyState !== "complete") return true;
+    if (document.fonts && document.fonts.status !== "loaded") return true;
+    return false;
+  }
+
+  // idle resolves when the DOM has not changed for stableForMs and the
+  // document and its fonts are loaded; {idle:false} after timeoutMs.
+  async function idle(stableForMs, timeoutMs) {
+    const start = performance.now();
+    for (;;) {
+      const now = performance.now();
+      if (!busy() && now - lastMutation >= stableForMs) return { idle: true, elapsed: now - start };
+      if (now - start >= timeoutMs) return { idle: false, elapsed: now - start };
+      await frame();
+    }
+  }
+
+  // settle stops what makes two captures of one screen differ: finite
+  // animations jump to their end, infinite ones are cancelled, transitions
+  // and the caret are switched off, and web fonts are awaited.
+  async function settle() {
+    let style = document.getElementById("__toolserver_settle");
+    if (!style) {
+      style = document.createElement("style");
+      style.id = "__toolserver_settle";
+      style.textContent = "*,*::before,*::after{transition:none!important;animation-play-state:paused!important;caret-color:transparent!important;scroll-behavior:auto!important}";
+      (document.head || document.documentElement).appendChild(style);
+    }
+    for (const a of document.getAnimations()) {
+      try {
+        const t = a.effect && a.effect.getComputedTiming();
+        if (t && t.endTime !== Infinity) a.finish(); else a.cancel();
+      } catch (err) { a.cancel(); }
+    }
+    if (document.fonts) await document.fonts.ready;
+    await frame();
+    return true;
+  }
+
+  function describe() {
+    const out = [];
+    for (const e of all()) {
+      const b = box(e);
+      const c = { e, b, visible: isVisible(e, b) };
+      if (b.w <= 0 || b.h <= 0) continue;
+      const idv = ids(e), r = role(e);
+      // Keep what a selector can reach by name: an id, a role, or text of its
+      // own (a direct text node), so wrappers don't repeat their children.
+      let own = false;
+      for (const n of e.childNodes) if (n.nodeType === 3 && n.textContent.trim()) { own = true; break; }
+      if (!idv.length && !r && !own && e.tagName !== "INPUT" && e.tagName !== "TEXTAREA") continue;
+      out.push(c);
+    }
+    out.sort(readingOrder);
+    return out.map(describeEl);
+  }
+
+  // focusSelect focuses an editable element and selects its content so the
+  // next inserted text replaces it.
+  function focusSelect(sel) {
+    const c = best(candidates(sel, 0));
+    if (!c) return null;
+    c.e.scrollIntoView({ block: "center", inline: "center" });
+    c.e.focus();
+    if (typeof c.e.select === "function") c.e.select();
+    c.b = box(c.e);
+    return describeEl(c);
+  }
+
+  // locate scrolls the best match into view when needed and returns it.
+  function locate(sel) {
+    const c = best(candidates(sel, 0));
+    if (!c) return null;
+    if (!c.visible || c.b.y < 0 || c.b.y + c.b.h > innerHeight) {
+      c.e.scrollIntoView({ block: "center", inline: "center" });
+      c.b = box(c.e);
+      c.visible = isVisible(c.e, c.b);
+    }
+    return describeEl(c);
+  }
+
+  async function waitLocate(sel, timeoutMs) {
+    const start = performance.now();
+    for (;;) {
+      const c = best(candidates(sel, 0));
+      if (c && c.visible) return locate(sel);
+      if (performance.now() - start >= timeoutMs) return c ? locate(sel) : null;
+      await frame();
+    }
+  }
+
+  Object.defineProperty(window, "__toolserver", {
+    value: { find, check, waitFor, idle, settle, describe, focusSelect, locate, waitLocate },
+    enumerable: false,
+  });
+})();

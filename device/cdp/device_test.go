@@ -1,0 +1,334 @@
+package cdp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/device/cdp"
+)
+
+// One pool for the package, as chromedp's own tests share one browser; each
+// test uses its own device id (its own browser process).
+var (
+	pool *cdp.Pool
+	site *httptest.Server
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	pool, err = cdp.NewPool(cdp.Options{MaxDevices: 8, Log: os.Stderr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	site = httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	code := m.Run()
+	site.Close()
+	pool.Close()
+	os.Exit(code)
+}
+
+func ctxT(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// device boots id with the test page loaded and stops it when the test ends.
+func device(t *testing.T, id string) *cdp.Device {
+	t.Helper()
+	ctx := ctxT(t)
+	d, err := pool.Device(ctx, id)
+	if err != nil {
+		t.Fatalf("boot %s: %v", id, err)
+	}
+	t.Cleanup(func() { _ = pool.Stop(id) })
+	if err := d.Launch(ctx, site.URL+"/app.html"); err != nil {
+		t.Fatalf("launch: %v", err)
+	}
+	return d
+}
+
+func text(t *testing.T, d *cdp.Device, id string) string {
+	t.Helper()
+	raw, err := d.Eval(ctxT(t), fmt.Sprintf(`document.getElementById(%q).textContent`, id))
+	if err != nil {
+		t.Fatalf("read #%s: %v", id, err)
+	}
+	return strings.Trim(string(raw), `"`)
+}
+
+func TestParseID(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		w, h int
+		ok   bool
+	}{
+		{"chromium-cdp-1280x800", 1280, 800, true},
+		{"chromium-cdp-100x4096", 100, 4096, true},
+		{"chromium-cdp-99x800", 0, 0, false},
+		{"chromium-cdp-1280x5000", 0, 0, false},
+		{"chromium-cdp-1280", 0, 0, false},
+		{"chromium-cdp-01280x800", 0, 0, false},
+		{"emulator-5554", 0, 0, false},
+		{"chromium-cdp-axb", 0, 0, false},
+	} {
+		w, h, err := cdp.ParseID(tc.id)
+		if (err == nil) != tc.ok || w != tc.w || h != tc.h {
+			t.Errorf("ParseID(%q) = %d, %d, %v; want %d, %d, ok=%v", tc.id, w, h, err, tc.w, tc.h, tc.ok)
+		}
+		if err != nil && !errors.Is(err, cdp.ErrBadID) {
+			t.Errorf("ParseID(%q) error %v does not wrap ErrBadID", tc.id, err)
+		}
+	}
+}
+
+func TestScreenshotIsViewportSize(t *testing.T) {
+	d := device(t, "chromium-cdp-1280x800")
+	shot, err := d.Screenshot(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 800 {
+		t.Fatalf("got %dx%d, want 1280x800", b.Dx(), b.Dy())
+	}
+	// The button is drawn at 100..300 x 50..90: its pixels are not the
+	// white page background.
+	r, g, b, _ := img.At(110, 70).RGBA()
+	if r == 0xffff && g == 0xffff && b == 0xffff {
+		t.Fatalf("pixel inside the button is white: the page was not rendered")
+	}
+}
+
+func TestTapChangesDOM(t *testing.T) {
+	d := device(t, "chromium-cdp-800x600")
+	ctx := ctxT(t)
+	el, err := d.Locate(ctx, map[string]any{"text": "go now"}, time.Second)
+	if err != nil || el == nil {
+		t.Fatalf("locate: %v, %v", el, err)
+	}
+	if err := d.TapElement(ctx, el, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, d, "out"); got != "clicked 1" {
+		t.Fatalf("got %q, want %q", got, "clicked 1")
+	}
+	// Normalized tap at the button's centre: (200/800, 70/600).
+	if err := d.TapNormalized(ctx, 200.0/800, 70.0/600, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, d, "out"); got != "clicked 2" {
+		t.Fatalf("got %q, want %q", got, "clicked 2")
+	}
+}
+
+func TestFillAndKeys(t *testing.T) {
+	d := device(t, "chromium-cdp-801x600")
+	ctx := ctxT(t)
+	if _, err := d.Fill(ctx, map[string]any{"id": "USERNAME"}, "Ada", false, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, d, "echo"); got != "hello Ada" {
+		t.Fatalf("got %q, want %q", got, "hello Ada")
+	}
+	if err := d.TypeText(ctx, "Bo"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.PressKey(ctx, "enter"); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, d, "keys"); got != "B,o,Enter," {
+		t.Fatalf("got %q, want %q", got, "B,o,Enter,")
+	}
+	if got := text(t, d, "echo"); got != "hello AdaBo" {
+		t.Fatalf("got %q, want %q", got, "hello AdaBo")
+	}
+	if err := d.PressKey(ctx, "no-such-key"); err == nil {
+		t.Fatal("unknown key: got nil error")
+	}
+}
+
+func TestDescribeFrames(t *testing.T) {
+	d := device(t, "chromium-cdp-1000x500")
+	els, err := d.Describe(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var btn *cdp.Element
+	for i := range els {
+		if els[i].ID == "top" {
+			btn = &els[i]
+		}
+	}
+	if btn == nil {
+		t.Fatalf("describe has no #top: %+v", els)
+	}
+	want := cdp.Frame{X: 0.1, Y: 0.1, Width: 0.2, Height: 0.08}
+	if !near(btn.Frame, want) || btn.Role != "button" || btn.Text != "Go now" || !btn.Visible {
+		t.Fatalf("got %+v, want frame %+v role button text %q visible", btn, want, "Go now")
+	}
+	for i := 1; i < len(els); i++ {
+		if els[i].Frame.Y+0.01 < els[i-1].Frame.Y {
+			t.Fatalf("not in reading order at %d: %+v before %+v", i, els[i-1], els[i])
+		}
+	}
+}
+
+func near(a, b cdp.Frame) bool {
+	const eps = 0.002
+	abs := func(v float64) float64 { return max(v, -v) }
+	return abs(a.X-b.X) < eps && abs(a.Y-b.Y) < eps && abs(a.Width-b.Width) < eps && abs(a.Height-b.Height) < eps
+}
+
+func TestWaitAndIdle(t *testing.T) {
+	d := device(t, "chromium-cdp-802x600")
+	ctx := ctxT(t)
+	res, err := d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "far below"}, State: "exists"}, time.Second)
+	if err != nil || !res.OK {
+		t.Fatalf("exists: %+v, %v", res, err)
+	}
+	res, err = d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "far below"}, State: "visible"}, 100*time.Millisecond)
+	if err != nil || res.OK {
+		t.Fatalf("visible below the fold: got ok=%v err=%v, want ok=false", res.OK, err)
+	}
+	// Appear after a delay set by the page itself.
+	if _, err := d.Eval(ctx, `setTimeout(() => { const e = document.createElement('p'); e.textContent = 'late arrival'; document.body.appendChild(e); }, 200), 1`); err != nil {
+		t.Fatal(err)
+	}
+	res, err = d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "late arrival"}, State: "visible"}, 5*time.Second)
+	if err != nil || !res.OK {
+		t.Fatalf("late element: %+v, %v", res, err)
+	}
+	idle, err := d.AwaitIdle(ctx, 50*time.Millisecond, 5*time.Second)
+	if err != nil || !idle.Idle {
+		t.Fatalf("idle: %+v, %v", idle, err)
+	}
+	if _, err := d.Eval(ctx, `setInterval(() => { document.body.dataset.tick = Date.now(); }, 10), 1`); err != nil {
+		t.Fatal(err)
+	}
+	idle, err = d.AwaitIdle(ctx, 200*time.Millisecond, 400*time.Millisecond)
+	if err != nil || idle.Idle {
+		t.Fatalf("busy page: got %+v, %v; want idle false", idle, err)
+	}
+}
+
+func TestScrollAndSwipe(t *testing.T) {
+	d := device(t, "chromium-cdp-803x600")
+	ctx := ctxT(t)
+	if err := d.Scroll(ctx, 0.5, 0.5, 0, 400); err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.Wait(ctx, cdp.Condition{Selector: map[string]any{"id": "top"}, State: "hidden"}, 5*time.Second)
+	if err != nil || !res.OK {
+		t.Fatalf("after wheel scroll the top button should be out of view: %+v, %v", res, err)
+	}
+	// Swipe down (finger moves down) brings the top back.
+	if err := d.Swipe(ctx, 0.5, 0.2, 0.5, 0.9, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	res, err = d.Wait(ctx, cdp.Condition{Selector: map[string]any{"id": "top"}, State: "visible"}, 5*time.Second)
+	if err != nil || !res.OK {
+		t.Fatalf("after swipe down the top button should be visible: %+v, %v", res, err)
+	}
+}
+
+func TestIsolationBetweenDevices(t *testing.T) {
+	a := device(t, "chromium-cdp-804x600")
+	b := device(t, "chromium-cdp-805x600")
+	ctx := ctxT(t)
+	if _, err := a.Eval(ctx, `localStorage.setItem('k', 'a'), document.cookie = 'c=a', 1`); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := b.Eval(ctx, `[localStorage.getItem('k'), document.cookie]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != `[null,""]` {
+		t.Fatalf("device b sees a's storage: %s", raw)
+	}
+}
+
+func TestCrashRecovery(t *testing.T) {
+	const id = "chromium-cdp-806x600"
+	d := device(t, id)
+	ctx := ctxT(t)
+	pid := d.PID()
+	// A call in flight when the browser dies returns an error, not a hang.
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "never there"}, State: "visible"}, 30*time.Second)
+		done <- err
+	}()
+	// Wait until the call holds the device: the wait is in the page when
+	// a describe cannot get the device within a short deadline.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		_, err := d.Describe(short)
+		cancel()
+		if err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the wait never started")
+		}
+	}
+	if err := d.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, cdp.ErrCrashed) {
+			t.Fatalf("in-flight call: got %v, want ErrCrashed", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the call in flight hung after the browser was killed")
+	}
+	fresh, err := pool.Device(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.PID() == pid || fresh.PID() == 0 {
+		t.Fatalf("got pid %d after crash, want a new browser (old %d)", fresh.PID(), pid)
+	}
+	if _, err := fresh.Screenshot(ctx); err != nil {
+		t.Fatalf("fresh device: %v", err)
+	}
+}
+
+func TestMaxDevices(t *testing.T) {
+	small, err := cdp.NewPool(cdp.Options{MaxDevices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	ctx := ctxT(t)
+	if _, err := small.Device(ctx, "chromium-cdp-400x300"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = small.Device(ctx, "chromium-cdp-400x301")
+	if !errors.Is(err, cdp.ErrTooManyDevices) || !strings.Contains(err.Error(), "chromium-cdp-400x300") {
+		t.Fatalf("got %v, want ErrTooManyDevices naming the booted device", err)
+	}
+}
+
+func TestMissingChromium(t *testing.T) {
+	_, err := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
+	if !errors.Is(err, cdp.ErrNoChromium) {
+		t.Fatalf("got %v, want ErrNoChromium", err)
+	}
+}

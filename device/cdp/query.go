@@ -1,0 +1,184 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Frame is a rectangle normalized to the viewport (0..1 on each axis).
+type Frame struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// Point is a position in CSS pixels.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// Element is one element of the page as a selector sees it.
+type Element struct {
+	ID      string `json:"id,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Tag     string `json:"tag"`
+	Frame   Frame  `json:"frame"`
+	Visible bool   `json:"visible"`
+	// Center is the element's centre in CSS pixels, where a tap lands.
+	Center Point `json:"-"`
+}
+
+// elementJSON mirrors Element with the centre included, as the agent
+// returns it.
+type elementJSON struct {
+	ID      string `json:"id"`
+	Text    string `json:"text"`
+	Role    string `json:"role"`
+	Tag     string `json:"tag"`
+	Frame   Frame  `json:"frame"`
+	Visible bool   `json:"visible"`
+	Center  Point  `json:"center"`
+}
+
+func (e elementJSON) element() Element {
+	return Element{ID: e.ID, Text: e.Text, Role: e.Role, Tag: e.Tag, Frame: e.Frame, Visible: e.Visible, Center: e.Center}
+}
+
+// Selector is the in-page matcher's selector: any JSON-encodable value
+// with the keys id, text, matches, flags, role, any, bare, within, after and
+// next. The flow package builds these; the device only forwards them.
+type Selector = any
+
+// evaluate runs a call of the in-page agent and decodes its result.
+func evaluate[T any](tab context.Context, expr string) (T, error) {
+	return chromedp.Run(tab, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+func jsArg(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode selector: %w", err)
+	}
+	return string(b), nil
+}
+
+// Describe returns the elements a selector can reach, in reading order.
+func (d *Device) Describe(ctx context.Context) ([]Element, error) {
+	var out []Element
+	err := d.call(ctx, "describe", func(tab context.Context) error {
+		raw, err := evaluate[[]elementJSON](tab, `window.__toolserver.describe()`)
+		if err != nil {
+			return err
+		}
+		out = make([]Element, len(raw))
+		for i, e := range raw {
+			out[i] = e.element()
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Locate waits up to timeout for the best element matching sel to be
+// visible, scrolls it into view, and returns it. A nil Element with a nil
+// error means nothing matched in time.
+func (d *Device) Locate(ctx context.Context, sel Selector, timeout time.Duration) (*Element, error) {
+	arg, err := jsArg(sel)
+	if err != nil {
+		return nil, err
+	}
+	var out *Element
+	err = d.call(ctx, "locate", func(tab context.Context) error {
+		raw, err := evaluate[*elementJSON](tab, fmt.Sprintf(`window.__toolserver.waitLocate(%s, %d)`, arg, timeout.Milliseconds()))
+		if err != nil {
+			return err
+		}
+		if raw != nil {
+			e := raw.element()
+			out = &e
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Condition is an await or assert condition: the state of the elements
+// matching Selector ("exists", "visible", "hidden" or "text"), with Text
+// for "text".
+type Condition struct {
+	Selector Selector `json:"selector"`
+	State    string   `json:"state"`
+	Text     string   `json:"text,omitempty"`
+}
+
+// WaitResult tells whether a condition held and what was seen.
+type WaitResult struct {
+	OK      bool     `json:"ok"`
+	Elapsed float64  `json:"elapsed"`
+	Element *Element `json:"element,omitempty"`
+}
+
+// Wait checks cond now and then on each frame until it holds or timeout
+// passes; it returns OK false (not an error) on timeout.
+func (d *Device) Wait(ctx context.Context, cond Condition, timeout time.Duration) (WaitResult, error) {
+	arg, err := jsArg(cond)
+	if err != nil {
+		return WaitResult{}, err
+	}
+	var res WaitResult
+	err = d.call(ctx, "await", func(tab context.Context) error {
+		raw, err := evaluate[waitJSON](tab, fmt.Sprintf(`window.__toolserver.waitFor(%s, %d)`, arg, timeout.Milliseconds()))
+		if err != nil {
+			return err
+		}
+		res = WaitResult{OK: raw.OK, Elapsed: raw.Elapsed}
+		if raw.El != nil {
+			e := raw.El.element()
+			res.Element = &e
+		}
+		return nil
+	})
+	return res, err
+}
+
+type waitJSON struct {
+	OK      bool         `json:"ok"`
+	Elapsed float64      `json:"elapsed"`
+	El      *elementJSON `json:"el"`
+}
+
+// IdleResult tells whether the page went idle and after how long.
+type IdleResult struct {
+	Idle    bool    `json:"idle"`
+	Elapsed float64 `json:"elapsedMs"`
+}
+
+// AwaitIdle waits until the document and its fonts are loaded and the DOM
+// has not changed for stableFor, or until timeout (Idle false, no error).
+func (d *Device) AwaitIdle(ctx context.Context, stableFor, timeout time.Duration) (IdleResult, error) {
+	var res IdleResult
+	err := d.call(ctx, "await-screen-idle", func(tab context.Context) error {
+		var err error
+		res, err = evaluate[IdleResult](tab, fmt.Sprintf(`window.__toolserver.idle(%d, %d).then(r => ({idle: r.idle, elapsedMs: r.elapsed}))`, stableFor.Milliseconds(), timeout.Milliseconds()))
+		return err
+	})
+	return res, err
+}
+
+// Eval evaluates a JavaScript expression in the page and returns its JSON.
+func (d *Device) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := d.call(ctx, "eval", func(tab context.Context) error {
+		b, err := evaluate[[]byte](tab, expr)
+		out = b
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,83 @@
+package cdp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// Screenshot captures the viewport as a PNG of exactly Width×Height pixels.
+func (d *Device) Screenshot(ctx context.Context) ([]byte, error) {
+	var png []byte
+	err := d.call(ctx, "screenshot", func(tab context.Context) error {
+		var err error
+		png, err = capture(tab)
+		return err
+	})
+	return png, err
+}
+
+func capture(tab context.Context) ([]byte, error) {
+	return chromedp.Run(tab, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		r, err := proto.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{
+			Format:      page.CaptureScreenshotFormatPng,
+			FromSurface: new(true),
+			// Only the zlib effort changes; PNG stays lossless.
+			OptimizeForSpeed: new(true),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	})
+}
+
+// StableShot is a settled capture: the PNG and how many captures it took.
+type StableShot struct {
+	PNG      []byte
+	Captures int
+	// Stable is false when no two consecutive captures agreed within the
+	// allowed tries; PNG is then the last capture.
+	Stable bool
+}
+
+// StableScreenshot settles the page (animations finished or cancelled,
+// transitions and the caret off, fonts loaded) and captures until two
+// consecutive captures are byte-identical, at most maxCaptures times.
+// Headless Chromium now and then returns a frame with a tile not yet
+// painted; comparing only an agreed frame keeps that out of a snapshot.
+func (d *Device) StableScreenshot(ctx context.Context, maxCaptures int) (StableShot, error) {
+	if maxCaptures < 2 {
+		maxCaptures = 2
+	}
+	var shot StableShot
+	err := d.call(ctx, "snapshot", func(tab context.Context) error {
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.__toolserver.settle()`, chromedp.EvalAwaitPromise)); err != nil {
+			return fmt.Errorf("settle page: %w", err)
+		}
+		prev, err := capture(tab)
+		if err != nil {
+			return err
+		}
+		shot = StableShot{PNG: prev, Captures: 1}
+		for shot.Captures < maxCaptures {
+			cur, err := capture(tab)
+			if err != nil {
+				return err
+			}
+			shot.Captures++
+			shot.PNG = cur
+			if bytes.Equal(prev, cur) {
+				shot.Stable = true
+				return nil
+			}
+			prev = cur
+		}
+		return nil
+	})
+	return shot, err
+}
