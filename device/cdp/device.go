@@ -66,6 +66,9 @@ func (d *Device) booted() bool {
 	return d.tab != nil
 }
 
+// URL returns the last URL the device opened.
+func (d *Device) URL() string { return d.lastURL() }
+
 func (d *Device) lastURL() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,0 +1,44 @@
+# The two commands of the README: `make demo` and `make test`. Both install
+# Chromium and the fonts with apt when they are missing (as root).
+
+GO      ?= go
+BIN     ?= bin/toolserver
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# nginx serves the reverse-proxy tests of the link.
+TEST_PACKAGES ?= nginx
+
+.PHONY: all build deps demo test vet bench clean docker check-go
+
+all: build
+
+check-go:
+	@command -v $(GO) >/dev/null || { echo "Go 1.26 or newer is needed: https://go.dev/dl/ (Debian's golang package is too old)"; exit 1; }
+
+build: check-go
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/toolserver
+
+deps:
+	@./docker/install-runtime.sh
+
+demo: deps build
+	./examples/demo.sh $(BIN)
+
+vet: check-go
+	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: the files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+test: check-go
+	@EXTRA_PACKAGES="$(TEST_PACKAGES)" ./docker/install-runtime.sh
+	$(MAKE) vet
+	$(GO) test -count=1 ./...
+
+bench: check-go deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+docker:
+	docker build -f docker/Dockerfile --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t toolserver:$(VERSION) .
+
+clean:
+	rm -rf bin demo-out

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/upload"
+)
+
+// Build stamps, set with -ldflags "-X main.version=… -X main.commit=…".
+var (
+	version = "dev"
+	commit  = "unknown"
+)
+
+// app wires the parts a server or an in-process call needs.
+type app struct {
+	pool      *cdp.Pool
+	tools     *tool.Registry
+	artifacts *artifact.Store
+	uploads   *upload.Store
+	tmp       string
+	log       *slog.Logger
+}
+
+type appOptions struct {
+	maxDevices int
+	stderr     io.Writer
+}
+
+func newApp(o appOptions) (*app, error) {
+	tmp, err := os.MkdirTemp("", "toolserver-")
+	if err != nil {
+		return nil, fmt.Errorf("temp dir: %w", err)
+	}
+	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil))}
+	a.artifacts, err = artifact.New(filepath.Join(tmp, "artifacts"), 500, 1<<30)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.uploads, err = upload.New(upload.Config{
+		Dir:        filepath.Join(tmp, "uploads"),
+		MaxUpload:  64 << 20,
+		MaxPending: 512 << 20,
+		TTL:        10 * time.Minute,
+	})
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr})
+	a.pool = pool
+	dt := &devicetool.Tools{Pool: pool, PoolErr: poolErr, Artifacts: a.artifacts}
+	dt.Register(a.tools)
+	registerMoreTools(a)
+	return a, nil
+}
+
+// Close stops the browsers and removes the temp files.
+func (a *app) Close() {
+	if a.pool != nil {
+		a.pool.Close()
+	}
+	os.RemoveAll(a.tmp)
+}

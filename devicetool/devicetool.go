@@ -1,0 +1,274 @@
+// Package devicetool owns the device tools of the server (list-devices,
+// boot-device, stop-device, open-url, describe, screenshot, the gestures,
+// keyboard and the await tools): their schemas and handlers over a
+// device/cdp pool, and the mapping of device errors to tool errors.
+package devicetool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// Tools is the device tool set over a pool.
+type Tools struct {
+	// Pool is nil when no Chromium was found; PoolErr then says why, and
+	// every device call fails with it while the tools stay listed.
+	Pool      *cdp.Pool
+	PoolErr   error
+	Artifacts *artifact.Store
+}
+
+// deviceProps are the properties every device tool takes: device, or udid
+// as the published Argent client names it.
+func deviceProps(extra map[string]*tool.Schema) map[string]*tool.Schema {
+	p := map[string]*tool.Schema{
+		"device": {Type: "string", Description: "Device id chromium-cdp-<W>x<H>, e.g. chromium-cdp-1280x800 (the CSS viewport; screenshots are exactly W×H).", Pattern: `^chromium-cdp-[0-9]+x[0-9]+$`},
+		"udid":   {Type: "string", Description: "Alias of device, as Argent clients send it."},
+	}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+type deviceArgs struct {
+	Device string `json:"device"`
+	UDID   string `json:"udid"`
+}
+
+func (a deviceArgs) id() (string, error) {
+	switch {
+	case a.Device != "" && a.UDID != "" && a.Device != a.UDID:
+		return "", tool.FieldError("device", "device and udid name different devices (%q, %q)", a.Device, a.UDID)
+	case a.Device != "":
+		return a.Device, nil
+	case a.UDID != "":
+		return a.UDID, nil
+	}
+	return "", tool.FieldError("device", "device: required (a device id such as chromium-cdp-1280x800)")
+}
+
+// device resolves the call's device, booting it if needed.
+func (t *Tools) device(ctx context.Context, a deviceArgs) (*cdp.Device, error) {
+	id, err := a.id()
+	if err != nil {
+		return nil, err
+	}
+	if t.Pool == nil {
+		return nil, DeviceError(t.PoolErr)
+	}
+	d, err := t.Pool.Device(ctx, id)
+	if err != nil {
+		return nil, DeviceError(err)
+	}
+	return d, nil
+}
+
+// DeviceError maps an error of device/cdp to a tool error of the right kind.
+func DeviceError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *tool.Error
+	switch {
+	case errors.As(err, &te):
+		return err
+	case errors.Is(err, cdp.ErrBadID):
+		return &tool.Error{Kind: tool.KindValidation, Field: "device", Message: err.Error(), Err: err}
+	case errors.Is(err, cdp.ErrTooManyDevices):
+		return &tool.Error{Kind: tool.KindConflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
+	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed):
+		return &tool.Error{Kind: tool.KindUnavailable, Message: err.Error(), Err: err}
+	case errors.Is(err, cdp.ErrNotBooted):
+		return &tool.Error{Kind: tool.KindNotFound, Message: err.Error(), Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &tool.Error{Kind: tool.KindUnavailable, Message: err.Error(), Err: err}
+	}
+	return &tool.Error{Kind: tool.KindInternal, Message: err.Error(), Err: err}
+}
+
+func ms(v float64, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return time.Duration(v * float64(time.Millisecond))
+}
+
+// Register adds the device tools to r.
+func (t *Tools) Register(r *tool.Registry) {
+	for _, tl := range []*tool.Tool{
+		t.listDevices(), t.bootDevice(), t.stopDevice(), t.openURL(), t.describe(), t.screenshot(),
+		t.gestureTap(), t.gestureSwipe(), t.gestureScroll(), t.keyboard(), t.awaitUIElement(), t.awaitScreenIdle(),
+	} {
+		r.Add(tl)
+	}
+}
+
+func (t *Tools) listDevices() *tool.Tool {
+	return &tool.Tool{
+		Name:        "list-devices",
+		Description: "List the Chromium devices: the booted ones with their state, and how to name a new one (chromium-cdp-<W>x<H> boots on first use).",
+		InputSchema: tool.Object(map[string]*tool.Schema{}),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			devices := []cdp.Info{}
+			if t.Pool != nil {
+				devices = t.Pool.List()
+			}
+			return map[string]any{
+				"devices": devices,
+				"hint":    "Any chromium-cdp-<W>x<H> id (sides 100..4096) boots on first use; e.g. chromium-cdp-1280x800.",
+			}, nil
+		},
+	}
+}
+
+func (t *Tools) bootDevice() *tool.Tool {
+	return &tool.Tool{
+		Name:        "boot-device",
+		Description: "Boot a Chromium device (a headless browser with a W×H viewport at device-pixel-ratio 1). Booting an already booted device returns it.",
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"url": tool.String("Optional page to open after booting."),
+		})),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				URL string `json:"url"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			if a.URL != "" {
+				if err := d.Launch(ctx, a.URL); err != nil {
+					return nil, DeviceError(err)
+				}
+			}
+			w, h := d.Size()
+			return map[string]any{"id": d.ID(), "platform": "chromium", "width": w, "height": h, "booted": true}, nil
+		},
+	}
+}
+
+func (t *Tools) stopDevice() *tool.Tool {
+	return &tool.Tool{
+		Name:        "stop-device",
+		Description: "Stop a Chromium device and close its browser.",
+		InputSchema: tool.Object(deviceProps(nil)),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[deviceArgs](call)
+			if err != nil {
+				return nil, err
+			}
+			id, err := a.id()
+			if err != nil {
+				return nil, err
+			}
+			if t.Pool == nil {
+				return nil, DeviceError(t.PoolErr)
+			}
+			if err := t.Pool.Stop(id); err != nil {
+				return nil, DeviceError(err)
+			}
+			return map[string]any{"id": id, "stopped": true}, nil
+		},
+	}
+}
+
+func (t *Tools) openURL() *tool.Tool {
+	return &tool.Tool{
+		Name:        "open-url",
+		Description: "Open a URL on a device and wait until it has loaded. With fresh: true the page gets a new browser context (no cookies or storage), as a flow's launch step does.",
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"url":   tool.String("The URL to open (http, https, file or data)."),
+			"fresh": tool.Bool("Start from a fresh browser context."),
+		}), "url"),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				URL   string `json:"url"`
+				Fresh bool   `json:"fresh"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			if a.URL == "" {
+				return nil, tool.FieldError("url", "url: required")
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			if a.Fresh {
+				err = d.Launch(ctx, a.URL)
+			} else {
+				err = d.Navigate(ctx, a.URL)
+			}
+			if err != nil {
+				return nil, DeviceError(err)
+			}
+			return map[string]any{"opened": a.URL, "device": d.ID()}, nil
+		},
+	}
+}
+
+func (t *Tools) describe() *tool.Tool {
+	return &tool.Tool{
+		Name:        "describe",
+		Description: "List the page's elements that a selector can reach, in reading order: id (DOM id, data-testid, aria-label or name), text, role, frame normalized to the viewport (0..1), and visibility.",
+		InputSchema: tool.Object(deviceProps(nil)),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[deviceArgs](call)
+			if err != nil {
+				return nil, err
+			}
+			d, err := t.device(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			els, err := d.Describe(ctx)
+			if err != nil {
+				return nil, DeviceError(err)
+			}
+			w, h := d.Size()
+			return map[string]any{"device": d.ID(), "width": w, "height": h, "url": d.URL(), "elements": els}, nil
+		},
+	}
+}
+
+func (t *Tools) screenshot() *tool.Tool {
+	return &tool.Tool{
+		Name:        "screenshot",
+		Description: "Capture the device's viewport as a PNG of exactly W×H pixels, returned as an artifact (GET /artifacts/{id}).",
+		InputSchema: tool.Object(deviceProps(nil)),
+		OutputHint:  "image",
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[deviceArgs](call)
+			if err != nil {
+				return nil, err
+			}
+			d, err := t.device(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			png, err := d.Screenshot(ctx)
+			if err != nil {
+				return nil, DeviceError(err)
+			}
+			h, err := t.Artifacts.Put(fmt.Sprintf("screenshot-%s-%d.png", d.ID(), time.Now().UnixMilli()), "image/png", png)
+			if err != nil {
+				return nil, err
+			}
+			w, hh := d.Size()
+			return map[string]any{"image": h, "width": w, "height": hh, "device": d.ID()}, nil
+		},
+	}
+}

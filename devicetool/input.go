@@ -1,0 +1,285 @@
+package devicetool
+
+import (
+	"context"
+	"time"
+
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/tool"
+)
+
+func norm(desc string) *tool.Schema {
+	return tool.Number(desc+" (normalized 0.0–1.0, not pixels)", 0, 1)
+}
+
+func (t *Tools) gestureTap() *tool.Tool {
+	return &tool.Tool{
+		Name:        "gesture-tap",
+		Description: "Tap the page at normalized coordinates (fractions of the viewport, 0.0–1.0): a mouse press and release at that point.",
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"x":          norm("Horizontal position"),
+			"y":          norm("Vertical position"),
+			"durationMs": tool.Number("Hold time in ms (a long press when above 0)", 0, 60000),
+		}), "x", "y"),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				X, Y       float64
+				DurationMs float64 `json:"durationMs"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			ts := time.Now().UnixMilli()
+			if err := d.TapNormalized(ctx, a.X, a.Y, ms(a.DurationMs, 0)); err != nil {
+				return nil, DeviceError(err)
+			}
+			return map[string]any{"tapped": true, "timestampMs": ts}, nil
+		},
+	}
+}
+
+func (t *Tools) gestureSwipe() *tool.Tool {
+	return &tool.Tool{
+		Name:        "gesture-swipe",
+		Description: "Swipe between two normalized points as a touch screen would: content follows the pointer, so a swipe up (fromY > toY) scrolls the page down.",
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"fromX":      norm("Start x"),
+			"fromY":      norm("Start y"),
+			"toX":        norm("End x"),
+			"toY":        norm("End y"),
+			"durationMs": tool.Number("Gesture duration in ms (default 300)", 0, 60000),
+		}), "fromX", "fromY", "toX", "toY"),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				FromX      float64 `json:"fromX"`
+				FromY      float64 `json:"fromY"`
+				ToX        float64 `json:"toX"`
+				ToY        float64 `json:"toY"`
+				DurationMs float64 `json:"durationMs"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			ts := time.Now().UnixMilli()
+			if err := d.Swipe(ctx, a.FromX, a.FromY, a.ToX, a.ToY, ms(a.DurationMs, 300*time.Millisecond)); err != nil {
+				return nil, DeviceError(err)
+			}
+			return map[string]any{"swiped": true, "timestampMs": ts}, nil
+		},
+	}
+}
+
+func (t *Tools) gestureScroll() *tool.Tool {
+	return &tool.Tool{
+		Name:        "gesture-scroll",
+		Description: "Scroll with the mouse wheel at a normalized point by deltaX, deltaY CSS pixels (positive deltaY scrolls down).",
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"x":      norm("Horizontal position (default 0.5)"),
+			"y":      norm("Vertical position (default 0.5)"),
+			"deltaX": tool.Number("Horizontal scroll in CSS pixels", -100000, 100000),
+			"deltaY": tool.Number("Vertical scroll in CSS pixels", -100000, 100000),
+		})),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				X      *float64 `json:"x"`
+				Y      *float64 `json:"y"`
+				DeltaX float64  `json:"deltaX"`
+				DeltaY float64  `json:"deltaY"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			x, y := 0.5, 0.5
+			if a.X != nil {
+				x = *a.X
+			}
+			if a.Y != nil {
+				y = *a.Y
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.Scroll(ctx, x, y, a.DeltaX, a.DeltaY); err != nil {
+				return nil, DeviceError(err)
+			}
+			return map[string]any{"scrolled": true}, nil
+		},
+	}
+}
+
+func (t *Tools) keyboard() *tool.Tool {
+	return &tool.Tool{
+		Name:        "keyboard",
+		Description: "Type text into the focused element (a key-down and key-up per character) and/or press one named key: enter, tab, escape, backspace, delete, space, arrow-up, arrow-down, arrow-left, arrow-right, home, end, page-up, page-down.",
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"text":    tool.String("Text to type character by character."),
+			"key":     tool.String("A named key to press after the text."),
+			"delayMs": tool.Number("Accepted for compatibility; keys are sent back to back.", 0, 10000),
+		})),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				Text string `json:"text"`
+				Key  string `json:"key"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			if a.Text == "" && a.Key == "" {
+				return nil, tool.FieldError("text", "give text, key, or both")
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			keys := 0
+			if a.Text != "" {
+				if err := d.TypeText(ctx, a.Text); err != nil {
+					return nil, DeviceError(err)
+				}
+				keys += len([]rune(a.Text))
+			}
+			if a.Key != "" {
+				if err := d.PressKey(ctx, a.Key); err != nil {
+					return nil, &tool.Error{Kind: tool.KindValidation, Field: "key", Message: err.Error()}
+				}
+				keys++
+			}
+			typed := a.Text
+			if typed == "" {
+				typed = a.Key
+			}
+			return map[string]any{"typed": typed, "keys": keys}, nil
+		},
+	}
+}
+
+func (t *Tools) awaitUIElement() *tool.Tool {
+	sel := tool.Object(map[string]*tool.Schema{
+		"text":       tool.String("Case-insensitive substring of the element's text."),
+		"identifier": tool.String("Exact, case-insensitive DOM id, data-testid, aria-label or name."),
+		"id":         tool.String("Same as identifier."),
+		"role":       tool.String("ARIA role, explicit or implied by the tag."),
+	})
+	return &tool.Tool{
+		Name:        "await-ui-element",
+		Description: "Wait until an element reaches a state (exists, visible, hidden, or text containing expectedText) or the timeout passes. Returns { success, elapsed }; success false (not an error) when the condition never held.",
+		LongRunning: true,
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"condition":      tool.Enum("What to wait for.", "exists", "visible", "hidden", "text"),
+			"selector":       sel,
+			"expectedText":   tool.String("For condition text: a case-insensitive substring the element must contain."),
+			"timeoutMs":      tool.Integer("Maximum wait in ms (default 5000).", 1, 120000),
+			"pollIntervalMs": tool.Integer("Accepted for compatibility; the page checks on every frame.", 0, 5000),
+			"bundleId":       tool.String("Ignored on Chromium."),
+		}), "condition", "selector"),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				Condition string `json:"condition"`
+				Selector  struct {
+					Text       string `json:"text"`
+					Identifier string `json:"identifier"`
+					ID         string `json:"id"`
+					Role       string `json:"role"`
+				} `json:"selector"`
+				ExpectedText string  `json:"expectedText"`
+				TimeoutMs    float64 `json:"timeoutMs"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			spec := map[string]any{}
+			if a.Selector.Text != "" {
+				spec["text"] = a.Selector.Text
+			}
+			if id := a.Selector.Identifier + a.Selector.ID; id != "" {
+				if a.Selector.Identifier != "" {
+					id = a.Selector.Identifier
+				}
+				spec["id"] = id
+			}
+			if a.Selector.Role != "" {
+				spec["role"] = a.Selector.Role
+			}
+			if len(spec) == 0 {
+				return nil, tool.FieldError("selector", "selector needs at least one of text, identifier or role")
+			}
+			if a.Condition == "text" && a.ExpectedText == "" {
+				return nil, tool.FieldError("expectedText", "condition text requires expectedText")
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			res, err := d.Wait(ctx, cdp.Condition{Selector: spec, State: a.Condition, Text: a.ExpectedText}, ms(a.TimeoutMs, 5*time.Second))
+			if err != nil {
+				return nil, DeviceError(err)
+			}
+			out := map[string]any{"success": res.OK, "elapsed": int64(res.Elapsed)}
+			if res.Element != nil {
+				out["element"] = res.Element
+			}
+			if !res.OK {
+				out["note"] = waitNote(a.Condition, res)
+			}
+			return out, nil
+		},
+	}
+}
+
+func waitNote(cond string, res cdp.WaitResult) string {
+	switch {
+	case cond == "hidden":
+		return "an element matching the selector was still visible at timeout"
+	case res.Element == nil:
+		return "no element matched the selector before timeout"
+	case cond == "text":
+		return "element matched but its text was \"" + res.Element.Text + "\""
+	default:
+		return "element(s) matched but none was visible before timeout"
+	}
+}
+
+func (t *Tools) awaitScreenIdle() *tool.Tool {
+	return &tool.Tool{
+		Name:        "await-screen-idle",
+		Description: "Wait until the page is idle: loaded, fonts ready, and no DOM change for stableForMs. Never fails on a busy page: returns idle false after timeoutMs.",
+		LongRunning: true,
+		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
+			"stableForMs": tool.Integer("Quiet time that counts as idle (default 300).", 0, 60000),
+			"timeoutMs":   tool.Integer("Maximum wait in ms (default 5000).", 1, 120000),
+		})),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct {
+				deviceArgs
+				StableForMs float64 `json:"stableForMs"`
+				TimeoutMs   float64 `json:"timeoutMs"`
+			}](call)
+			if err != nil {
+				return nil, err
+			}
+			d, err := t.device(ctx, a.deviceArgs)
+			if err != nil {
+				return nil, err
+			}
+			res, err := d.AwaitIdle(ctx, ms(a.StableForMs, 300*time.Millisecond), ms(a.TimeoutMs, 5*time.Second))
+			if err != nil {
+				return nil, DeviceError(err)
+			}
+			return res, nil
+		},
+	}
+}

@@ -1,0 +1,152 @@
+// Package server owns the HTTP surface of the tool-server on chi: GET
+// /tools, POST /tools/{name} (JSON or an NDJSON stream), POST /upload, GET
+// /artifacts/{id} and GET /healthz, behind bearer auth and the Host guard.
+// Handlers decode, call and encode; the work is in the tool registry.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/upload"
+)
+
+// MaxCallBody caps a POST /tools/{name} body: a flow with 256 KiB of inline
+// members and a 32 MiB file argument in base64 fit.
+const MaxCallBody = 48 << 20
+
+// Config is what a Server serves.
+type Config struct {
+	// Addr is the address to bind, such as 127.0.0.1:3000.
+	Addr string
+	// Token, when set, is required as Authorization: Bearer <token>.
+	Token     string
+	Tools     *tool.Registry
+	Artifacts *artifact.Store
+	Uploads   *upload.Store
+	Log       *slog.Logger
+	// TempDir holds the files of file inputs during a call.
+	TempDir string
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Server is the HTTP tool-server.
+type Server struct {
+	cfg      Config
+	ln       net.Listener
+	srv      *http.Server
+	wildcard bool
+	bindHost string
+}
+
+// New returns a server for cfg; call Listen, then Serve.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg}
+	host, _, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		host = cfg.Addr
+	}
+	s.bindHost = strings.ToLower(strings.Trim(host, "[]"))
+	s.wildcard = IsWildcard(cfg.Addr)
+	return s
+}
+
+// IsWildcard reports whether addr binds every interface (0.0.0.0, ::, or
+// an empty host).
+func IsWildcard(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	host = strings.Trim(host, "[]")
+	if host == "" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsUnspecified()
+}
+
+// Handler returns the routes with their middleware.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.recoverer, s.hostGuard, s.auth)
+	r.Get("/healthz", s.healthz)
+	r.Get("/tools", s.listTools)
+	r.Post("/tools/{name}", s.callTool)
+	r.Post("/upload", s.upload)
+	r.Get("/artifacts/{id}", s.artifact)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &tool.Error{Kind: tool.KindValidation, Status: http.StatusMethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
+	})
+	return r
+}
+
+// Listen binds the address, so a bind error surfaces before serving.
+func (s *Server) Listen() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	s.ln = ln
+	return nil
+}
+
+// Addr returns the bound address (useful with port 0).
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return s.cfg.Addr
+	}
+	return s.ln.Addr().String()
+}
+
+// Serve serves until ctx ends, then shuts down gracefully: running calls
+// get up to 10 s, then their contexts are cancelled.
+func (s *Server) Serve(ctx context.Context) error {
+	if s.ln == nil {
+		if err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	s.srv = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.srv.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(sctx)
+	cancelBase()
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.srv.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

@@ -1,0 +1,137 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
+const MaxFileBytes = 32 << 20
+
+// File is a file-input object as the client sent it.
+type File struct {
+	Target  string
+	Path    string  `json:"path"`
+	Size    int64   `json:"size"`
+	MtimeMs float64 `json:"mtimeMs"`
+	// Content holds the bytes when the client sent them; HasContent tells
+	// an empty file from none sent.
+	Content    []byte `json:"content"`
+	HasContent bool   `json:"-"`
+	// LocalPath is where the tool can read the file on this machine: the
+	// client's own path when it is the same file here, else a temp file
+	// holding Content, else empty.
+	LocalPath string `json:"-"`
+	// Raw is the whole object, for fields other layers read (members,
+	// canonical, spelling, uploadId).
+	Raw json.RawMessage `json:"-"`
+}
+
+type wireFile struct {
+	Marker         bool     `json:"__argentFileInput"`
+	Path           string   `json:"path"`
+	Size           *int64   `json:"size"`
+	MtimeMs        *float64 `json:"mtimeMs"`
+	Content        *string  `json:"content"`
+	ContentOmitted string   `json:"contentOmitted"`
+}
+
+// ParseFile decodes a file-input object; ok is false when raw is not one.
+func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false, nil
+	}
+	var w wireFile
+	if err := json.Unmarshal(raw, &w); err != nil || !w.Marker {
+		return nil, false, nil
+	}
+	f := &File{Target: target, Path: w.Path, Raw: raw}
+	if w.Size != nil {
+		f.Size = *w.Size
+	}
+	if w.MtimeMs != nil {
+		f.MtimeMs = *w.MtimeMs
+	}
+	if w.ContentOmitted != "" {
+		return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
+	}
+	if w.Content != nil {
+		if len(*w.Content) > base64Len(MaxFileBytes) {
+			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+				Message: fmt.Sprintf("%s: %s is larger than the 32 MiB cap on a file sent to the tool-server", target, w.Path)}
+		}
+		b, err := decodeBase64(*w.Content)
+		if err != nil {
+			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
+		}
+		if w.Size != nil && int64(len(b)) != *w.Size {
+			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+				Message: fmt.Sprintf("%s: content of %s has %d bytes, size says %d", target, w.Path, len(b), *w.Size)}
+		}
+		f.Content, f.HasContent = b, true
+	}
+	return f, true, nil
+}
+
+func base64Len(n int) int { return (n + 2) / 3 * 4 }
+
+// sameHostFile reports whether path on this machine is the file the client
+// described (same size and mtime to the millisecond), so its bytes can be
+// read here instead of the content sent.
+func sameHostFile(f *File) bool {
+	if !filepath.IsAbs(f.Path) {
+		return false
+	}
+	st, err := os.Stat(f.Path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	return st.Size() == f.Size && math.Round(f.MtimeMs) == math.Round(float64(st.ModTime().UnixNano())/1e6)
+}
+
+// unwrapFileInputs replaces each declared file-input object by a path the
+// tool can open: the host file when it is the same file, else a temp file
+// with the bytes sent, else the client path as written.
+func unwrapFileInputs(call *Call, tempDir string) error {
+	for _, spec := range call.Tool.FileInputs {
+		raw, ok := call.Args[spec.Target]
+		if !ok {
+			continue
+		}
+		f, isFile, err := ParseFile(spec.Target, raw)
+		if err != nil {
+			return err
+		}
+		if !isFile {
+			continue
+		}
+		call.Files[spec.Target] = f
+		switch {
+		case spec.Kind != "file":
+			f.LocalPath = f.Path
+		case sameHostFile(f):
+			f.LocalPath = f.Path
+		case f.HasContent:
+			dir, err := os.MkdirTemp(tempDir, "toolserver-input-")
+			if err != nil {
+				return fmt.Errorf("%s: keep the file sent: %w", spec.Target, err)
+			}
+			call.OnDone(func() { os.RemoveAll(dir) })
+			p := filepath.Join(dir, filepath.Base(f.Path))
+			if err := os.WriteFile(p, f.Content, 0o600); err != nil {
+				return fmt.Errorf("%s: keep the file sent: %w", spec.Target, err)
+			}
+			f.LocalPath = p
+		default:
+			f.LocalPath = f.Path
+		}
+		s, _ := json.Marshal(f.LocalPath)
+		call.Args[spec.Target] = s
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// FileInput declares an argument that names a file on the client, in the
+// shape GET /tools lists it (see the link seed, "collect in GET /tools").
+type FileInput struct {
+	Target        string `json:"target"`
+	Path          string `json:"path"`
+	Kind          string `json:"kind"` // file, directory, probe, tar-upload
+	Optional      bool   `json:"optional,omitempty"`
+	UnwrapWhenSet string `json:"unwrapWhenSet,omitempty"`
+	SkipWhenSet   string `json:"skipWhenSet,omitempty"`
+	Collect       string `json:"collect,omitempty"`
+}
+
+// Handler runs a tool call. Its result becomes {"data": result}.
+type Handler func(ctx context.Context, call *Call) (any, error)
+
+// Tool is one tool of the server.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema *Schema
+	FileInputs  []FileInput
+	// LongRunning tells clients not to time the call out (flow-execute, the
+	// await tools): the Argent client re-posts a call that takes over 30 s
+	// otherwise.
+	LongRunning bool
+	OutputHint  string
+	Run         Handler
+	// Prepare, when set, runs on the raw arguments before file inputs are
+	// unwrapped and the schema is checked (the link reads members there).
+	Prepare func(ctx context.Context, call *Call) error
+}
+
+// MarshalJSON writes the GET /tools entry of the tool.
+func (t *Tool) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name        string      `json:"name"`
+		Description string      `json:"description"`
+		InputSchema *Schema     `json:"inputSchema"`
+		FileInputs  []FileInput `json:"fileInputs,omitempty"`
+		LongRunning bool        `json:"longRunning,omitempty"`
+		OutputHint  string      `json:"outputHint,omitempty"`
+	}{t.Name, t.Description, t.InputSchema, t.FileInputs, t.LongRunning, t.OutputHint})
+}
+
+// Registry holds the tools by name.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]*Tool
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{tools: make(map[string]*Tool)} }
+
+// Add registers t; a second tool with the same name replaces the first.
+func (r *Registry) Add(t *Tool) {
+	if t.InputSchema == nil {
+		t.InputSchema = Object(map[string]*Schema{})
+	}
+	r.mu.Lock()
+	r.tools[t.Name] = t
+	r.mu.Unlock()
+}
+
+// Get returns the tool name.
+func (r *Registry) Get(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// List returns the tools sorted by name.
+func (r *Registry) List() []*Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Tool) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		if a.Name > b.Name {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Call is one invocation as a handler sees it.
+type Call struct {
+	Tool *Tool
+	// Args are the arguments after file inputs were unwrapped to paths.
+	Args map[string]json.RawMessage
+	// Files are the file-input objects the client sent, by target.
+	Files map[string]*File
+	// Linked is true when the client sent x-argent-linked: 1.
+	Linked bool
+	// Values the Prepare hook leaves for the handler (e.g. link members).
+	Values map[string]any
+
+	progress func(any)
+	cleanup  []func()
+}
+
+// Progress emits a progress event (an NDJSON line when the client streams).
+func (c *Call) Progress(v any) {
+	if c.progress != nil {
+		c.progress(v)
+	}
+}
+
+// OnDone registers fn to run when the call ends, on every path.
+func (c *Call) OnDone(fn func()) { c.cleanup = append(c.cleanup, fn) }
+
+// Has reports whether the argument name was given (and is not null).
+func (c *Call) Has(name string) bool {
+	v, ok := c.Args[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// Decode decodes the call's arguments into T (a struct with json tags).
+func Decode[T any](c *Call) (T, error) {
+	var v T
+	b, err := json.Marshal(c.Args)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, &Error{Kind: KindValidation, Message: "arguments: " + err.Error()}
+	}
+	return v, nil
+}
+
+// Options are the per-invocation settings of the transport.
+type Options struct {
+	Linked   bool
+	Progress func(any)
+	// TempDir is where file-input bytes are written for the tool to read.
+	TempDir string
+}
+
+// Invoke runs the tool name with the raw JSON arguments: file inputs are
+// unwrapped, the arguments validated against the schema, the handler run,
+// and every temp file removed before it returns.
+func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Options) (any, error) {
+	t, ok := r.Get(name)
+	if !ok {
+		return nil, &Error{Kind: KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
+	}
+	args, err := parseArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	call := &Call{Tool: t, Args: args, Files: map[string]*File{}, Linked: opts.Linked, Values: map[string]any{}, progress: opts.Progress}
+	defer func() {
+		for i := len(call.cleanup) - 1; i >= 0; i-- {
+			call.cleanup[i]()
+		}
+	}()
+	if t.Prepare != nil {
+		if err := t.Prepare(ctx, call); err != nil {
+			return nil, err
+		}
+	}
+	if err := unwrapFileInputs(call, opts.TempDir); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(call.Args)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.InputSchema.Validate(b); err != nil {
+		return nil, err
+	}
+	return t.Run(ctx, call)
+}
+
+func parseArgs(raw []byte) (map[string]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
+		return nil, &Error{Kind: KindValidation, Message: "arguments are not valid JSON: " + err.Error()}
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, &Error{Kind: KindValidation, Message: "arguments must be a JSON object: " + err.Error()}
+	}
+	if args == nil {
+		args = map[string]json.RawMessage{}
+	}
+	return args, nil
+}

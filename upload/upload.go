@@ -1,0 +1,239 @@
+// Package upload owns POST /upload: gzipped tar archives streamed to disk
+// with their SHA-256 computed while they arrive, capped per upload and in
+// total pending bytes, handed out once by id, and removed when used, when
+// they fail, or when they expire unused.
+package upload
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Errors callers branch on; the server maps them to 413, 507, 400 and 404.
+var (
+	ErrTooLarge = errors.New("upload too large")
+	ErrNoSpace  = errors.New("too many pending upload bytes")
+	ErrNotGzip  = errors.New("upload is not a gzip stream")
+	ErrNotFound = errors.New("unknown upload")
+	ErrEmpty    = errors.New("empty upload")
+)
+
+// Upload is one received archive.
+type Upload struct {
+	ID     string
+	Path   string
+	Size   int64
+	SHA256 string
+}
+
+type pending struct {
+	u       Upload
+	expires time.Time
+}
+
+// Store holds uploads until they are taken or expire.
+type Store struct {
+	dir        string
+	maxUpload  int64
+	maxPending int64
+	ttl        time.Duration
+	now        func() time.Time
+
+	mu       sync.Mutex
+	uploads  map[string]*pending
+	reserved int64
+}
+
+// Config sets the limits of a Store.
+type Config struct {
+	Dir        string        // where archives are kept
+	MaxUpload  int64         // cap on one upload
+	MaxPending int64         // cap on the bytes of all pending uploads
+	TTL        time.Duration // an unused upload is removed after this
+	Now        func() time.Time
+}
+
+// New returns a store; Dir is created if needed.
+func New(cfg Config) (*Store, error) {
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("upload store: %w", err)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{dir: cfg.Dir, maxUpload: cfg.MaxUpload, maxPending: cfg.MaxPending, ttl: cfg.TTL, now: now, uploads: map[string]*pending{}}, nil
+}
+
+// MaxUpload returns the per-upload cap in bytes.
+func (s *Store) MaxUpload() int64 { return s.maxUpload }
+
+// reserve claims n more pending bytes, or fails with ErrNoSpace.
+func (s *Store) reserve(n int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reserved+n > s.maxPending {
+		return fmt.Errorf("%w: %d bytes are pending, the limit is %d", ErrNoSpace, s.reserved, s.maxPending)
+	}
+	s.reserved += n
+	return nil
+}
+
+func (s *Store) release(n int64) {
+	s.mu.Lock()
+	s.reserved -= n
+	s.mu.Unlock()
+}
+
+// capWriter reserves pending bytes as they are written and enforces the
+// per-upload cap.
+type capWriter struct {
+	s    *Store
+	n    int64
+	head []byte
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if w.n+int64(len(p)) > w.s.maxUpload {
+		return 0, fmt.Errorf("%w: over %d bytes", ErrTooLarge, w.s.maxUpload)
+	}
+	if err := w.s.reserve(int64(len(p))); err != nil {
+		return 0, err
+	}
+	if len(w.head) < 2 {
+		w.head = append(w.head, p[:min(len(p), 2-len(w.head))]...)
+		if len(w.head) == 2 && (w.head[0] != 0x1f || w.head[1] != 0x8b) {
+			w.n += int64(len(p))
+			return 0, ErrNotGzip
+		}
+	}
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+// Receive streams r to disk and returns the upload. On any error the
+// partial file is removed and its bytes released.
+func (s *Store) Receive(ctx context.Context, r io.Reader) (Upload, error) {
+	var idb [16]byte
+	if _, err := rand.Read(idb[:]); err != nil {
+		return Upload{}, err
+	}
+	id := hex.EncodeToString(idb[:])
+	f, err := os.CreateTemp(s.dir, "upload-*.tar.gz")
+	if err != nil {
+		return Upload{}, fmt.Errorf("upload: %w", err)
+	}
+	cw := &capWriter{s: s}
+	h := sha256.New()
+	bw := bufio.NewWriterSize(f, 256<<10)
+	_, err = io.Copy(io.MultiWriter(cw, h, bw), ctxReader{ctx, r})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil && cw.n == 0 {
+		err = ErrEmpty
+	}
+	if err == nil && len(cw.head) < 2 {
+		err = ErrNotGzip
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		s.release(cw.n)
+		return Upload{}, err
+	}
+	u := Upload{ID: id, Path: f.Name(), Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	s.mu.Lock()
+	s.uploads[id] = &pending{u: u, expires: s.now().Add(s.ttl)}
+	s.mu.Unlock()
+	return u, nil
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// Take hands the upload id out once: it leaves the store, and the caller
+// must call Remove when done with the file.
+func (s *Store) Take(id string) (Upload, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.uploads[id]
+	if !ok {
+		return Upload{}, fmt.Errorf("%w %q (an uploadId is good for one call and expires unused)", ErrNotFound, id)
+	}
+	delete(s.uploads, id)
+	return p.u, nil
+}
+
+// Remove deletes a taken upload's file and releases its bytes.
+func (s *Store) Remove(u Upload) {
+	os.Remove(u.Path)
+	s.release(u.Size)
+}
+
+// Pending returns the number of uploads waiting to be taken.
+func (s *Store) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.uploads)
+}
+
+// Sweep removes the uploads that expired by now and returns how many.
+func (s *Store) Sweep() int {
+	now := s.now()
+	s.mu.Lock()
+	var gone []Upload
+	for id, p := range s.uploads {
+		if !now.Before(p.expires) {
+			delete(s.uploads, id)
+			gone = append(gone, p.u)
+		}
+	}
+	s.mu.Unlock()
+	for _, u := range gone {
+		s.Remove(u)
+	}
+	return len(gone)
+}
+
+// Run sweeps every interval until ctx ends, then removes every pending
+// upload.
+func (s *Store) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.mu.Lock()
+			all := s.uploads
+			s.uploads = map[string]*pending{}
+			s.mu.Unlock()
+			for _, p := range all {
+				s.Remove(p.u)
+			}
+			return
+		case <-t.C:
+			s.Sweep()
+		}
+	}
+}
