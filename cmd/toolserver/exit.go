@@ -9,10 +9,10 @@ import (
 
 // Exit codes of PRODUCT.md, mapped in this one place.
 const (
-	exitOK      = 0 // all passed / identical
-	exitFailed  = 1 // a flow failed, images differ, a baseline was not written
-	exitUsage   = 2 // usage or infrastructure error
-	exitInfra   = 2
+	exitOK     = 0 // all passed / identical
+	exitFailed = 1 // a flow failed, images differ, a baseline was not written
+	exitUsage  = 2 // usage or infrastructure error
+	exitInfra  = 2
 )
 
 // exitError carries an exit code through a subcommand's error return.

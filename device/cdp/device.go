@@ -28,13 +28,13 @@ type Device struct {
 
 	sem chan struct{} // one call at a time
 
-	bootMu    sync.Mutex
-	allocStop context.CancelFunc
-	browser   context.Context // chromedp context owning the browser process
+	bootMu      sync.Mutex
+	allocStop   context.CancelFunc
+	browser     context.Context // chromedp context owning the browser process
 	browserStop context.CancelFunc
-	tab       context.Context // chromedp context of the current page
-	tabStop   context.CancelFunc
-	dead      chan struct{}
+	tab         context.Context // chromedp context of the current page
+	tabStop     context.CancelFunc
+	dead        chan struct{}
 
 	mu  sync.Mutex
 	url string

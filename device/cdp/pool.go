@@ -43,9 +43,9 @@ type Options struct {
 
 // Pool holds the booted devices, at most one per id.
 type Pool struct {
-	execPath string
-	max      int
-	log      io.Writer
+	execPath  string
+	max       int
+	log       io.Writer
 	noSandbox bool
 
 	mu      sync.Mutex
