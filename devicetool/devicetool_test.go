@@ -224,3 +224,14 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("unknown tool: got %v, want 404", err)
 	}
 }
+
+func TestNoChromium(t *testing.T) {
+	_, poolErr := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
+	r := tool.NewRegistry()
+	(&devicetool.Tools{PoolErr: poolErr, Artifacts: arts}).Register(r)
+	_, err := r.Invoke(context.Background(), "screenshot", []byte(`{"device":"chromium-cdp-800x600"}`), tool.Options{})
+	var te *tool.Error
+	if !errors.As(err, &te) || te.HTTPStatus() != 503 || !strings.Contains(te.Error(), "CHROMIUM_PATH") {
+		t.Fatalf("got %v, want 503 telling how to get Chromium", err)
+	}
+}

@@ -74,7 +74,7 @@ func FindChromium(explicit string) (string, error) {
 func lookExec(p string) (string, error) {
 	found, err := exec.LookPath(p)
 	if err != nil {
-		return "", fmt.Errorf("%w at %q: %v", ErrNoChromium, p, err)
+		return "", fmt.Errorf("%w at %q: %v; point CHROMIUM_PATH at a Chromium binary or install Debian's chromium (apt-get install chromium fonts-liberation)", ErrNoChromium, p, err)
 	}
 	return found, nil
 }

@@ -1,0 +1,128 @@
+package tool_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolserver/toolserver/tool"
+)
+
+func TestSchemaValidate(t *testing.T) {
+	s := tool.Object(map[string]*tool.Schema{
+		"name":  tool.String("a name"),
+		"n":     tool.Integer("a count", 1, 10),
+		"x":     tool.Number("a fraction", 0, 1),
+		"mode":  tool.Enum("a mode", "a", "b"),
+		"flag":  tool.Bool("a flag"),
+		"inner": tool.Object(map[string]*tool.Schema{"k": tool.String("k")}, "k"),
+		"list":  {Type: "array", Items: tool.Integer("item", 0, 5)},
+	}, "name")
+	for _, tc := range []struct {
+		in, field string
+	}{
+		{`{"name":"a"}`, ""},
+		{`{"name":"a","n":3,"x":0.5,"mode":"b","flag":true,"inner":{"k":"v"},"list":[1,2]}`, ""},
+		{`{}`, "name"},
+		{`{"name":1}`, "name"},
+		{`{"name":"a","n":2.5}`, "n"},
+		{`{"name":"a","n":11}`, "n"},
+		{`{"name":"a","x":-0.1}`, "x"},
+		{`{"name":"a","mode":"c"}`, "mode"},
+		{`{"name":"a","flag":"yes"}`, "flag"},
+		{`{"name":"a","inner":{}}`, "inner.k"},
+		{`{"name":"a","list":[1,9]}`, "list[1]"},
+		{`{"name":"a","other":1}`, "other"},
+	} {
+		err := s.Validate([]byte(tc.in))
+		var te *tool.Error
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("%s: got %v, want valid", tc.in, err)
+		case tc.field != "" && (!errors.As(err, &te) || te.Field != tc.field || te.HTTPStatus() != 400):
+			t.Errorf("%s: got %v, want a 400 about %q", tc.in, err, tc.field)
+		case tc.field != "" && !strings.HasPrefix(te.Error(), tc.field):
+			t.Errorf("%s: message %q does not start with the field %q", tc.in, te.Error(), tc.field)
+		}
+	}
+}
+
+// echoFile is a tool that reads the file its "file" argument names.
+func echoFile() *tool.Tool {
+	return &tool.Tool{
+		Name:        "echo-file",
+		InputSchema: tool.Object(map[string]*tool.Schema{"file": tool.String("a file")}, "file"),
+		FileInputs:  []tool.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct{ File string }](call)
+			if err != nil {
+				return nil, err
+			}
+			b, err := os.ReadFile(a.File)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"path": a.File, "content": string(b)}, nil
+		},
+	}
+}
+
+func TestFileInputUnwrapping(t *testing.T) {
+	reg := tool.NewRegistry()
+	reg.Add(echoFile())
+	tmp := t.TempDir()
+	ctx := context.Background()
+
+	// Content sent from another machine: the tool reads a temp copy, which
+	// is gone after the call.
+	wire, _ := json.Marshal(map[string]any{"file": map[string]any{
+		"__argentFileInput": true, "path": "/client/only/a.yaml", "size": 5, "mtimeMs": 1.5,
+		"content": base64.StdEncoding.EncodeToString([]byte("hello")),
+	}})
+	res, err := reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.(map[string]any)
+	if got["content"] != "hello" || !strings.HasPrefix(got["path"].(string), tmp) {
+		t.Fatalf("got %v, want the bytes from a temp file under %s", got, tmp)
+	}
+	if _, err := os.Stat(got["path"].(string)); !os.IsNotExist(err) {
+		t.Fatalf("temp copy %s still exists after the call", got["path"])
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Fatalf("temp dir not cleaned: %v", ents)
+	}
+
+	// The same file on this machine (size and mtime agree): read in place.
+	local := filepath.Join(tmp, "here.yaml")
+	os.WriteFile(local, []byte("local"), 0o644)
+	st, _ := os.Stat(local)
+	wire, _ = json.Marshal(map[string]any{"file": map[string]any{
+		"__argentFileInput": true, "path": local, "size": st.Size(), "mtimeMs": float64(st.ModTime().UnixNano()) / 1e6,
+		"content": base64.StdEncoding.EncodeToString([]byte("other")),
+	}})
+	res, err = reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
+	if err != nil || res.(map[string]any)["path"] != local {
+		t.Fatalf("got %v, %v; want the host file %s", res, err, local)
+	}
+
+	// Bad content: 422 naming the argument.
+	for _, bad := range []map[string]any{
+		{"__argentFileInput": true, "path": "/x.yaml", "content": "%%% not base64"},
+		{"__argentFileInput": true, "path": "/x.yaml", "size": 99, "content": base64.StdEncoding.EncodeToString([]byte("short"))},
+		{"__argentFileInput": true, "path": "/x.yaml", "contentOmitted": "size-limit"},
+	} {
+		wire, _ = json.Marshal(map[string]any{"file": bad})
+		_, err = reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
+		var te *tool.Error
+		if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Field != "file" {
+			t.Errorf("%v: got %v, want 422 about file", bad, err)
+		}
+	}
+}
