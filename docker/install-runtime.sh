@@ -9,6 +9,11 @@
 set -euo pipefail
 
 packages=(chromium fonts-liberation fonts-dejavu-core fonts-noto-color-emoji ca-certificates)
+# CHROMIUM_VERSION pins Chromium's Debian version (the image's build arg).
+pin=""
+if [ -n "${CHROMIUM_VERSION:-}" ]; then
+  pin="=${CHROMIUM_VERSION}"
+fi
 # shellcheck disable=SC2206
 packages+=(${EXTRA_PACKAGES:-})
 
@@ -42,4 +47,12 @@ fi
 echo "installing ${missing[*]} with apt-get" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+args=()
+for p in "${missing[@]}"; do
+  if [ "$p" = chromium ] && [ -n "$pin" ]; then
+    args+=("chromium$pin" "chromium-common$pin")
+  else
+    args+=("$p")
+  fi
+done
+apt-get install -y -qq --no-install-recommends "${args[@]}" >/dev/null

@@ -33,6 +33,7 @@ func commands() []command {
 		{"tools", "tools [describe NAME]   list the tools or print one tool's schema", runTools},
 		{"call", "call NAME [--args JSON]   call one tool in-process", runCall},
 		{"version", "version   print the version and commit", runVersion},
+		{"healthcheck", "healthcheck [--addr 127.0.0.1:3000]   exit 0 when a running server answers /healthz", runHealthcheck},
 	}
 }
 

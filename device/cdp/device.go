@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,8 +108,11 @@ func (d *Device) flags(p *Pool) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,PaintHolding,AcceptCHFrame,MediaRouter,OptimizationHints"),
 		chromedp.WindowSize(d.width, d.height),
 	)
-	if p.noSandbox {
+	if p.sandboxOff() {
 		opts = append(opts, chromedp.NoSandbox)
+	} else {
+		// chromedp adds --no-sandbox for root by itself; keep it off.
+		opts = append(opts, chromedp.Flag("no-sandbox", false))
 	}
 	return opts
 }
@@ -123,6 +127,27 @@ func (d *Device) boot(ctx context.Context, p *Pool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	err := d.start(ctx, p)
+	if err != nil && !p.sandboxOff() && ctx.Err() == nil {
+		// Chromium's sandbox needs user namespaces, which a default
+		// container does not give a non-root user: run without it then,
+		// and say so once.
+		p.disableSandbox()
+		p.notice("toolserver: Chromium could not start with its sandbox (" + firstLine(err.Error()) + "); running it with --no-sandbox")
+		err = d.start(ctx, p)
+	}
+	return err
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// start launches the browser process and opens its first page.
+func (d *Device) start(ctx context.Context, p *Pool) error {
 	// The browser outlives the call that boots it, so its context derives
 	// from Background, never from the request.
 	allocCtx, allocStop := chromedp.NewExecAllocator(context.Background(), d.flags(p)...)

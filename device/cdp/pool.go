@@ -95,13 +95,26 @@ func NewPool(opts Options) (*Pool, error) {
 		log = io.Discard
 	}
 	return &Pool{
-		execPath:  path,
-		max:       max,
-		log:       log,
+		execPath: path,
+		max:      max,
+		log:      log,
+		// Root cannot use Chromium's sandbox at all.
 		noSandbox: os.Getuid() == 0 || os.Getenv("TOOLSERVER_NO_SANDBOX") == "1",
 		devices:   make(map[string]*Device),
 		notices:   make(map[string]bool),
 	}, nil
+}
+
+func (p *Pool) sandboxOff() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.noSandbox
+}
+
+func (p *Pool) disableSandbox() {
+	p.mu.Lock()
+	p.noSandbox = true
+	p.mu.Unlock()
 }
 
 // ExecPath returns the Chromium binary the pool starts.
