@@ -112,9 +112,18 @@
   }
 
   // matchOne tells how element e matches the selector's own criteria:
-  // 0 no match, 1 match, 2 exact match (text equal, not only contained).
+  // 0 no match, 1 match, 2 exact match (text equal, not only contained),
+  // 3 a loose selector matching as an id.
   function matchOne(e, sel) {
     let exact = true;
+    if (sel.loose) {
+      // A bare string tries id first, then text.
+      const want = String(sel.text).toLowerCase();
+      if (ids(e).some((v) => v.toLowerCase() === want)) return 3;
+      const have = ownText(e).toLowerCase();
+      if (!have.includes(want)) return 0;
+      return have === want ? 2 : 1;
+    }
     if (sel.id != null) {
       const want = String(sel.id).toLowerCase();
       if (!ids(e).some((v) => v.toLowerCase() === want)) return 0;
@@ -130,60 +139,73 @@
         if (!have.includes(want)) return 0;
         if (have !== want) exact = false;
       }
-      if (sel.matches != null) {
-        let re;
-        try { re = new RegExp(sel.matches, sel.flags || ""); } catch (err) { throw new Error("bad regex " + sel.matches + ": " + err.message); }
-        if (!re.test(t)) return 0;
-      }
-    }
-    if (sel.bare != null) {
-      // A bare string tries id first, then text.
-      const want = String(sel.bare).toLowerCase();
-      if (ids(e).some((v) => v.toLowerCase() === want)) return 3;
-      const have = ownText(e).toLowerCase();
-      if (!have.includes(want)) return 0;
-      if (have !== want) exact = false;
+      if (sel.matches != null && !regex(sel.matches).test(t)) return 0;
     }
     return exact ? 2 : 1;
   }
 
+  const regexCache = new Map();
+  function regex(src) {
+    let re = regexCache.get(src);
+    if (!re) {
+      try { re = new RegExp(src); } catch (err) { throw new Error("bad regex /" + src + "/: " + err.message); }
+      regexCache.set(src, re);
+    }
+    return re;
+  }
+
   const MAX_SCOPE = 6;
+  const SLOP = 1; // CSS px of rounding a frame may be off by
+
+  function inside(b, a) {
+    return b.x >= a.x - SLOP && b.y >= a.y - SLOP && b.x + b.w <= a.x + a.w + SLOP && b.y + b.h <= a.y + a.h + SLOP;
+  }
+
+  // follows tells whether b comes after a in reading order.
+  function follows(b, a) {
+    if (b.y > a.y + 4) return true;
+    return Math.abs(b.y - a.y) <= 4 && b.x > a.x;
+  }
 
   // candidates returns the elements matching sel (with its scopes), each
   // with its box, visibility and score, most specific first.
   function candidates(sel, depth) {
     if (depth > MAX_SCOPE) throw new Error("selector scopes nest deeper than " + MAX_SCOPE);
     let els = all();
-    if (sel.within) {
-      const scope = best(candidates(sel.within, depth + 1));
-      if (!scope) return [];
-      els = els.filter((e) => scope.e !== e && scope.e.contains(e));
+    let anchors = [];
+    for (const key of ["within", "after", "next"]) {
+      if (!sel[key]) continue;
+      const a = best(candidates(sel[key], depth + 1));
+      if (!a) return [];
+      anchors.push([key, a]);
     }
-    if (sel.after || sel.next) {
-      const anchor = best(candidates(sel.after || sel.next, depth + 1));
-      if (!anchor) return [];
-      els = els.filter((e) => !anchor.e.contains(e) && !e.contains(anchor.e) &&
-        (anchor.e.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING));
-    }
-    const hasCriteria = sel.id != null || sel.role != null || sel.text != null ||
-      sel.matches != null || sel.bare != null;
+    const hasCriteria = sel.id != null || sel.role != null || sel.text != null || sel.matches != null;
     const out = [];
     for (const e of els) {
       const score = hasCriteria ? matchOne(e, sel) : (sel.any ? 1 : 0);
       if (!score) continue;
       const b = box(e);
+      let ok = true;
+      for (const [key, a] of anchors) {
+        if (a.e === e) { ok = false; break; }
+        if (key === "within" && !inside(b, a.b)) { ok = false; break; }
+        if ((key === "after" || key === "next") && !follows(b, a.b)) { ok = false; break; }
+      }
+      if (!ok) continue;
       out.push({ e, b, score, visible: isVisible(e, b) });
     }
     // The most specific: visible first, then exact (id) matches, then the
     // smallest frame (the innermost element carrying the text), then reading
-    // order. "next" keeps only the first in reading order after its anchor.
+    // order. "next" keeps only the nearest follower of its anchor.
     out.sort((a, c) => (c.visible - a.visible) || (c.score - a.score) ||
       (a.b.w * a.b.h - c.b.w * c.b.h) || readingOrder(a, c));
     if (sel.next && out.length) {
       const vis = out.filter((c) => c.visible);
       const pool = vis.length ? vis : out;
-      pool.sort(readingOrder);
-      return [pool[0]];
+      // Drop matches that contain another match: the innermost carries it.
+      const inner = pool.filter((c) => !pool.some((o) => o !== c && c.e.contains(o.e)));
+      inner.sort(readingOrder);
+      return [inner[0]];
     }
     return out;
   }
@@ -229,8 +251,15 @@
       case "text": {
         const c = vis.length ? vis[0] : list[0];
         if (!c) return { ok: false, el: null };
-        const have = ownText(c.e).toLowerCase();
-        return { ok: have.includes(String(cond.text).toLowerCase()), el: describeEl(c) };
+        const have = ownText(c.e);
+        const want = String(cond.expected == null ? cond.text : cond.expected);
+        let ok;
+        switch (cond.match || "contains") {
+          case "equals": ok = have.toLowerCase() === want.toLowerCase(); break;
+          case "matches": ok = regex(want).test(have); break;
+          default: ok = have.toLowerCase().includes(want.toLowerCase());
+        }
+        return { ok, el: describeEl(c) };
       }
       default:
         throw new Error("unknown condition " + cond.state);
