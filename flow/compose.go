@@ -1,0 +1,182 @@
+package flow
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+// baselineDir is the seed's rule: <dir of canonical>/__baselines__/<stem>,
+// the fallback stem when the canonical's is not a valid flow name.
+func baselineDir(canonical, fallback string) string {
+	return snapshot.BaselineDir(canonical, fallback)
+}
+
+// displayFor names a fragment in the report: its file's stem, or the
+// target as written when that stem is the root flow's own name, so a
+// fragment's lines never carry the root's name.
+func (r *Runner) displayFor(d *Run) string {
+	stem := strings.TrimSuffix(path.Base(d.File()), ".yaml")
+	if stem != r.rep.Flow {
+		return stem
+	}
+	t := strings.TrimSuffix(d.Target, ".yaml")
+	if !strings.Contains(t, "/") {
+		return "./" + t
+	}
+	return t
+}
+
+// enter checks the cycle guard and the depth limit for a file about to be
+// run as the next level; both count run: fragments and nested flows.
+func (r *Runner) enter(canonical, display string) string {
+	if slices.Contains(r.stack, canonical) {
+		return "cyclic flow reference: " + strings.Join(append(slices.Clone(r.displays), display), " → ")
+	}
+	// The flow the call names is level 0; level MaxRunDepth is the
+	// deepest that runs.
+	if len(r.stack) > MaxRunDepth {
+		return "max run depth exceeded"
+	}
+	return ""
+}
+
+// runFragment runs a run: step: its file resolved beside the real file
+// that names it, then its steps inline, one level deeper.
+func (r *Runner) runFragment(ctx context.Context, fr *frame, d *Run, sr StepReport, depth int) {
+	start := time.Now()
+	target := d.File()
+	done := func(status, reason string) {
+		sr.Status, sr.Reason, sr.DurationMs = status, reason, ms(time.Since(start))
+		r.emit(sr)
+	}
+	f, err := r.opts.Source.Open(fr.file.Dir(), target)
+	if err != nil {
+		done(StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
+		return
+	}
+	if msg := r.enter(f.Canonical, sr.Flow); msg != "" {
+		done(StatusError, msg)
+		return
+	}
+	if f.Spelling.State == SpellCaseFolded {
+		done(StatusError, misCased(target, f.Spelling))
+		return
+	}
+	if f.Err != nil {
+		done(StatusError, fmt.Sprintf("could not load fragment %q: %v", target, openError(f)))
+		return
+	}
+	fl, err := Parse(f.Canonical, f.Data)
+	if err != nil {
+		done(StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
+		return
+	}
+	done(StatusPass, "")
+	r.runFile(ctx, &frame{file: f, flow: fl, display: sr.Flow, depth: depth + 1, scope: fr.scope})
+}
+
+// misCased is the message of a run: target whose directory lists it with
+// another case.
+func misCased(target string, sp Spelling) string {
+	base := path.Base(target)
+	prefix := strings.TrimSuffix(target, base)
+	recovery := fmt.Sprintf("rename %q to %q to compose it — flow files must be lowercase .yaml", sp.Actual, base)
+	if sp.Addressable != nil && *sp.Addressable {
+		recovery = fmt.Sprintf("reference it as %q", prefix+sp.Actual)
+	}
+	return fmt.Sprintf("mis-cased fragment reference %q: no directory entry is named %q (this filesystem matched it case-insensitively to %q), so the fragment name keying its step reports is one nothing on disk carries and a case-sensitive checkout could not find the file at all — %s", target, base, sp.Actual, recovery)
+}
+
+// nested runs a tool: flow-execute step as a run of its own: its own
+// baselines beside its canonical keyed by the step's name, its steps in
+// the same report one level deeper.
+func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr StepReport, depth int) {
+	start := time.Now()
+	done := func(status, reason string) {
+		sr.Status, sr.Reason, sr.DurationMs = status, reason, ms(time.Since(start))
+		r.emit(sr)
+	}
+	name, _ := d.Args["name"].(string)
+	root, _ := d.Args["project_root"].(string)
+	flowPath, _ := d.Args["flow_path"].(string)
+	var f *File
+	var err error
+	switch {
+	case (name == "") == (flowPath == ""):
+		done(StatusError, "Pass exactly one flow source: name or flow_path.")
+		return
+	case flowPath != "":
+		if r.opts.Linked || !isAbsPath(flowPath) || hasDotDot(flowPath) {
+			done(StatusError, fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", flowPath))
+			return
+		}
+		name = strings.TrimSuffix(path.Base(flowPath), ".yaml")
+		f, err = r.opts.Source.Open(dirOf(flowPath), baseOf(flowPath))
+	default:
+		if !ValidName(name) {
+			done(StatusError, fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name))
+			return
+		}
+		if !isAbsPath(root) || hasDotDot(root) {
+			done(StatusError, fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root))
+			return
+		}
+		f, err = r.opts.Source.Open(strings.TrimRight(root, `/\`)+"/.argent/flows", name+".yaml")
+	}
+	sr.Target = name
+	if err != nil {
+		done(StatusError, err.Error())
+		return
+	}
+	if msg := r.enter(f.Canonical, name); msg != "" {
+		done(StatusError, msg)
+		return
+	}
+	if f.Spelling.State == SpellCaseFolded {
+		done(StatusError, caseFoldedNameError(name, f.Spelling).Error())
+		return
+	}
+	if f.Err != nil {
+		done(StatusError, openError(f).Error())
+		return
+	}
+	fl, err := Parse(f.Canonical, f.Data)
+	if err != nil {
+		done(StatusError, fmt.Sprintf("could not load flow %q: %v", name, err))
+		return
+	}
+	if ack, _ := d.Args["prerequisiteAcknowledged"].(bool); fl.ExecutionPrerequisite != "" && !ack {
+		done(StatusError, fmt.Sprintf("flow %q did not run — its execution prerequisite was not acknowledged: %s. Add prerequisiteAcknowledged: true to the step's args, or compose with run: instead.", name, fl.ExecutionPrerequisite))
+		return
+	}
+	// A nested run updates baselines when its step says so, or when the
+	// step is silent and the run that starts it updates (link seed).
+	update := fr.scope.update
+	if u, ok := d.Args["updateBaselines"].(bool); ok {
+		update = u
+	}
+	done(StatusPass, "")
+	sc := &runScope{name: name, baselineDir: baselineDir(f.Canonical, name), update: update}
+	r.runFile(ctx, &frame{file: f, flow: fl, display: name, depth: depth + 1, scope: sc})
+	if d.Delay > 0 && !r.stopped {
+		sleep(ctx, d.Delay)
+	}
+}
+
+// sleep waits d or until ctx ends, and reports whether it waited it out.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,413 @@
+package flow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// target is the report's target of a step: what it acted on.
+func target(s *Step) string {
+	switch d := s.Directive.(type) {
+	case *Tap:
+		if d.Point {
+			return fmt.Sprintf("(%g, %g)", d.X, d.Y)
+		}
+		return d.On.String()
+	case *LongPress:
+		if d.Point {
+			return fmt.Sprintf("(%g, %g)", d.X, d.Y)
+		}
+		return d.On.String()
+	case *Type:
+		return "into " + d.Into.String()
+	case *Await:
+		if d.Condition.Kind == CondIdle {
+			return ""
+		}
+		return d.Condition.String()
+	case *Assert:
+		return d.Condition.String()
+	case *When:
+		return d.Condition.String()
+	case *ScrollTo:
+		if d.Direction != "" && d.Direction != "down" {
+			return d.Target.String() + " (" + d.Direction + ")"
+		}
+		return d.Target.String()
+	case *Snapshot:
+		if d.CropOn != nil {
+			return fmt.Sprintf("%q cropOn %s", d.Name, d.CropOn)
+		}
+		return fmt.Sprintf("%q", d.Name)
+	case *Run:
+		return d.File()
+	case *Launch:
+		t, _ := d.ChromiumTarget()
+		return t
+	case *Script:
+		return d.Path
+	}
+	return ""
+}
+
+func (r *Runner) device() (Device, error) {
+	if r.opts.Device == nil {
+		return nil, errors.New("step needs a device but the run has none — pass a device such as chromium-cdp-1280x800")
+	}
+	return r.opts.Device, nil
+}
+
+// leaf runs a step that has no steps of its own.
+func (r *Runner) leaf(ctx context.Context, fr *frame, s *Step) outcome {
+	if err := s.ChromiumUnsupported(); err != nil {
+		return outcome{status: StatusFail, reason: strings.TrimPrefix(err.Error(), ErrUnsupported.Error()+": ")}
+	}
+	switch d := s.Directive.(type) {
+	case *Echo:
+		return outcome{status: StatusPass}
+	case *Wait:
+		if !sleep(ctx, d.Duration) {
+			return outcome{status: StatusSkip, reason: "run aborted during wait"}
+		}
+		return outcome{status: StatusPass}
+	case *Script:
+		return r.script(ctx, fr, d)
+	case *Tool:
+		return r.tool(ctx, d)
+	}
+	dev, err := r.device()
+	if err != nil {
+		return errored("%v", err)
+	}
+	switch d := s.Directive.(type) {
+	case *Launch:
+		return r.launch(ctx, fr, dev, d)
+	case *Tap:
+		return r.tap(ctx, dev, d.On, d.Point, d.X, d.Y, d.Times, 0)
+	case *LongPress:
+		return r.tap(ctx, dev, d.On, d.Point, d.X, d.Y, 1, d.Duration)
+	case *Type:
+		return r.typeText(ctx, dev, d)
+	case *ScrollTo:
+		return r.scrollTo(ctx, dev, d)
+	case *Await:
+		if d.Condition.Kind == CondIdle {
+			return r.idle(ctx, dev, d)
+		}
+		return r.check(ctx, dev, d.Condition, d.Timeout)
+	case *Assert:
+		return r.check(ctx, dev, d.Condition, AssertGrace)
+	case *Snapshot:
+		return r.snapshot(ctx, fr, dev, d)
+	}
+	return errored("unsupported step kind")
+}
+
+var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// launch opens a fresh browser context on a URL, or on a file beside the
+// flow file (local runs only).
+func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) outcome {
+	t, ok := d.ChromiumTarget()
+	if !ok {
+		return errored("no app id declared for platform %q — add a launch entry for it", r.opts.Platform)
+	}
+	u := t
+	if !schemeRE.MatchString(t) || (len(t) > 1 && t[1] == ':' && !strings.Contains(t, "://")) {
+		if r.opts.Linked {
+			return errored("launch %q: a relative path resolves on the tool-server's machine, not the client's; over a link launch a URL", t)
+		}
+		p := t
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(fr.file.Dir(), p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return errored("launch %q: %v", t, err)
+		}
+		u = (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+	}
+	if err := dev.Launch(ctx, u); err != nil {
+		return errored("launch %s: %v", u, err)
+	}
+	return outcome{status: StatusPass}
+}
+
+func notFound(sel *Selector) outcome {
+	return fail("no visible element matched selector %s — if it is off-screen, add a scroll-to step before this one", sel)
+}
+
+// tap clicks an element's centre (auto-waiting for it) or a point.
+func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, x, y float64, times int, hold time.Duration) outcome {
+	w, h := dev.Size()
+	cx, cy := x*float64(w), y*float64(h)
+	if !point {
+		el, err := dev.Locate(ctx, on, DefaultAwaitTimeout)
+		if err != nil {
+			return errored("%v", err)
+		}
+		if el == nil {
+			return notFound(on)
+		}
+		cx, cy = el.CenterX, el.CenterY
+	}
+	if err := dev.Tap(ctx, cx, cy, max(times, 1), hold); err != nil {
+		return errored("%v", err)
+	}
+	return outcome{status: StatusPass}
+}
+
+var secretRE = regexp.MustCompile(`\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+
+func (r *Runner) secret(name string) (string, bool) {
+	if r.opts.Secret != nil {
+		return r.opts.Secret(name)
+	}
+	if v, ok := os.LookupEnv("ARGENT_SECRET_" + name); ok {
+		return v, true
+	}
+	return os.LookupEnv(name)
+}
+
+// fill replaces each {{secret:NAME}} placeholder by its value.
+func (r *Runner) fill(text string) (string, error) {
+	var missing []string
+	out := secretRE.ReplaceAllStringFunc(text, func(m string) string {
+		name := secretRE.FindStringSubmatch(m)[1]
+		v, ok := r.secret(name)
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("unknown secret %q — the tool-server's environment defines neither ARGENT_SECRET_%s nor %s; set one of them where the tool-server runs (never in the flow file)", missing[0], missing[0], missing[0])
+	}
+	return out, nil
+}
+
+// redact puts the placeholders back wherever a secret's value would show.
+func (r *Runner) redact(s string) string {
+	if s == "" {
+		return s
+	}
+	return r.redactIn(s)
+}
+
+func (r *Runner) redactIn(s string) string {
+	for _, st := range r.secretsUsed {
+		if st.value != "" {
+			s = strings.ReplaceAll(s, st.value, "{{secret:"+st.name+"}}")
+		}
+	}
+	return s
+}
+
+type usedSecret struct{ name, value string }
+
+func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
+	for _, name := range d.Secrets {
+		if v, ok := r.secret(name); ok {
+			r.secretsUsed = append(r.secretsUsed, usedSecret{name, v})
+		}
+	}
+	text, err := r.fill(d.Text)
+	if err != nil {
+		return errored("%v", err)
+	}
+	el, err := dev.Fill(ctx, d.Into, text, d.Submit, DefaultAwaitTimeout)
+	if err != nil {
+		return errored("%s", r.redactIn(err.Error()))
+	}
+	if el == nil {
+		return notFound(d.Into)
+	}
+	return outcome{status: StatusPass}
+}
+
+// scrollTo wheel-scrolls the page (or a container) until the target is
+// visible, at most scrollTries wheels or the await timeout.
+func (r *Runner) scrollTo(ctx context.Context, dev Device, d *ScrollTo) outcome {
+	const scrollTries = 40
+	w, h := dev.Size()
+	px, py := 0.5, 0.5
+	if d.Within != nil {
+		el, err := dev.Locate(ctx, d.Within, DefaultAwaitTimeout)
+		if err != nil {
+			return errored("%v", err)
+		}
+		if el == nil {
+			return notFound(d.Within)
+		}
+		px, py = el.CenterX/float64(w), el.CenterY/float64(h)
+	}
+	dx, dy := 0.0, 0.6*float64(h)
+	switch d.Direction {
+	case "up":
+		dy = -dy
+	case "left":
+		dx, dy = -0.6*float64(w), 0
+	case "right":
+		dx, dy = 0.6*float64(w), 0
+	}
+	deadline := time.Now().Add(DefaultAwaitTimeout)
+	for i := 0; ; i++ {
+		out, err := dev.Check(ctx, Condition{Kind: CondVisible, Selector: d.Target}, 0)
+		if err != nil {
+			return errored("%v", err)
+		}
+		if out.OK {
+			return outcome{status: StatusPass}
+		}
+		if i >= scrollTries || time.Now().After(deadline) {
+			return fail("no visible element matched selector %s after scrolling %s %d times", d.Target, or(d.Direction, "down"), i)
+		}
+		if err := dev.Scroll(ctx, px, py, dx, dy); err != nil {
+			return errored("%v", err)
+		}
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// check evaluates an await or assert condition.
+func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout time.Duration) outcome {
+	out, err := dev.Check(ctx, c, timeout)
+	if err != nil {
+		return fail("could not read the page: %v", err)
+	}
+	if out.OK {
+		return outcome{status: StatusPass}
+	}
+	sel := c.Selector
+	switch c.Kind {
+	case CondExists:
+		return fail("no element matched selector %s", sel)
+	case CondVisible:
+		if out.Element != nil {
+			return fail("element(s) matched %s but none was visible", sel)
+		}
+		return fail("no element matched selector %s", sel)
+	case CondHidden:
+		return fail("an element matching %s was still visible", sel)
+	case CondText:
+		if out.Element == nil {
+			return fail("no element matched selector %s", sel)
+		}
+		want := fmt.Sprintf("wanted to %s %q", map[TextMatch]string{MatchContains: "contain", MatchEquals: "equal"}[c.Match], c.Expected)
+		if c.Match == MatchMatches {
+			want = "wanted to match /" + c.Expected + "/"
+		}
+		return fail("element matched %s but its text was %q (%s)", sel, r.redactIn(out.Element.Text), want)
+	}
+	return fail("assertion failed for selector %s", sel)
+}
+
+// idle waits for the page to settle; it never fails a run.
+func (r *Runner) idle(ctx context.Context, dev Device, d *Await) outcome {
+	ok, err := dev.Idle(ctx, d.Condition.StableFor, d.Timeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			return outcome{status: StatusSkip, reason: "run aborted"}
+		}
+		return outcome{status: StatusPass, warning: fmt.Sprintf("could not tell whether the page settled (%v); went ahead without waiting", err)}
+	}
+	if !ok {
+		return outcome{status: StatusPass, warning: fmt.Sprintf("the page never held still for %dms within %dms, so this step went ahead without waiting it out. Something on it never stops (a video, a looping animation, a carousel, live-updating text) or it never finished loading; gate the next action on a stable element rather than on stillness.", d.Condition.StableFor.Milliseconds(), d.Timeout.Milliseconds())}
+	}
+	return outcome{status: StatusPass}
+}
+
+// tool calls a server tool for a tool: step.
+func (r *Runner) tool(ctx context.Context, d *Tool) outcome {
+	if r.opts.Tools == nil {
+		return errored("tool %s: this run has no tools", d.Name)
+	}
+	args := make(map[string]any, len(d.Args)+1)
+	for k, v := range d.Args {
+		args[k] = v
+	}
+	if r.opts.Device != nil {
+		// The run's device, as Argent binds it: a step never picks its own.
+		delete(args, "udid")
+		args["device"] = r.opts.Device.ID()
+	}
+	res, err := r.opts.Tools(ctx, d.Name, args)
+	if err != nil {
+		return errored("%s", r.redactIn(err.Error()))
+	}
+	out := outcome{status: StatusPass, result: res}
+	if m, ok := res.(map[string]any); ok && d.Name == "await-ui-element" && m["success"] == false {
+		out.status = StatusFail
+		out.reason = "await-ui-element condition not met"
+		if note, _ := m["note"].(string); note != "" {
+			out.reason += ": " + note
+		}
+	}
+	if d.Delay > 0 && !sleep(ctx, d.Delay) {
+		return outcome{status: StatusSkip, reason: "run aborted during delay"}
+	}
+	return out
+}
+
+// maxScriptLog caps the output a script: step keeps.
+const maxScriptLog = 64 << 10
+
+// script runs a local .mjs or .js file with node, beside the flow file.
+func (r *Runner) script(ctx context.Context, fr *frame, d *Script) outcome {
+	if r.opts.Linked {
+		return errored("script: steps run only in a local run, never over a link")
+	}
+	p := d.Path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(fr.file.Dir(), p)
+	}
+	timeout := d.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(sctx, "node", p)
+	cmd.Dir = filepath.Dir(p)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limited{&buf, maxScriptLog}, &limited{&buf, maxScriptLog}
+	err := cmd.Run()
+	log := r.redactIn(buf.String())
+	if err != nil {
+		o := errored("script %s: %v", d.Path, err)
+		if sctx.Err() == context.DeadlineExceeded {
+			o = errored("script %s: timed out after %s", d.Path, timeout)
+		}
+		o.scriptLog = log
+		return o
+	}
+	return outcome{status: StatusPass, scriptLog: log}
+}
+
+// limited keeps at most n bytes and drops the rest.
+type limited struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,310 @@
+package flow_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flowdevice"
+)
+
+var (
+	pool  *cdp.Pool
+	pages *httptest.Server
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	pool, err = cdp.NewPool(cdp.Options{MaxDevices: 6})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	pages = httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	code := m.Run()
+	pages.Close()
+	pool.Close()
+	os.Exit(code)
+}
+
+// project is a temp project with .argent/flows.
+type project struct {
+	t    *testing.T
+	root string
+}
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, ".argent", "flows"), 0o755)
+	return &project{t: t, root: root}
+}
+
+func (p *project) flows() string { return filepath.Join(p.root, ".argent", "flows") }
+
+// write puts a file under the project; {{URL}} is the test page server.
+func (p *project) write(rel, body string) string {
+	p.t.Helper()
+	path := filepath.Join(p.root, rel)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	body = strings.ReplaceAll(body, "{{URL}}", pages.URL)
+	body = strings.ReplaceAll(body, "{{ROOT}}", p.root)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	return path
+}
+
+func device(t *testing.T, id string) flow.Device {
+	t.Helper()
+	d, err := pool.Device(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Stop(id) })
+	return flowdevice.Device{D: d}
+}
+
+// run runs <project>/.argent/flows/<name>.yaml.
+func (p *project) run(t *testing.T, dev flow.Device, name string, update bool) *flow.Report {
+	t.Helper()
+	rep, err := p.runErr(dev, name, update)
+	if err != nil {
+		t.Fatalf("run %s: %v", name, err)
+	}
+	return rep
+}
+
+func (p *project) runErr(dev flow.Device, name string, update bool) (*flow.Report, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
+	if err != nil {
+		return nil, err
+	}
+	return flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, flow.Entry{File: f, Name: name, StemFallback: name})
+}
+
+// lines renders a report compactly: "kind:status[:flow@depth]" per step.
+func lines(rep *flow.Report) string {
+	var out []string
+	for _, s := range rep.Steps {
+		l := s.Kind + ":" + s.Status
+		if s.Flow != rep.Flow || s.Depth > 0 {
+			l += fmt.Sprintf(":%s@%d", s.Flow, s.Depth)
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, " ")
+}
+
+func dump(rep *flow.Report) string {
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	return string(b)
+}
+
+func TestRunPassesAndCounts(t *testing.T) {
+	p := newProject(t)
+	p.write(".argent/flows/basic.yaml", `steps:
+  - echo: starting
+  - launch: "{{URL}}/app.html"
+  - tap: Go now
+  - assert: { text: { in: { id: out }, equals: clicked 1 } }
+  - type: { into: { id: username }, text: Ada, submit: false }
+  - await: { visible: { text: hello Ada } }
+  - wait: 10
+`)
+	rep := p.run(t, device(t, "chromium-cdp-800x600"), "basic", false)
+	if !rep.OK || rep.Passed != 6 || rep.Failed+rep.Errored+rep.Skipped != 0 {
+		t.Fatalf("got %s\n%s", lines(rep), dump(rep))
+	}
+	if rep.Steps[0].Kind != "echo" || rep.Steps[0].Message != "starting" || rep.Steps[0].Index != 0 || rep.Steps[6].Index != 6 {
+		t.Fatalf("echo line or indices wrong: %s", dump(rep))
+	}
+	if rep.Device != "chromium-cdp-800x600" || rep.Flow != "basic" {
+		t.Fatalf("device/flow: got %q %q", rep.Device, rep.Flow)
+	}
+}
+
+func TestFailureStopsAndSkips(t *testing.T) {
+	p := newProject(t)
+	p.write(".argent/flows/stop.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - assert: { visible: { text: not on this page } }
+  - tap: Go now
+  - when:
+      visible: { text: Go now }
+    steps:
+      - tap: Go now
+  - echo: never said
+`)
+	rep := p.run(t, device(t, "chromium-cdp-801x600"), "stop", false)
+	want := "launch:pass assert:fail tap:skip when:skip tap:skip:stop@1 echo:skip"
+	if got := lines(rep); got != want || rep.OK {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	if !strings.Contains(rep.Steps[1].Reason, `no element matched selector text="not on this page"`) {
+		t.Fatalf("assert reason: %q", rep.Steps[1].Reason)
+	}
+	for _, s := range rep.Steps[2:] {
+		if s.Reason != "" {
+			t.Fatalf("a skip after a stop has no reason, got %q", s.Reason)
+		}
+	}
+	if rep.Failed != 1 || rep.Skipped != 3 || rep.Passed != 1 {
+		t.Fatalf("counts: %+v", rep)
+	}
+}
+
+func TestWhenBlocks(t *testing.T) {
+	p := newProject(t)
+	p.write(".argent/flows/when.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - when: { platform: chromium }
+    steps:
+      - tap: Go now
+  - when: { visible: { text: nowhere to be seen } }
+    steps:
+      - tap: nowhere to be seen
+      - echo: skipped too
+  - assert: { text: { in: { id: out }, equals: clicked 1 } }
+`)
+	rep := p.run(t, device(t, "chromium-cdp-802x600"), "when", false)
+	want := "launch:pass when:pass tap:pass:when@1 when:skip tap:skip:when@1 echo:skip:when@1 assert:pass"
+	if got := lines(rep); got != want || !rep.OK {
+		t.Fatalf("got %s, want %s\n%s", got, want, dump(rep))
+	}
+	if !strings.HasPrefix(rep.Steps[3].Reason, "condition not met (") || !strings.HasSuffix(rep.Steps[3].Reason, "block skipped (2 steps)") || rep.Steps[4].Reason != "when block skipped" {
+		t.Fatalf("when reasons: %q / %q", rep.Steps[3].Reason, rep.Steps[4].Reason)
+	}
+}
+
+func TestRunFragments(t *testing.T) {
+	p := newProject(t)
+	// The fragment lives elsewhere and is reached through a symlink: its
+	// own run: resolves beside its real file, not beside the link.
+	p.write("shared/login.yaml", `steps:
+  - tap: Go now
+  - run: more
+`)
+	p.write("shared/more.yaml", `steps:
+  - assert: { text: { in: { id: out }, contains: clicked } }
+`)
+	os.Symlink(filepath.Join(p.root, "shared", "login.yaml"), filepath.Join(p.flows(), "login.yaml"))
+	p.write(".argent/flows/main.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - run: login
+`)
+	rep := p.run(t, device(t, "chromium-cdp-803x600"), "main", false)
+	want := "launch:pass run:pass:login@0 tap:pass:login@1 run:pass:more@1 assert:pass:more@2"
+	if got := lines(rep); got != want || !rep.OK {
+		t.Fatalf("got %s, want %s\n%s", got, want, dump(rep))
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	p := newProject(t)
+	p.write(".argent/flows/missing.yaml", "steps:\n  - run: nothere\n")
+	p.write(".argent/flows/a.yaml", "steps:\n  - run: b\n")
+	p.write(".argent/flows/b.yaml", "steps:\n  - run: a.yaml\n")
+	p.write(".argent/flows/Upper.yaml", "steps:\n  - echo: hi\n")
+	p.write(".argent/flows/folded.yaml", "steps:\n  - run: upper\n")
+	p.write(".argent/flows/bad.yaml", "steps:\n  - run: broken\n")
+	p.write(".argent/flows/broken.yaml", "steps:\n  - frobnicate: 1\n")
+	for _, tc := range []struct{ flow, want string }{
+		{"missing", `could not load fragment "nothere.yaml": ENOENT: no such file or directory, open '` + filepath.Join(p.flows(), "nothere.yaml") + `'`},
+		{"a", "cyclic flow reference: a → b → ./a"},
+		{"folded", `mis-cased fragment reference "upper.yaml": no directory entry is named "upper.yaml" (this filesystem matched it case-insensitively to "Upper.yaml")`},
+		{"bad", `could not load fragment "broken.yaml": ` + filepath.Join(p.flows(), "broken.yaml") + ": step 1"},
+	} {
+		t.Run(tc.flow, func(t *testing.T) {
+			rep := p.run(t, nil, tc.flow, false)
+			last := rep.Steps[len(rep.Steps)-1]
+			if last.Status != "error" || !strings.HasPrefix(last.Reason, tc.want) {
+				t.Fatalf("got %s %q, want error starting %q", last.Status, last.Reason, tc.want)
+			}
+		})
+	}
+}
+
+func TestDepthLimit(t *testing.T) {
+	p := newProject(t)
+	// f0 → f1 → … ; level 20 runs, level 21 does not.
+	for i := 0; i <= 21; i++ {
+		p.write(fmt.Sprintf(".argent/flows/f%d.yaml", i), fmt.Sprintf("steps:\n  - echo: level %d\n  - run: f%d\n", i, i+1))
+	}
+	rep := p.run(t, nil, "f0", false)
+	var echoes []string
+	for _, s := range rep.Steps {
+		if s.Kind == "echo" {
+			echoes = append(echoes, s.Message)
+		}
+	}
+	last := rep.Steps[len(rep.Steps)-1]
+	if echoes[len(echoes)-1] != "level 20" || last.Status != "error" || last.Reason != "max run depth exceeded" {
+		t.Fatalf("last echo %q, last step %s %q; want level 20 then max run depth exceeded", echoes[len(echoes)-1], last.Status, last.Reason)
+	}
+}
+
+func TestCaseFoldedEntryIsRejected(t *testing.T) {
+	p := newProject(t)
+	p.write(".argent/flows/Home.yaml", "steps:\n  - echo: hi\n")
+	_, err := p.runErr(nil, "home", false)
+	if err == nil || !strings.HasPrefix(err.Error(), `Invalid flow name "home": no saved flow is named "home.yaml"`) {
+		t.Fatalf("got %v", err)
+	}
+	_, err = p.runErr(nil, "absent", false)
+	if err == nil || err.Error() != "ENOENT: no such file or directory, open '"+filepath.Join(p.flows(), "absent.yaml")+"'" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	t.Setenv("ARGENT_SECRET_PW", "hunter2")
+	p := newProject(t)
+	p.write(".argent/flows/secret.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - type: { into: { id: username }, text: "{{secret:PW}}", submit: false }
+  - assert: { text: { in: { id: echo }, equals: "hello nope" } }
+`)
+	rep := p.run(t, device(t, "chromium-cdp-804x600"), "secret", false)
+	b, _ := json.Marshal(rep)
+	if strings.Contains(string(b), "hunter2") {
+		t.Fatalf("the secret leaked into the report: %s", b)
+	}
+	if rep.Steps[2].Status != "fail" || !strings.Contains(rep.Steps[2].Reason, "{{secret:PW}}") {
+		t.Fatalf("want the failing assert to show the placeholder, got %q", rep.Steps[2].Reason)
+	}
+	p.write(".argent/flows/nosecret.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - type: { into: { id: username }, text: "{{secret:NOPE_NOT_SET}}" }
+`)
+	rep = p.run(t, device(t, "chromium-cdp-804x601"), "nosecret", false)
+	if s := rep.Steps[1]; s.Status != "error" || !strings.Contains(s.Reason, `unknown secret "NOPE_NOT_SET"`) {
+		t.Fatalf("missing secret: %s %q", s.Status, s.Reason)
+	}
+}
+
+func TestIdleNeverFails(t *testing.T) {
+	p := newProject(t)
+	p.write(".argent/flows/idle.yaml", `steps:
+  - launch: "{{URL}}/busy.html"
+  - await: { idle: true, stableFor: 200, timeout: 600 }
+`)
+	rep := p.run(t, device(t, "chromium-cdp-805x600"), "idle", false)
+	if s := rep.Steps[1]; !rep.OK || s.Kind != "idle" || s.Status != "pass" || !strings.Contains(s.Warning, "never held still") {
+		t.Fatalf("got %s\n%s", lines(rep), dump(rep))
+	}
+}

@@ -1,0 +1,24 @@
+package flow
+
+import (
+	"bytes"
+	_ "embed"
+)
+
+// schemaJSON is kept as a file rather than built in Go so editors and
+// reviewers read it directly; schema_test.go keeps its directive, option and
+// selector lists equal to the parser's and validates testdata against it.
+//
+//go:embed schema.json
+var schemaJSON []byte
+
+// Schema returns the JSON Schema (draft 2020-12) of a flow file, indented,
+// with a trailing newline: what `toolserver flow schema` prints for editors
+// (for example as yaml.schemas in VS Code's YAML extension). It describes
+// every directive, option and selector shape; a few rules only the parser
+// checks (a regex that compiles, a valid {{secret:NAME}}, the idle timeout
+// floor, the scope count) are in the descriptions instead.
+func Schema() []byte {
+	out := bytes.TrimRight(bytes.Clone(schemaJSON), "\n")
+	return append(out, '\n')
+}

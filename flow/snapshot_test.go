@@ -1,0 +1,140 @@
+package flow_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// dirSink keeps artifacts as files in a directory and reports their paths.
+type dirSink struct{ dir string }
+
+func (s dirSink) Put(fl, name, mime string, data []byte) (any, error) {
+	p := filepath.Join(s.dir, fl, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	return p, os.WriteFile(p, data, 0o644)
+}
+
+func (p *project) runWith(t *testing.T, dev flow.Device, name string, update bool, sink flow.ArtifactSink) *flow.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	f, _ := flow.Disk{}.Open(p.flows(), name+".yaml")
+	rep, err := flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update, Artifacts: sink}, flow.Entry{File: f, Name: name, StemFallback: name})
+	if err != nil {
+		t.Fatalf("run %s: %v", name, err)
+	}
+	return rep
+}
+
+func TestSnapshotLifecycle(t *testing.T) {
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x400")
+	p.write(".argent/flows/home.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - snapshot: start
+  - tap: Go now
+  - snapshot: { name: button, cropOn: { id: top } }
+`)
+	base := filepath.Join(p.flows(), "__baselines__", "home")
+	full := filepath.Join(base, "start__chromium-640x400.png")
+
+	// Compare with no baseline: fails, writes nothing.
+	rep := p.run(t, dev, "home", false)
+	if s := rep.Steps[1]; s.Status != "fail" || !strings.HasPrefix(s.Reason, `no baseline for "start" on this device class — expected `+full) {
+		t.Fatalf("missing baseline: %s %q", s.Status, s.Reason)
+	}
+	if _, err := os.Stat(base); !os.IsNotExist(err) {
+		t.Fatalf("a compare run wrote into %s", base)
+	}
+
+	// Update: writes both; again: says updated.
+	rep = p.run(t, dev, "home", true)
+	if !rep.OK || rep.Steps[1].Reason != "baseline written (start__chromium-640x400.png)" {
+		t.Fatalf("update: %s\n%s", lines(rep), dump(rep))
+	}
+	crop := rep.Steps[3].SnapshotKey
+	if !strings.HasPrefix(crop, "button__chromium-640x400-crop-") || !strings.HasSuffix(crop, ".png") {
+		t.Fatalf("crop key: %q", crop)
+	}
+	if _, err := os.Stat(filepath.Join(base, crop)); err != nil {
+		t.Fatalf("cropped baseline not written: %v", err)
+	}
+	rep = p.run(t, dev, "home", true)
+	if rep.Steps[1].Reason != "baseline updated (start__chromium-640x400.png)" {
+		t.Fatalf("second update: %q", rep.Steps[1].Reason)
+	}
+	if ents, _ := os.ReadDir(base); len(ents) != 2 {
+		t.Fatalf("baseline dir holds %d files, want 2 (no temp files left)", len(ents))
+	}
+
+	// Compare: passes on the same screens.
+	rep = p.run(t, dev, "home", false)
+	if !rep.OK || !strings.HasPrefix(rep.Steps[1].Reason, "diff 0.00% ≤ 0.5% (start__chromium-640x400.png)") {
+		t.Fatalf("compare: %s\n%s", lines(rep), dump(rep))
+	}
+
+	// A changed screen fails with baseline, current and diff artifacts
+	// and says where it changed.
+	p.write(".argent/flows/home.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - tap: Go now
+  - tap: Go now
+  - snapshot: { name: start, maxMismatch: 0.01 }
+`)
+	out := t.TempDir()
+	rep = p.runWith(t, dev, "home", false, dirSink{out})
+	s := rep.Steps[3]
+	if s.Status != "fail" || !strings.HasPrefix(s.Reason, "diff ") || !strings.Contains(s.Reason, "> 0.01% (start__chromium-640x400.png)") || !strings.Contains(s.Reason, "largest changed area") {
+		t.Fatalf("changed screen: %s %q", s.Status, s.Reason)
+	}
+	for _, role := range []string{"baseline", "current", "diff"} {
+		p, _ := s.Artifacts[role].(string)
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("artifact %s: %v", role, err)
+		}
+	}
+	if s.Mismatch == nil || s.Mismatch.Pixels == 0 {
+		t.Fatalf("no mismatch detail: %+v", s.Mismatch)
+	}
+}
+
+func TestNestedFlowExecute(t *testing.T) {
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-641x400")
+	p.write(".argent/flows/child.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - snapshot: page
+`)
+	p.write(".argent/flows/parent.yaml", `steps:
+  - echo: before
+  - tool: flow-execute
+    args: { name: child, project_root: "{{ROOT}}" }
+  - echo: after
+`)
+	rep := p.run(t, dev, "parent", true)
+	want := "echo:pass tool:pass launch:pass:child@1 snapshot:pass:child@1 echo:pass"
+	if got := lines(rep); got != want || !rep.OK {
+		t.Fatalf("got %s, want %s\n%s", got, want, dump(rep))
+	}
+	// The nested run keeps its baselines beside its own file, under its
+	// name, and inherited updateBaselines from the call.
+	if _, err := os.Stat(filepath.Join(p.flows(), "__baselines__", "child", "page__chromium-641x400.png")); err != nil {
+		t.Fatal(err)
+	}
+	p.write(".argent/flows/parent2.yaml", `steps:
+  - tool: flow-execute
+    args: { name: nope, project_root: "{{ROOT}}" }
+`)
+	rep = p.run(t, dev, "parent2", false)
+	if s := rep.Steps[0]; s.Status != "error" || s.Reason != "ENOENT: no such file or directory, open '"+filepath.Join(p.flows(), "nope.yaml")+"'" {
+		t.Fatalf("missing nested: %s %q", s.Status, s.Reason)
+	}
+}

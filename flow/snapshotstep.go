@@ -1,0 +1,170 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+// snapshot captures a settled frame and compares it with its baseline, or
+// adopts it when the run updates baselines.
+func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapshot) outcome {
+	var crop *Element
+	if d.CropOn != nil {
+		el, err := dev.Locate(ctx, d.CropOn, DefaultAwaitTimeout)
+		if err != nil {
+			return errored("%v", err)
+		}
+		if el == nil {
+			return notFound(d.CropOn)
+		}
+		crop = el
+	}
+	png, stable, err := dev.Capture(ctx, r.opts.MaxCaptures)
+	if err != nil {
+		return errored("%v", err)
+	}
+	cur, err := snapshot.Decode("capture", png)
+	if err != nil {
+		return errored("%v", err)
+	}
+	w, h := cur.Width, cur.Height
+	key, err := snapshot.BaselineKey(d.Name, w, h)
+	if crop != nil {
+		key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.Spec())
+	}
+	if err != nil {
+		return errored("%v", err)
+	}
+	if crop != nil {
+		cur, err = snapshot.Crop(cur, snapshot.Frame{X: crop.X, Y: crop.Y, Width: crop.Width, Height: crop.Height})
+		if err != nil {
+			return fail("cropOn matched %s but its on-screen region is empty at this resolution — nothing was compared", d.CropOn)
+		}
+		if png, err = snapshot.EncodePNG(cur); err != nil {
+			return errored("%v", err)
+		}
+	}
+	path := filepath.Join(fr.scope.baselineDir, key)
+	unsettled := ""
+	if !stable {
+		unsettled = fmt.Sprintf("the screen kept changing: no two of %d consecutive captures were identical", r.opts.MaxCaptures)
+	}
+	if fr.scope.update {
+		if !stable {
+			// An animating screen is not adopted: the next run could never
+			// reproduce it.
+			return fail("%s, so no baseline was written (%s); stop what moves or crop to a still element", unsettled, key)
+		}
+		return r.adopt(fr, d, key, path, png)
+	}
+	base, err := r.baseline(path)
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return errored("%s", refused.Reason)
+	case IsMissing(err):
+		return fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, path)
+	case err != nil:
+		return errored("read baseline %s: %v", path, err)
+	}
+	baseImg, err := snapshot.Decode(path, base)
+	if err != nil {
+		return errored("%v", err)
+	}
+	art := map[string]any{}
+	r.keep(art, fr, "baseline", key, base)
+	if baseImg.Width != cur.Width || baseImg.Height != cur.Height {
+		r.keep(art, fr, "current", key, png)
+		what, more := "capture", ""
+		if crop != nil {
+			what, more = "cropOn region", ". The element's size drifted — crop a fixed-size container, or re-adopt with updateBaselines"
+		}
+		o := fail("baseline is %dx%d but the %s is %dx%d (%s) — nothing was compared%s", baseImg.Width, baseImg.Height, what, cur.Width, cur.Height, key, more)
+		o.artifacts, o.snapshotKey = art, key
+		return o
+	}
+	opts := snapshot.DefaultOptions()
+	opts.Diff = true
+	res, err := snapshot.Compare(baseImg, cur, opts)
+	if err != nil {
+		return errored("%v", err)
+	}
+	max := d.MaxMismatch
+	mm := &Mismatch{Pixels: res.MismatchPixels, Percent: res.MismatchPercent, MaxMismatch: max}
+	if snapshot.Passes(res, max) {
+		o := outcome{status: StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, max, key), warning: unsettled}
+		if res.MismatchPixels > 0 {
+			o.mismatch = mm
+		}
+		return o
+	}
+	r.keep(art, fr, "current", key, png)
+	if res.Diff != nil {
+		if dpng, err := snapshot.EncodePNG(res.Diff); err == nil {
+			r.keep(art, fr, "diff", key, dpng)
+		}
+	}
+	mm.Regions = res.Regions
+	where := ""
+	if len(res.Regions) > 0 {
+		g := res.Regions[0]
+		where = fmt.Sprintf("; the largest changed area is %dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
+	}
+	o := fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, max, key, res.MismatchPixels, w*h, plural(res.RegionCount, "area"), where)
+	if unsettled != "" {
+		o.reason += "; note: " + unsettled
+	}
+	o.artifacts, o.snapshotKey, o.mismatch = art, key, mm
+	return o
+}
+
+// adopt writes the capture as the baseline.
+func (r *Runner) adopt(fr *frame, d *Snapshot, key, path string, png []byte) outcome {
+	_, before := r.written[path]
+	updated, err := r.opts.Source.WriteBaseline(path, png)
+	if err != nil {
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			return errored("%s", refused.Reason)
+		}
+		return errored("write baseline %s: %v", path, err)
+	}
+	r.written[path] = png
+	art := map[string]any{}
+	r.keep(art, fr, "baseline", key, png)
+	o := outcome{status: StatusPass, artifacts: art, snapshotKey: key}
+	switch {
+	case r.opts.Linked:
+		o.reason = fmt.Sprintf("baseline captured; the client writes it when the run ends (%s)", path)
+	case updated || before:
+		o.reason = fmt.Sprintf("baseline updated (%s)", key)
+	default:
+		o.reason = fmt.Sprintf("baseline written (%s)", key)
+	}
+	return o
+}
+
+// baseline reads a baseline: one this call wrote first, then the source.
+func (r *Runner) baseline(path string) ([]byte, error) {
+	if b, ok := r.written[path]; ok {
+		return b, nil
+	}
+	return r.opts.Source.ReadBaseline(path)
+}
+
+// keep stores an artifact of a snapshot step as <key>-<role>.png.
+func (r *Runner) keep(art map[string]any, fr *frame, role, key string, data []byte) {
+	if r.opts.Artifacts == nil {
+		return
+	}
+	name := strings.TrimSuffix(key, ".png") + "-" + role + ".png"
+	h, err := r.opts.Artifacts.Put(fr.scope.name, name, "image/png", data)
+	if err == nil && h != nil {
+		art[role] = h
+	}
+}

@@ -1,0 +1,80 @@
+// Package flowdevice adapts a device/cdp device to the device interface
+// the flow runner declares, translating selectors, conditions and elements
+// between the two, so neither package imports the other.
+package flowdevice
+
+import (
+	"context"
+	"time"
+
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/flow"
+)
+
+// Device is a *cdp.Device seen as a flow.Device.
+type Device struct{ D *cdp.Device }
+
+var _ flow.Device = Device{}
+
+// ID implements flow.Device.
+func (a Device) ID() string { return a.D.ID() }
+
+// Size implements flow.Device.
+func (a Device) Size() (int, int) { return a.D.Size() }
+
+// Launch implements flow.Device.
+func (a Device) Launch(ctx context.Context, url string) error { return a.D.Launch(ctx, url) }
+
+func element(e *cdp.Element) *flow.Element {
+	if e == nil {
+		return nil
+	}
+	return &flow.Element{
+		ID: e.ID, Text: e.Text, Role: e.Role, Visible: e.Visible,
+		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
+		CenterX: e.Center.X, CenterY: e.Center.Y,
+	}
+}
+
+// Locate implements flow.Device.
+func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*flow.Element, error) {
+	e, err := a.D.Locate(ctx, sel.Spec(), timeout)
+	return element(e), err
+}
+
+// Tap implements flow.Device.
+func (a Device) Tap(ctx context.Context, x, y float64, times int, hold time.Duration) error {
+	return a.D.TapElement(ctx, &cdp.Element{Center: cdp.Point{X: x, Y: y}}, times, hold)
+}
+
+// Fill implements flow.Device.
+func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*flow.Element, error) {
+	e, err := a.D.Fill(ctx, sel.Spec(), text, submit, timeout)
+	return element(e), err
+}
+
+// Scroll implements flow.Device.
+func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
+	return a.D.Scroll(ctx, x, y, dx, dy)
+}
+
+// Check implements flow.Device.
+func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flow.Outcome, error) {
+	res, err := a.D.Wait(ctx, cdp.Condition{Selector: c.Selector.Spec(), State: string(c.Kind), Text: c.Expected, Match: string(c.Match)}, timeout)
+	if err != nil {
+		return flow.Outcome{}, err
+	}
+	return flow.Outcome{OK: res.OK, Element: element(res.Element)}, nil
+}
+
+// Idle implements flow.Device.
+func (a Device) Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error) {
+	res, err := a.D.AwaitIdle(ctx, stableFor, timeout)
+	return res.Idle, err
+}
+
+// Capture implements flow.Device.
+func (a Device) Capture(ctx context.Context, maxCaptures int) ([]byte, bool, error) {
+	shot, err := a.D.StableScreenshot(ctx, maxCaptures)
+	return shot.PNG, shot.Stable, err
+}
