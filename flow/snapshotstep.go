@@ -77,8 +77,8 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 		return errored("%v", err)
 	}
 	art := map[string]any{}
-	r.keep(art, fr, "baseline", key, base)
 	if baseImg.Width != cur.Width || baseImg.Height != cur.Height {
+		r.keep(art, fr, "baseline", key, base)
 		r.keep(art, fr, "current", key, png)
 		what, more := "capture", ""
 		if crop != nil {
@@ -103,6 +103,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 		}
 		return o
 	}
+	r.keep(art, fr, "baseline", key, base)
 	r.keep(art, fr, "current", key, png)
 	if res.Diff != nil {
 		if dpng, err := snapshot.EncodePNG(res.Diff); err == nil {
@@ -135,10 +136,10 @@ func (r *Runner) adopt(fr *frame, d *Snapshot, key, path string, png []byte) out
 		return errored("write baseline %s: %v", path, err)
 	}
 	r.written[path] = png
-	art := map[string]any{}
-	r.keep(art, fr, "baseline", key, png)
-	o := outcome{status: StatusPass, artifacts: art, snapshotKey: key}
+	o := outcome{status: StatusPass, snapshotKey: key}
 	switch {
+	case r.opts.Linked && (updated || before):
+		o.reason = fmt.Sprintf("baseline captured; the client updates it when the run ends (%s)", path)
 	case r.opts.Linked:
 		o.reason = fmt.Sprintf("baseline captured; the client writes it when the run ends (%s)", path)
 	case updated || before:
@@ -157,7 +158,8 @@ func (r *Runner) baseline(path string) ([]byte, error) {
 	return r.opts.Source.ReadBaseline(path)
 }
 
-// keep stores an artifact of a snapshot step as <key>-<role>.png.
+// keep stores an artifact of a failed snapshot step as <key>-<role>.png
+// (PRODUCT.md: --output DIR/<flow>/<key>-baseline.png, -current, -diff).
 func (r *Runner) keep(art map[string]any, fr *frame, role, key string, data []byte) {
 	if r.opts.Artifacts == nil {
 		return

@@ -19,6 +19,7 @@ import (
 	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/flowtool"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/upload"
@@ -70,6 +71,29 @@ func newRig(t *testing.T, token string) *rig {
 	}
 	reg := tool.NewRegistry()
 	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(reg)
+	(&flowtool.Tools{Pool: pool, Artifacts: arts, Uploads: r.uploads, TempDir: dir}).Register(reg)
+	reg.Add(&tool.Tool{
+		Name: "read-file", Description: "test: reads its file argument",
+		InputSchema: tool.Object(map[string]*tool.Schema{"file": tool.String("a file"), "device": tool.String("device")}, "file"),
+		FileInputs:  []tool.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			a, err := tool.Decode[struct{ File string }](call)
+			if err != nil {
+				return nil, err
+			}
+			b, err := os.ReadFile(a.File)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"bytes": len(b), "text": string(b)}, nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		Name: "list-dir", Description: "test: takes a directory",
+		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory"), "device": tool.String("device")}),
+		FileInputs:  []tool.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
+		Run:         func(ctx context.Context, call *tool.Call) (any, error) { return "ok", nil },
+	})
 	reg.Add(&tool.Tool{
 		Name: "steps", Description: "test: three progress events, then waits to be released",
 		InputSchema: tool.Object(map[string]*tool.Schema{"n": tool.Integer("count", 1, 10)}, "n"),
@@ -83,6 +107,13 @@ func newRig(t *testing.T, token string) *rig {
 				return nil, ctx.Err()
 			}
 			return map[string]any{"ok": true}, nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		Name: "hold-fail", Description: "test: progress, then an error",
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			call.Progress("working")
+			return nil, &tool.Error{Kind: tool.KindValidation, Message: "it broke"}
 		},
 	})
 	reg.Add(&tool.Tool{
@@ -224,9 +255,15 @@ func TestStreamProgressBeforeResult(t *testing.T) {
 
 func TestStreamErrorInBand(t *testing.T) {
 	r := newRig(t, "")
+	// Before any progress, an error keeps its own status.
 	resp, body := do(t, "POST", r.url+"/tools/gesture-tap", `{"device":"chromium-cdp-800x600"}`, "Accept", "application/x-ndjson")
-	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), `{"event":"error","error":"x: required"`) {
-		t.Fatalf("got %d %s, want an in-band error line naming x", resp.StatusCode, body)
+	if resp.StatusCode != 400 || !strings.HasPrefix(string(body), `{"error":"x: required"`) {
+		t.Fatalf("got %d %s, want a 400 naming x", resp.StatusCode, body)
+	}
+	// After progress, in band.
+	resp, body = do(t, "POST", r.url+"/tools/hold-fail", `{}`, "Accept", "application/x-ndjson")
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `{"event":"error","error":"it broke"`) {
+		t.Fatalf("got %d %s, want an in-band error line", resp.StatusCode, body)
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 const maxQueued = 4096
 
 // stream writes NDJSON lines from a goroutine of its own, each flushed at
-// once.
+// once. It starts (status 200 and the stream headers) with its first
+// line, so an error before any progress is still answered with its own
+// status (a 422 for a member that fails a check, a 400 for a rejected flow).
 type stream struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
@@ -24,18 +26,29 @@ type stream struct {
 	dropped int
 	wake    chan struct{}
 	done    chan struct{}
+	started bool
 }
 
-func startStream(w http.ResponseWriter) *stream {
-	h := w.Header()
+func newStream(w http.ResponseWriter) *stream {
+	return &stream{w: w, rc: http.NewResponseController(w), wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// begin writes the headers and starts the writer; st.mu is held.
+func (st *stream) begin() {
+	h := st.w.Header()
 	h.Set("Content-Type", "application/x-ndjson")
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	st := &stream{w: w, rc: http.NewResponseController(w), wake: make(chan struct{}, 1), done: make(chan struct{})}
-	_ = st.rc.Flush()
+	st.w.WriteHeader(http.StatusOK)
+	st.started = true
 	go st.loop()
-	return st
+}
+
+// hasStarted reports whether any line was sent.
+func (st *stream) hasStarted() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.started
 }
 
 func (st *stream) send(v any) {
@@ -47,6 +60,9 @@ func (st *stream) send(v any) {
 		buf.WriteString(`{"event":"error","error":"encode stream line failed"}` + "\n")
 	}
 	st.mu.Lock()
+	if !st.started {
+		st.begin()
+	}
 	if len(st.queue) >= maxQueued {
 		st.queue = st.queue[1:]
 		st.dropped++
@@ -101,7 +117,11 @@ func (st *stream) drain() {
 func (st *stream) close() {
 	st.mu.Lock()
 	st.final = true
+	started := st.started
 	st.mu.Unlock()
+	if !started {
+		return
+	}
 	select {
 	case st.wake <- struct{}{}:
 	default:

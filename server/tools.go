@@ -74,12 +74,17 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"data": res})
 		return
 	}
-	st := startStream(w)
+	st := newStream(w)
 	defer st.close()
 	opts.Progress = func(v any) { st.send(map[string]any{"event": "progress", "data": v}) }
 	res, err := s.cfg.Tools.Invoke(r.Context(), name, body, opts)
 	if err != nil {
 		te := s.toolError(name, err)
+		if !st.hasStarted() {
+			// Nothing was streamed yet: answer with the error's own status.
+			writeError(w, te)
+			return
+		}
 		st.send(struct {
 			Event string `json:"event"`
 			errorBody

@@ -61,7 +61,7 @@ func newApp(o appOptions) (*app, error) {
 	a.pool = pool
 	dt := &devicetool.Tools{Pool: pool, PoolErr: poolErr, Artifacts: a.artifacts}
 	dt.Register(a.tools)
-	registerMoreTools(a)
+	registerMoreTools(a, poolErr)
 	return a, nil
 }
 

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// renderer prints a run's progress: one line per step for people, or
+// JSON objects on stderr with --json.
+type renderer struct {
+	stdout, stderr io.Writer
+	asJSON         bool
+	n              int
+}
+
+func newRenderer(stdout, stderr io.Writer, asJSON bool) *renderer {
+	return &renderer{stdout: stdout, stderr: stderr, asJSON: asJSON}
+}
+
+func (r *renderer) json(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(r.stderr, "%s\n", b)
+}
+
+func (r *renderer) note(msg string) {
+	if r.asJSON {
+		r.json(map[string]any{"event": "warning", "message": msg})
+		return
+	}
+	fmt.Fprintln(r.stderr, "note: "+msg)
+}
+
+func (r *renderer) start(name, device string) {
+	r.n = 0
+	if r.asJSON {
+		r.json(map[string]any{"event": "start", "flow": name, "device": device})
+		return
+	}
+	fmt.Fprintf(r.stdout, "Flow %q on %s\n", name, device)
+}
+
+var glyphs = map[string]string{flow.StatusPass: "✓", flow.StatusFail: "✗", flow.StatusError: "✗", flow.StatusSkip: "·"}
+
+func (r *renderer) progress(s flow.StepReport) {
+	if r.asJSON {
+		r.json(map[string]any{"event": "progress", "data": s})
+		return
+	}
+	indent := strings.Repeat("  ", s.Depth)
+	if s.Kind == string(flow.KindEcho) {
+		line := fmt.Sprintf("  %s› %s", indent, s.Message)
+		if s.Status == flow.StatusSkip {
+			line = fmt.Sprintf("  %s· › %s", indent, s.Message)
+		}
+		fmt.Fprintln(r.stdout, line)
+		return
+	}
+	r.n++
+	g := glyphs[s.Status]
+	if s.Status == flow.StatusPass && s.Warning != "" {
+		g = "⚠"
+	}
+	line := fmt.Sprintf("  %s %2d %s%s", g, r.n, indent, s.Kind)
+	if s.Tool != "" {
+		line += " " + s.Tool
+	}
+	if s.Target != "" {
+		line += " " + s.Target
+	}
+	if s.Status != flow.StatusSkip {
+		line += fmt.Sprintf(" (%s)", seconds(s.DurationMs))
+	}
+	if s.Reason != "" {
+		line += " — " + s.Reason
+	}
+	fmt.Fprintln(r.stdout, line)
+	if s.Warning != "" {
+		fmt.Fprintf(r.stdout, "       ⚠ %s\n", s.Warning)
+	}
+	for _, role := range []string{"baseline", "current", "diff"} {
+		if p, ok := s.Artifacts[role].(string); ok {
+			fmt.Fprintf(r.stdout, "       %s: %s\n", role, p)
+		}
+	}
+}
+
+func summary(rep *flow.Report) string {
+	verdict := "PASS"
+	if !rep.OK {
+		verdict = "FAIL"
+	}
+	s := fmt.Sprintf("%s %s — %d passed, %d failed, %d errored, %d skipped", verdict, rep.Flow, rep.Passed, rep.Failed, rep.Errored, rep.Skipped)
+	if rep.OK && rep.Passed+rep.Failed+rep.Errored+rep.Skipped == 0 {
+		s += " (no test steps)"
+	}
+	return s + fmt.Sprintf(" (%s)", seconds(rep.DurationMs))
+}
+
+func (r *renderer) finished(rep *flow.Report) {
+	if r.asJSON {
+		return
+	}
+	fmt.Fprintln(r.stdout, summary(rep))
+	fmt.Fprintln(r.stdout)
+}
+
+func (r *renderer) rejected(name string, err error) {
+	if r.asJSON {
+		r.json(map[string]any{"event": "error", "flow": name, "error": err.Error()})
+		return
+	}
+	fmt.Fprintf(r.stdout, "Flow %q\n  ✗ not run (invalid flow)\n", name)
+	fmt.Fprintf(r.stderr, "%s\n\n", err)
+}
+
+func (r *renderer) total(reps []*flow.Report) {
+	passed := 0
+	for _, rep := range reps {
+		if rep.OK {
+			passed++
+		}
+	}
+	fmt.Fprintf(r.stdout, "%d flows: %d passed, %d failed\n", len(reps), passed, len(reps)-passed)
+}

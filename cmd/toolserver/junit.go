@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// writeJUnit writes the reports as JUnit XML: a suite per flow, a case
+// per step (echo lines aside), atomically.
+func writeJUnit(path string, reps []*flow.Report) error {
+	var doc junitSuites
+	for _, rep := range reps {
+		s := junitSuite{Name: rep.Flow, Failures: rep.Failed, Errors: rep.Errored, Skipped: rep.Skipped, Time: fmt.Sprintf("%.3f", rep.DurationMs/1000)}
+		for _, w := range rep.Warnings {
+			s.Cases = append(s.Cases, junitCase{Name: "flow", Classname: rep.Flow, Time: "0", Error: &junitProblem{Message: firstLine(w), Text: w}})
+		}
+		n := 0
+		for _, st := range rep.Steps {
+			if st.Kind == string(flow.KindEcho) {
+				continue
+			}
+			n++
+			name := fmt.Sprintf("%d %s", n, st.Kind)
+			if st.Target != "" {
+				name += " " + st.Target
+			}
+			c := junitCase{Name: strings.TrimSpace(name), Classname: rep.Flow + "." + st.Flow, Time: fmt.Sprintf("%.3f", st.DurationMs/1000)}
+			p := &junitProblem{Message: st.Reason, Text: st.Reason}
+			switch st.Status {
+			case flow.StatusFail:
+				c.Failure = p
+			case flow.StatusError:
+				c.Error = p
+			case flow.StatusSkip:
+				c.Skipped = p
+			}
+			s.Cases = append(s.Cases, c)
+		}
+		s.Tests = len(s.Cases)
+		doc.Suites = append(doc.Suites, s)
+	}
+	b, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return snapshot.WriteFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+}

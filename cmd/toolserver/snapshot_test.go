@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+// vector returns the path of a reference image of testdata/vectors.
+func vector(name string) string {
+	return filepath.Join("..", "..", "testdata", "vectors", "images", filepath.FromSlash(name))
+}
+
+// snapshotDiff runs `toolserver snapshot diff args...` in process and
+// returns the exit code and both outputs.
+func snapshotDiff(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := runSnapshot(context.Background(), append([]string{"diff"}, args...), &out, &errOut)
+	code = report(&errOut, err)
+	return code, out.String(), errOut.String()
+}
+
+func TestSnapshotDiffJSON(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		pixels   int
+		identity bool
+	}{
+		{"identical", []string{vector("390x844/identical-a.png"), vector("390x844/identical-b.png"), "--json"}, exitOK, 0, true},
+		{"small", []string{"--json", vector("390x844/small-a.png"), vector("390x844/small-b.png")}, exitFailed, 169, false},
+		{"threshold 0 after the files", []string{vector("390x844/small-a.png"), vector("390x844/small-b.png"), "--threshold", "0", "--json"}, exitFailed, 229, false},
+		{"include-aa between the files", []string{vector("1280x800/aa-a.png"), "--include-aa", vector("1280x800/aa-b.png"), "--json"}, exitFailed, 2511, false},
+		{"aa", []string{"--json", "--", vector("1280x800/aa-a.png"), vector("1280x800/aa-b.png")}, exitFailed, 104, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := snapshotDiff(t, c.args...)
+			if code != c.code {
+				t.Fatalf("got exit %d, want %d (stderr %q)", code, c.code, stderr)
+			}
+			if stderr != "" {
+				t.Errorf("got stderr %q, want none", stderr)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("stdout %q: %v", stdout, err)
+			}
+			for _, k := range []string{"width", "height", "mismatchPixels", "mismatchPercent", "durationMs", "identical", "regions"} {
+				if _, ok := got[k]; !ok {
+					t.Errorf("JSON lacks %q: %s", k, stdout)
+				}
+			}
+			if got["mismatchPixels"] != float64(c.pixels) || got["identical"] != c.identity {
+				t.Errorf("got mismatchPixels %v identical %v, want %d %v", got["mismatchPixels"], got["identical"], c.pixels, c.identity)
+			}
+			if d, _ := got["durationMs"].(float64); d <= 0 {
+				t.Errorf("got durationMs %v, want > 0", got["durationMs"])
+			}
+			if regions, _ := got["regions"].([]any); (c.pixels > 0) != (len(regions) > 0) {
+				t.Errorf("got regions %v for %d changed pixels", got["regions"], c.pixels)
+			}
+		})
+	}
+}
+
+func TestSnapshotDiffHuman(t *testing.T) {
+	code, stdout, _ := snapshotDiff(t, vector("390x844/identical-a.png"), vector("390x844/identical-b.png"))
+	if code != exitOK || stdout != "390x844: identical\n" {
+		t.Fatalf("got exit %d, %q, want 0, \"390x844: identical\"", code, stdout)
+	}
+	code, stdout, _ = snapshotDiff(t, vector("1280x800/small-a.png"), vector("1280x800/small-b.png"))
+	if code != exitFailed || !strings.HasPrefix(stdout, "1280x800: 397 pixels differ (0.0388%) in 1 region; largest at ") {
+		t.Fatalf("got exit %d, %q, want 1 and the summary", code, stdout)
+	}
+}
+
+func TestSnapshotDiffImage(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "diff.png")
+	code, stdout, stderr := snapshotDiff(t, vector("390x844/small-a.png"), vector("390x844/small-b.png"), "--diff", out)
+	if code != exitFailed || !strings.HasSuffix(stdout, "; diff written to "+out+"\n") {
+		t.Fatalf("got exit %d, %q, %q", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := snapshot.Decode(out, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := 0
+	for i := 0; i < len(img.Pix); i += 4 {
+		if img.Pix[i] == 255 && img.Pix[i+1] == 0 && img.Pix[i+2] == 0 {
+			red++
+		}
+	}
+	if img.Width != 390 || img.Height != 844 || red != 169 {
+		t.Fatalf("diff image %dx%d with %d red pixels, want 390x844 with 169", img.Width, img.Height, red)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("the output directory holds %d entries, want only diff.png", len(entries))
+	}
+}
+
+func TestSnapshotDiffErrors(t *testing.T) {
+	dir := t.TempDir()
+	notPNG := filepath.Join(dir, "page.png")
+	if err := os.WriteFile(notPNG, []byte("<html>404</html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := vector("390x844/small-a.png")
+	cases := []struct {
+		name  string
+		args  []string
+		code  int
+		wants []string // parts of stderr
+	}{
+		{"size mismatch", []string{vector("390x844/dims-a.png"), vector("390x844/dims-b.png")}, exitInfra, []string{"390x844", "390x940", "dims-a.png", "dims-b.png"}},
+		{"missing file", []string{good, filepath.Join(dir, "nope.png")}, exitInfra, []string{"nope.png"}},
+		{"not a PNG", []string{notPNG, good, "--json"}, exitInfra, []string{"page.png", "not a PNG file"}},
+		{"one file", []string{good}, exitUsage, []string{"want two PNG files"}},
+		{"three files", []string{good, good, good}, exitUsage, []string{"want two PNG files"}},
+		{"bad flag", []string{good, good, "--fast"}, exitUsage, []string{"-fast"}},
+		{"bad threshold", []string{good, good, "--threshold", "2"}, exitUsage, []string{"--threshold 2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := snapshotDiff(t, c.args...)
+			if code != c.code {
+				t.Fatalf("got exit %d, want %d (stderr %q)", code, c.code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("got stdout %q, want none", stdout)
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+
+	var out, errOut bytes.Buffer
+	if code := report(&errOut, runSnapshot(context.Background(), []string{"compare", "a", "b"}, &out, &errOut)); code != exitUsage || !strings.Contains(errOut.String(), "snapshot diff") {
+		t.Errorf("unknown subcommand: got exit %d, %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := report(&errOut, runSnapshot(context.Background(), []string{"diff", "-h"}, &out, &errOut)); code != exitOK || !strings.Contains(errOut.String(), "--include-aa") && !strings.Contains(errOut.String(), "-include-aa") {
+		t.Errorf("-h: got exit %d, %q", code, errOut.String())
+	}
+}

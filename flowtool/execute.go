@@ -1,0 +1,166 @@
+package flowtool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/tool"
+)
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// runSource is where one call's flow and its files come from.
+type runSource struct {
+	name   string
+	entry  flow.Entry
+	source flow.Source
+	linked bool
+	tools  flow.ToolCaller
+	// check runs on the parsed flow before the prerequisite handshake:
+	// pre-validation of a linked run, the older-client refusals.
+	check  func(*flow.Flow) error
+	writes func() []any
+}
+
+// callSource decides how a call's flow is read: from the members a linked
+// client sent; from the bytes alone when a client that sends no members
+// is on another machine; else from this machine's disk.
+func (t *Tools) callSource(call *tool.Call) (runSource, error) {
+	name, _ := tool.Decode[struct {
+		Name string `json:"name"`
+	}](call)
+	lc, _ := call.Values[linkedKey].(*linkedCall)
+	switch {
+	case lc != nil && lc.members != nil:
+		entry, err := linkedEntry(lc, name.Name)
+		if err != nil {
+			return runSource{}, err
+		}
+		src := link.NewSource(lc.members)
+		return runSource{
+			name: entry.Name, entry: entry, source: src, linked: true,
+			tools:  t.linkedCaller(src, t.TempDir),
+			check:  func(fl *flow.Flow) error { return link.Prevalidate(fl, entry.File, src, t.toolInfo) },
+			writes: src.BaselineWrites,
+		}, nil
+	case lc != nil && lc.in.Content != nil && !hostCopy(lc.in):
+		entry, err := linkedEntry(lc, name.Name)
+		if err != nil {
+			return runSource{}, err
+		}
+		src := link.NewSource(nil)
+		return runSource{
+			name: entry.Name, entry: entry, source: src, linked: true,
+			tools: t.linkedCaller(src, t.TempDir),
+			check: func(fl *flow.Flow) error { return link.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
+		}, nil
+	}
+	src, err := resolveSource(call)
+	if err != nil {
+		return runSource{}, err
+	}
+	return runSource{name: src.name, entry: src.entry, source: flow.Disk{}}, nil
+}
+
+// PrerequisiteNotice is what flow-execute answers, without running, for a
+// flow with an execution prerequisite the call did not acknowledge.
+const PrerequisiteNotice = "This flow has an execution prerequisite that must be fulfilled before it can run. Verify the prerequisite is met and call flow-execute again with prerequisiteAcknowledged set to true."
+
+func (t *Tools) execute() *tool.Tool {
+	props := flowSourceProps()
+	props["device"] = tool.String("Device id, e.g. chromium-cdp-1280x800. Default: the single booted device, else chromium-cdp-1280x800.")
+	props["platform"] = tool.Enum("Platform of the run; only chromium runs here.", "ios", "android", "chromium", "vega")
+	props["updateBaselines"] = tool.Bool("Adopt the current screens as the snapshot baselines instead of comparing.")
+	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
+	return &tool.Tool{
+		Name:        "flow-execute",
+		Description: "Run a saved flow (.argent/flows/<name>.yaml) on a Chromium device and return its report: each step's status, reasons, snapshot comparisons. Streams one progress event per finished step.",
+		InputSchema: tool.Object(props, "project_root"),
+		FileInputs:  flowFileInputs(),
+		LongRunning: true,
+		Prepare:     t.prepareLinked,
+		Run:         t.runExecute,
+	}
+}
+
+func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
+	a, err := tool.Decode[struct {
+		Device                   string `json:"device"`
+		Platform                 string `json:"platform"`
+		UpdateBaselines          bool   `json:"updateBaselines"`
+		PrerequisiteAcknowledged bool   `json:"prerequisiteAcknowledged"`
+	}](call)
+	if err != nil {
+		return nil, err
+	}
+	if a.Platform != "" && a.Platform != "chromium" {
+		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + a.Platform + ")"}
+	}
+	src, err := t.callSource(call)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := flow.Prepare(src.entry)
+	if err != nil {
+		return nil, prepareError(err)
+	}
+	if src.check != nil {
+		if err := src.check(fl); err != nil {
+			return nil, err
+		}
+	}
+	if fl.ExecutionPrerequisite != "" && !a.PrerequisiteAcknowledged {
+		return map[string]any{"flow": src.name, "notice": PrerequisiteNotice, "executionPrerequisite": fl.ExecutionPrerequisite}, nil
+	}
+	opts := flow.Options{
+		Source:          src.source,
+		Tools:           src.tools,
+		Linked:          src.linked,
+		UpdateBaselines: a.UpdateBaselines,
+		Progress:        func(s flow.StepReport) { call.Progress(s) },
+	}
+	if opts.Tools == nil {
+		opts.Tools = t.caller()
+	}
+	if t.Artifacts != nil {
+		opts.Artifacts = artifactSink{t.Artifacts}
+	}
+	if needsDevice(fl) || a.Device != "" {
+		dev, err := t.resolveDevice(ctx, a.Device)
+		if err != nil {
+			return nil, err
+		}
+		opts.Device = dev
+	}
+	rep, err := flow.Execute(ctx, opts, src.entry)
+	if err != nil {
+		return nil, prepareError(err)
+	}
+	if src.writes != nil {
+		rep.BaselineWrites = src.writes()
+	}
+	return rep, nil
+}
+
+func (t *Tools) readPrerequisite() *tool.Tool {
+	return &tool.Tool{
+		Name:        "flow-read-prerequisite",
+		Description: "Read a saved flow's executionPrerequisite (the state its first step assumes) without running it.",
+		InputSchema: tool.Object(flowSourceProps(), "project_root"),
+		FileInputs:  flowFileInputs(),
+		Prepare:     t.prepareLinked,
+		Run: func(ctx context.Context, call *tool.Call) (any, error) {
+			src, err := t.callSource(call)
+			if err != nil {
+				return nil, err
+			}
+			fl, err := flow.Prepare(src.entry)
+			if err != nil {
+				return nil, prepareError(err)
+			}
+			return map[string]any{"flow": src.name, "executionPrerequisite": fl.ExecutionPrerequisite}, nil
+		},
+	}
+}

@@ -1,0 +1,209 @@
+// Package flowtool owns the flow tools of the server: flow-execute and
+// flow-read-prerequisite, which run and inspect flows through the flow
+// runner on a device of the pool, and the recorder tools that write flows
+// step by step.
+package flowtool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flowdevice"
+	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// DefaultDevice is the device a flow runs on when the call names none and
+// no single device is booted.
+const DefaultDevice = "chromium-cdp-1280x800"
+
+// Tools is the flow tool set.
+type Tools struct {
+	Pool      *cdp.Pool
+	PoolErr   error
+	Artifacts *artifact.Store
+	// Registry is where tool: steps find their tools.
+	Registry *tool.Registry
+	// Recorder holds the recordings in progress.
+	Recorder *Recorder
+	// Uploads is where members sent through POST /upload are taken from.
+	Uploads link.Uploads
+	// TempDir holds the temp files of tool file arguments of linked runs.
+	TempDir string
+}
+
+// Register adds the flow tools to r.
+func (t *Tools) Register(r *tool.Registry) {
+	if t.Registry == nil {
+		t.Registry = r
+	}
+	if t.Recorder == nil {
+		t.Recorder = NewRecorder()
+	}
+	r.Add(t.execute())
+	r.Add(t.readPrerequisite())
+	for _, tl := range t.recorderTools() {
+		r.Add(tl)
+	}
+}
+
+// flowFileInputs are flow-execute's file inputs exactly as the link seed
+// lists them ("collect in GET /tools").
+func flowFileInputs() []tool.FileInput {
+	return []tool.FileInput{
+		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},
+		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path", Collect: "flow"},
+	}
+}
+
+func flowSourceProps() map[string]*tool.Schema {
+	return map[string]*tool.Schema{
+		"name":         tool.String("The flow's name: runs <project_root>/.argent/flows/<name>.yaml. Letters, digits, _ and -."),
+		"project_root": tool.String("Absolute path of the project holding .argent/flows."),
+		"flow_path":    tool.String("Absolute path of a flow file (instead of name)."),
+		"flow_file":    tool.String("Internal: the flow file the client derives from project_root and name; leave it unset."),
+	}
+}
+
+// source is where a call's flow comes from.
+type source struct {
+	name  string
+	entry flow.Entry
+}
+
+// resolveSource finds the flow a call names: exactly one of name (with
+// project_root) or flow_path.
+func resolveSource(call *tool.Call) (source, error) {
+	a, err := tool.Decode[struct {
+		Name        string `json:"name"`
+		ProjectRoot string `json:"project_root"`
+		FlowPath    string `json:"flow_path"`
+	}](call)
+	if err != nil {
+		return source{}, err
+	}
+	invalid := func(code, field, format string, v ...any) error {
+		return &tool.Error{Kind: tool.KindValidation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+	}
+	if (a.Name == "") == (a.FlowPath == "") {
+		return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Pass exactly one flow source: name or flow_path.")
+	}
+	disk := flow.Disk{}
+	if a.FlowPath != "" {
+		p := a.FlowPath
+		if f, ok := call.Files["flow_path"]; ok {
+			p = f.Path
+		}
+		if !filepath.IsAbs(p) {
+			return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Invalid flow_path %q: flow paths must be absolute — a relative path is resolved against the tool server's working directory, not the caller's. Pass the absolute path to the flow's YAML.", p)
+		}
+		if !strings.HasSuffix(p, ".yaml") {
+			return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Invalid flow_path %q: flow files must use the .yaml extension.", p)
+		}
+		f, err := disk.OpenFile(p)
+		if err != nil {
+			return source{}, err
+		}
+		stem := strings.TrimSuffix(filepath.Base(p), ".yaml")
+		return source{name: stem, entry: flow.Entry{File: f, Name: stem, StemFallback: stem}}, nil
+	}
+	if !flow.ValidName(a.Name) {
+		return source{}, invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", a.Name)
+	}
+	if !filepath.IsAbs(a.ProjectRoot) {
+		return source{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", a.ProjectRoot)
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(a.ProjectRoot), "/") {
+		if seg == ".." {
+			return source{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", a.ProjectRoot)
+		}
+	}
+	f, err := disk.Open(filepath.Join(a.ProjectRoot, ".argent", "flows"), a.Name+".yaml")
+	if err != nil {
+		return source{}, err
+	}
+	return source{name: a.Name, entry: flow.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
+}
+
+// prepareError maps a flow rejected before its first step to a tool error.
+func prepareError(err error) error {
+	var nameErr *flow.NameError
+	var openErr *flow.OpenError
+	switch {
+	case errors.Is(err, flow.ErrInvalid):
+		return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Message: err.Error(), Err: err}
+	case errors.As(err, &nameErr):
+		return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_NAME_INVALID", Message: err.Error(), Err: err}
+	case errors.As(err, &openErr):
+		return &tool.Error{Kind: tool.KindNotFound, Code: "FLOW_NOT_FOUND", Message: err.Error(), Err: err}
+	}
+	return err
+}
+
+// needsDevice tells whether any step of the flow acts on a device; an
+// echo- or wait-only flow runs without one.
+func needsDevice(f *flow.Flow) bool {
+	for s := range f.All() {
+		switch s.Kind() {
+		case flow.KindEcho, flow.KindWait, flow.KindScript:
+		case flow.KindTool:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// resolveDevice picks the run's device: the one named, else the single
+// booted one, else DefaultDevice; several booted ones need a name.
+func (t *Tools) resolveDevice(ctx context.Context, id string) (flow.Device, error) {
+	if t.Pool == nil {
+		return nil, devicetool.DeviceError(t.PoolErr)
+	}
+	if id == "" {
+		booted := t.Pool.List()
+		switch len(booted) {
+		case 0:
+			id = DefaultDevice
+		case 1:
+			id = booted[0].ID
+		default:
+			ids := make([]string, len(booted))
+			for i, b := range booted {
+				ids[i] = b.ID
+			}
+			return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_DEVICE_RESOLUTION", Field: "device",
+				Message: fmt.Sprintf("%d booted devices matched — pass device to disambiguate. Available devices: %s.", len(booted), strings.Join(ids, ", "))}
+		}
+	}
+	d, err := t.Pool.Device(ctx, id)
+	if err != nil {
+		return nil, devicetool.DeviceError(err)
+	}
+	return flowdevice.Device{D: d}, nil
+}
+
+// caller lets tool: steps call the registry's tools.
+func (t *Tools) caller() flow.ToolCaller {
+	return func(ctx context.Context, name string, args map[string]any) (any, error) {
+		b, err := jsonMarshal(args)
+		if err != nil {
+			return nil, err
+		}
+		return t.Registry.Invoke(ctx, name, b, tool.Options{})
+	}
+}
+
+// artifactSink stores a run's artifacts in the server's artifact store.
+type artifactSink struct{ s *artifact.Store }
+
+func (a artifactSink) Put(fl, name, mime string, data []byte) (any, error) {
+	return a.s.Put(fl+"-"+name, mime, data)
+}

@@ -1,0 +1,150 @@
+package flowtool
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// linkedCall is what the Prepare hook of flow-execute found in the flow
+// file input: the input object, and the members when the client sent them.
+type linkedCall struct {
+	target  string
+	in      link.FlowInput
+	members *link.Members // nil when the client sent no members field
+}
+
+const linkedKey = "link"
+
+// prepareLinked reads a flow input's members before the arguments are
+// checked (link seed, "What the tool-server does with the members").
+func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
+	for _, target := range []string{"flow_path", "flow_file"} {
+		raw, ok := call.Args[target]
+		if !ok {
+			continue
+		}
+		in, withMembers, ok := link.ParseInput(raw)
+		if !ok {
+			continue
+		}
+		lc := &linkedCall{target: target, in: in}
+		if withMembers {
+			m, err := link.Receive(ctx, in.Members, t.Uploads)
+			if err != nil {
+				return err
+			}
+			lc.members = m
+		}
+		call.Values[linkedKey] = lc
+		return nil
+	}
+	return nil
+}
+
+// hostCopy reports whether the client's flow file is this machine's file
+// (same path, size and mtime): a co-located client, run from disk.
+func hostCopy(in link.FlowInput) bool {
+	if in.Size == nil || in.MtimeMs == nil || !filepath.IsAbs(in.Path) {
+		return false
+	}
+	st, err := os.Stat(in.Path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	return st.Size() == *in.Size && int64(*in.MtimeMs+0.5) == (st.ModTime().UnixNano()+500_000)/1_000_000
+}
+
+// linkedEntry builds the entry of a linked run from the flow input: its
+// bytes, canonical and spelling as the client sent them.
+func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
+	in := lc.in
+	canonical := in.Canonical
+	if canonical == "" {
+		canonical = in.Path
+	}
+	sp := flow.Spelling{State: flow.SpellListed}
+	if in.Spelling != nil {
+		sp = *in.Spelling
+	}
+	f := &flow.File{Path: in.Path, Canonical: canonical, Spelling: sp}
+	if in.Content == nil {
+		f.Err = &flow.OpenError{Path: canonical, Err: os.ErrNotExist}
+	} else {
+		b, err := base64.StdEncoding.DecodeString(*in.Content)
+		if err != nil {
+			return flow.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Status: 422, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+		}
+		f.Data = b
+	}
+	stem := strings.TrimSuffix(path.Base(filepath.ToSlash(in.Path)), ".yaml")
+	if name == "" {
+		name = stem
+	}
+	return flow.Entry{File: f, Name: name, StemFallback: stem}, nil
+}
+
+// toolInfo tells pre-validation what the server's tools declare.
+func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
+	tl, ok := t.Registry.Get(name)
+	if !ok {
+		return nil, false
+	}
+	return tl.FileInputs, true
+}
+
+// linkedCaller calls tools for a linked run: each file argument is looked
+// up by the path as written (a baseline written earlier in the call, then
+// the members) and handed to the tool as a temp file.
+func (t *Tools) linkedCaller(src *link.Source, tmp string) flow.ToolCaller {
+	return func(ctx context.Context, name string, args map[string]any) (any, error) {
+		inputs, _ := t.toolInfo(name)
+		var cleanup []string
+		defer func() {
+			for _, d := range cleanup {
+				os.RemoveAll(d)
+			}
+		}()
+		for _, in := range inputs {
+			if in.Kind != "file" || in.Path != "${"+in.Target+"}" {
+				continue
+			}
+			p, ok := args[in.Target].(string)
+			if !ok {
+				continue
+			}
+			data, err := src.ToolFile(p, in.Target, name)
+			if err != nil {
+				var refused *flow.RefusedError
+				if errors.As(err, &refused) {
+					return nil, refused
+				}
+				return nil, err
+			}
+			dir, err := os.MkdirTemp(tmp, "toolserver-member-")
+			if err != nil {
+				return nil, err
+			}
+			cleanup = append(cleanup, dir)
+			local := filepath.Join(dir, path.Base(filepath.ToSlash(p)))
+			if err := os.WriteFile(local, data, 0o600); err != nil {
+				return nil, err
+			}
+			args[in.Target] = local
+		}
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		return t.Registry.Invoke(ctx, name, b, tool.Options{})
+	}
+}

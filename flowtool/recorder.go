@@ -1,0 +1,738 @@
+package flowtool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/snapshot"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// MaxRecordings bounds the recordings a server keeps at once (Argent's LRU
+// cap); starting one more evicts the least recently used.
+const MaxRecordings = 32
+
+// The recorder tools, by name.
+const (
+	toolStartRecording  = "flow-start-recording"
+	toolAddStep         = "flow-add-step"
+	toolAddEcho         = "flow-add-echo"
+	toolAddScript       = "flow-add-script"
+	toolFinishRecording = "flow-finish-recording"
+)
+
+// recorderTool reports whether name is one of the recorder's own tools; a
+// recorded step never calls them (a replay over a link rejects "a tool:
+// step that records a flow", and a live call would wait on its own lock).
+func recorderTool(name string) bool {
+	switch name {
+	case toolStartRecording, toolAddStep, toolAddEcho, toolAddScript, toolFinishRecording:
+		return true
+	}
+	return false
+}
+
+// Recorder holds the recordings in progress, one per flow file, keyed by
+// the real path of <project_root>/.argent/flows/<name>.yaml so that two
+// spellings of one project share one recording (Argent's session map).
+type Recorder struct {
+	mu    sync.Mutex
+	slots map[string]*slot
+	clock uint64 // ticks on every use, for the LRU order
+}
+
+// NewRecorder returns a recorder with no recordings.
+func NewRecorder() *Recorder { return &Recorder{slots: map[string]*slot{}} }
+
+// slot is the place of one flow file in the recorder. Its lock serializes
+// start, the appends and finish of that file; a call does its work only
+// while it holds the lock of the slot that is still current for its key,
+// so a restart, a finish or an eviction that came first is always seen.
+type slot struct {
+	key  string
+	lock chan struct{} // a one-token mutex that a waiting call can give up on
+	// rec is the recording; nil before the first start succeeds and after
+	// finish. Guarded by lock.
+	rec *recording
+	// used is the LRU stamp, info what the "Active recordings" list of
+	// FLOW_NO_ACTIVE_RECORDING shows; both guarded by Recorder.mu.
+	used uint64
+	info recInfo
+}
+
+// recInfo is what the recorder's bookkeeping needs without the slot lock.
+type recInfo struct {
+	name, rootKey string
+}
+
+// recording is one take in progress.
+type recording struct {
+	name string
+	// root is project_root as the call spelled it; messages and the
+	// client's file path use it.
+	root string
+	// file is the flow file the results name: the absolute path on this
+	// machine in host mode, <root>/.argent/flows/<name>.yaml as the client
+	// spells it in client mode.
+	file string
+	// client is true when the file lives on the client: the recording was
+	// started over a link (x-argent-linked) or its project_root does not
+	// exist here. The take then lives in memory and each result carries a
+	// client-file directive (savedTo).
+	client bool
+	// flow is the take as last saved. In host mode the file is re-read
+	// before each change, so a hand edit mid-recording counts.
+	flow *flow.Flow
+}
+
+// acquire takes the slot's lock, or gives up when ctx ends.
+func (s *slot) acquire(ctx context.Context) error {
+	select {
+	case s.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *slot) release() { <-s.lock }
+
+// current reports whether s is still the slot of its key (not finished
+// away or evicted), and stamps it as used.
+func (r *Recorder) current(s *slot) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.slots[s.key] != s {
+		return false
+	}
+	r.clock++
+	s.used = r.clock
+	return true
+}
+
+// slotFor returns the slot of key, creating it when create is set.
+func (r *Recorder) slotFor(key string, create bool) *slot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.slots[key]
+	if s == nil && create {
+		s = &slot{key: key, lock: make(chan struct{}, 1)}
+		r.slots[key] = s
+	}
+	return s
+}
+
+// publish records rec's identity for the bookkeeping and evicts the least
+// recently used recordings beyond MaxRecordings.
+func (r *Recorder) publish(s *slot, rec *recording, rootKey string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s.info = recInfo{name: rec.name, rootKey: rootKey}
+	r.clock++
+	s.used = r.clock
+	for len(r.slots) > MaxRecordings {
+		var lru *slot
+		for _, o := range r.slots {
+			// A slot without a name is a start still under way: it is
+			// about to be the most recent, not the least.
+			if o != s && o.info.name != "" && (lru == nil || o.used < lru.used) {
+				lru = o
+			}
+		}
+		if lru == nil {
+			return
+		}
+		delete(r.slots, lru.key)
+	}
+}
+
+// drop removes s from the recorder if it is still current.
+func (r *Recorder) drop(s *slot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.slots[s.key] == s {
+		delete(r.slots, s.key)
+	}
+}
+
+// active returns the names recorded in the project rootKey, sorted, and
+// how many recordings are in other projects.
+func (r *Recorder) active(rootKey string) (names []string, others int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.slots {
+		switch {
+		case s.info.name == "":
+			// a start in progress
+		case s.info.rootKey == rootKey:
+			names = append(names, s.info.name)
+		default:
+			others++
+		}
+	}
+	slices.Sort(names)
+	return names, others
+}
+
+// target is the flow file a recorder call names.
+type target struct {
+	name, root string
+	// hostFile is the path the file has on this machine when root is an
+	// absolute path here; clientFile the path as the client spells it.
+	hostFile, clientFile string
+	key, rootKey         string
+}
+
+// recArgs are the arguments every recorder tool takes.
+type recArgs struct {
+	Name        string `json:"name"`
+	ProjectRoot string `json:"project_root"`
+}
+
+// resolveTarget validates name and project_root with the messages of
+// flow-execute (FLOW_NAME_INVALID, FLOW_PROJECT_ROOT_INVALID) and derives
+// the flow file and its key.
+func resolveTarget(a recArgs) (target, error) {
+	invalid := func(code, field, format string, v ...any) error {
+		return &tool.Error{Kind: tool.KindValidation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+	}
+	if !flow.ValidName(a.Name) {
+		return target{}, invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", a.Name)
+	}
+	if !clientAbs(a.ProjectRoot) {
+		return target{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", a.ProjectRoot)
+	}
+	if hasDotDot(a.ProjectRoot) {
+		return target{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", a.ProjectRoot)
+	}
+	tg := target{name: a.Name, root: a.ProjectRoot}
+	// The client writes a directive only to an absolute path whose two
+	// parent segments are .argent/flows (wire reference §5.3), so the
+	// client's path is spelled with '/' whatever the root uses.
+	tg.clientFile = strings.TrimRight(a.ProjectRoot, `/\`) + "/.argent/flows/" + a.Name + ".yaml"
+	if filepath.IsAbs(a.ProjectRoot) {
+		tg.hostFile = filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")
+		tg.key = flow.RealPath(tg.hostFile)
+		tg.rootKey = flow.RealPath(a.ProjectRoot)
+	} else {
+		// A Windows client's root on a POSIX server: only ever a key.
+		tg.key, tg.rootKey = tg.clientFile, strings.TrimRight(a.ProjectRoot, `/\`)
+	}
+	return tg, nil
+}
+
+// clientAbs accepts a POSIX absolute path and a Windows drive path, since
+// project_root is the client's path and the client may be either.
+func clientAbs(p string) bool {
+	if strings.HasPrefix(p, "/") || filepath.IsAbs(p) {
+		return true
+	}
+	return len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
+}
+
+func hasDotDot(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// ctxKey marks a context that runs inside a step being recorded.
+type ctxKey struct{}
+
+// refuseNested stops a recorder tool that a step being recorded calls (a
+// nested flow with a tool: flow-add-step step): it would wait forever on
+// the lock its own caller holds.
+func refuseNested(ctx context.Context, name string) error {
+	if ctx.Value(ctxKey{}) == nil {
+		return nil
+	}
+	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+		Message: fmt.Sprintf("%s cannot run inside a step that is being recorded: a flow that records flows cannot be recorded", name)}
+}
+
+// session finds the recording a call names and takes its lock; the caller
+// must call release. It answers FLOW_NO_ACTIVE_RECORDING when there is
+// none, and the no-longer-active error when a restart, a finish or an
+// eviction came first while it waited.
+func (t *Tools) session(ctx context.Context, tool string, tg target) (*slot, *recording, error) {
+	if err := refuseNested(ctx, tool); err != nil {
+		return nil, nil, err
+	}
+	s := t.Recorder.slotFor(tg.key, false)
+	if s == nil {
+		return nil, nil, t.noRecording(tg)
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, nil, err
+	}
+	if !t.Recorder.current(s) || s.rec == nil {
+		s.release()
+		return nil, nil, t.noRecording(tg)
+	}
+	return s, s.rec, nil
+}
+
+// noRecording is Argent's FLOW_NO_ACTIVE_RECORDING.
+func (t *Tools) noRecording(tg target) error {
+	file := tg.hostFile
+	if file == "" {
+		file = tg.clientFile
+	}
+	names, others := t.Recorder.active(tg.rootKey)
+	var list string
+	if len(names) == 0 {
+		list = "none in this project"
+	} else {
+		q := make([]string, len(names))
+		for i, n := range names {
+			q[i] = fmt.Sprintf("%q", n)
+		}
+		list = strings.Join(q, ", ")
+	}
+	if others > 0 {
+		list += fmt.Sprintf(" (plus %d in other projects)", others)
+	}
+	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_NO_ACTIVE_RECORDING",
+		Message: fmt.Sprintf("No active recording for flow %q in %s. If you have not started it yet, call flow-start-recording — but note it truncates, so if %s already holds a take you want (finished, or interrupted by a restart), copy it aside or record under a fresh name instead. Active recordings: %s.", tg.name, tg.root, file, list)}
+}
+
+// load returns the take: from memory in client mode; re-read and parsed
+// from the file in host mode, so a hand edit since the last step counts.
+func (rec *recording) load() (*flow.Flow, error) {
+	if rec.client {
+		return rec.flow, nil
+	}
+	data, err := os.ReadFile(rec.file)
+	if err != nil {
+		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Err: err,
+			Message: fmt.Sprintf("Cannot read the flow file %s of the recording %q (%v). It changed outside the recorder; restore it, or call flow-start-recording to start the take over (it truncates). Nothing was added.", rec.file, rec.name, err)}
+	}
+	fl, err := flow.Parse(rec.file, data)
+	if err != nil {
+		return nil, &tool.Error{Kind: tool.KindValidation, Code: parseCode(err), Err: err,
+			Message: fmt.Sprintf("The flow file %s of the recording %q no longer parses (edited by hand?): %v. Fix it and call the tool again; nothing was added.", rec.file, rec.name, err)}
+	}
+	return fl, nil
+}
+
+// parseCode is the code of a flow the parser (or Marshal's parse-back)
+// rejects: Argent's FLOW_E2E_HAS_PREREQUISITE for a leading launch in a
+// flow with a prerequisite, FLOW_FILE_INVALID otherwise.
+func parseCode(err error) string {
+	for _, e := range flow.Errors(err) {
+		if e.Problem == flow.ProblemPrerequisite {
+			return "FLOW_E2E_HAS_PREREQUISITE"
+		}
+	}
+	return "FLOW_FILE_INVALID"
+}
+
+// withStep returns a copy of fl with step appended, numbered as the
+// parser numbers it.
+func withStep(fl *flow.Flow, step *flow.Step) *flow.Flow {
+	out := *fl
+	step.Path = flow.StepPath{len(fl.Steps) + 1}
+	out.Steps = append(slices.Clip(fl.Steps), step)
+	return &out
+}
+
+// encode marshals a take; a step the parser would refuse fails here, before
+// anything is written (Marshal parses its output back).
+func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
+	fl.Name = rec.file
+	b, err := flow.Marshal(fl)
+	if err != nil {
+		return nil, &tool.Error{Kind: tool.KindValidation, Code: parseCode(err), Err: err,
+			Message: fmt.Sprintf("The step would make %s invalid, so nothing was added: %v", rec.file, err)}
+	}
+	return b, nil
+}
+
+// save writes the take: atomically to the file in host mode, to memory in
+// client mode. It returns savedTo: the path, or the client-file directive
+// the client applies (wire reference §5.3).
+func (rec *recording) save(fl *flow.Flow, data []byte) (any, error) {
+	if !rec.client {
+		if err := snapshot.WriteFileAtomic(rec.file, data); err != nil {
+			return nil, writeFailed(fmt.Sprintf("Failed to write flow file %s", rec.file), err)
+		}
+	}
+	rec.flow = fl
+	return rec.savedTo(data), nil
+}
+
+func (rec *recording) savedTo(data []byte) any {
+	if rec.client {
+		return map[string]any{"__argentClientFile": true, "path": rec.file, "content": string(data)}
+	}
+	return rec.file
+}
+
+// writeFailed is Argent's FLOW_FILE_WRITE_FAILED: what failed, the errno
+// name, and a hint.
+func writeFailed(what string, err error) error {
+	code := "EIO"
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if n, ok := errnoNames[errno]; ok {
+			code = n
+		}
+	}
+	hint := "check that the tool-server can write there"
+	switch code {
+	case "EACCES", "EPERM":
+		hint = "the tool-server's user may not write there; fix the permissions or record under a project it can write"
+	case "EROFS":
+		hint = "the file system is read-only; mount the project writable"
+	case "ENOSPC":
+		hint = "the disk is full"
+	case "ENOTDIR", "EEXIST":
+		hint = "a file stands where a directory of the path should be"
+	}
+	return &tool.Error{Kind: tool.KindInternal, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
+		Message: fmt.Sprintf("%s (%s) — %s", what, code, hint)}
+}
+
+var errnoNames = map[syscall.Errno]string{
+	syscall.EACCES: "EACCES", syscall.EPERM: "EPERM", syscall.EROFS: "EROFS",
+	syscall.ENOSPC: "ENOSPC", syscall.ENOTDIR: "ENOTDIR", syscall.EEXIST: "EEXIST",
+	syscall.EISDIR: "EISDIR", syscall.ENOENT: "ENOENT",
+}
+
+// stepWord is Argent's "1 step" / "2 steps".
+func stepWord(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
+}
+
+func recorderProps(extra map[string]*tool.Schema) map[string]*tool.Schema {
+	p := map[string]*tool.Schema{
+		"name":         tool.String("The flow's name: the recording writes <project_root>/.argent/flows/<name>.yaml. Letters, digits, _ and -."),
+		"project_root": tool.String("Absolute path of the project (the directory that holds .argent/flows), as the calling agent sees it."),
+	}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+func (t *Tools) recorderTools() []*tool.Tool {
+	return []*tool.Tool{
+		{
+			Name:        toolStartRecording,
+			Description: "Start recording a flow: creates (or truncates) <project_root>/.argent/flows/<name>.yaml with no steps. Then call flow-add-step for each action, flow-add-echo for notes, and flow-finish-recording. A recording whose project is not on the tool-server's machine (or that is started over a link) keeps its file on the client: results carry savedTo for the client to write.",
+			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
+				"executionPrerequisite": tool.String("For a fragment: one sentence naming the state its first step assumes (a flow that starts with a launch takes none)."),
+			}), "name", "project_root"),
+			// The probe tells the client to send project_root as a file
+			// input (Argent's registry entry), path only.
+			FileInputs: []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe"}},
+			Run:        t.startRecording,
+		},
+		{
+			Name:        toolAddStep,
+			Description: "Run one tool live and, when it succeeds, append it to a recording as a step: a gesture-tap on an element becomes tap: with the element's id or text (coordinates with a warning when it has neither), open-url with fresh: true becomes launch:, flow-execute of a flow beside the recording becomes run:, anything else tool: <command> with its args.",
+			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
+				"command": tool.String("The tool to run and record, e.g. gesture-tap, keyboard, open-url, await-ui-element, flow-execute."),
+				"args":    {AnyType: []string{"string", "object"}, Description: "The tool's arguments as the JSON text of an object (an object is accepted too), e.g. {\"device\":\"chromium-cdp-1280x800\",\"x\":0.5,\"y\":0.3}."},
+				"delayMs": tool.Integer("Pause after the step on replay, in ms.", 0, 600000),
+			}), "name", "project_root", "command"),
+			// Exactly as the link seed shows: the client sends the files
+			// the recorded step makes the tool-server read as members.
+			FileInputs:  []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
+			LongRunning: true,
+			Run:         t.addStep,
+		},
+		{
+			Name:        toolAddEcho,
+			Description: "Append an echo: step (a message the report prints) to a recording.",
+			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
+				"message": tool.String("The message."),
+			}), "name", "project_root", "message"),
+			Run: t.addEcho,
+		},
+		{
+			Name:        toolAddScript,
+			Description: "Append a script: { path } step to a recording without running it: a .mjs file beside the flow file (path relative to .argent/flows, or absolute) that a local run executes with node on the tool-server's host. Refused for a recording replayed over a link, which rejects script: steps.",
+			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
+				"path":    tool.String("The script: relative to the flow file's directory (e.g. scripts/seed.mjs), or an absolute path."),
+				"timeout": tool.Integer("The script's time limit in ms (default 60000).", 1, 3600000),
+			}), "name", "project_root", "path"),
+			Run: t.addScript,
+		},
+		{
+			Name:        toolFinishRecording,
+			Description: "Finish a recording: checks that the flow file parses, returns its steps, and ends the recording.",
+			InputSchema: tool.Object(recorderProps(nil), "name", "project_root"),
+			Run:         t.finishRecording,
+		},
+	}
+}
+
+func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error) {
+	if err := refuseNested(ctx, toolStartRecording); err != nil {
+		return nil, err
+	}
+	a, err := tool.Decode[struct {
+		recArgs
+		ExecutionPrerequisite string `json:"executionPrerequisite"`
+	}](call)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := resolveTarget(a.recArgs)
+	if err != nil {
+		return nil, err
+	}
+	rec := &recording{name: tg.name, root: tg.root}
+	// Host mode when the project is on this machine and the client did not
+	// come over a link; a linked recording keeps its file on the client
+	// even when the path exists here (seed, "The x-argent-linked header").
+	if st, err := os.Stat(tg.root); tg.hostFile != "" && !call.Linked && err == nil && st.IsDir() {
+		rec.file = tg.hostFile
+	} else {
+		rec.client, rec.file = true, tg.clientFile
+	}
+	empty := &flow.Flow{ExecutionPrerequisite: strings.TrimSpace(a.ExecutionPrerequisite)}
+	data, err := rec.encode(empty)
+	if err != nil {
+		return nil, err
+	}
+	if !rec.client {
+		dir := filepath.Dir(rec.file)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, writeFailed("Failed to create the flows directory "+dir, err)
+		}
+		// The key of a file whose directories did not exist yet may
+		// change once they do (a symlinked .argent), so take it again.
+		tg.key = flow.RealPath(rec.file)
+	}
+
+	var s *slot
+	for {
+		s = t.Recorder.slotFor(tg.key, true)
+		if err := s.acquire(ctx); err != nil {
+			return nil, err
+		}
+		if t.Recorder.current(s) {
+			break
+		}
+		s.release() // finished or evicted while we waited: take the new slot
+	}
+	defer s.release()
+	prev := s.rec
+	discarded := -1
+	if prev != nil {
+		if fl, err := prev.load(); err == nil {
+			discarded = len(fl.Steps)
+		}
+	}
+	savedTo, err := rec.save(empty, data)
+	if err != nil {
+		if prev == nil {
+			t.Recorder.drop(s)
+		}
+		return nil, err
+	}
+	s.rec = rec
+	t.Recorder.publish(s, rec, tg.rootKey)
+
+	res := map[string]any{"message": fmt.Sprintf("Started recording %q flow", rec.name), "flowFile": string(data), "savedTo": savedTo}
+	if prev != nil {
+		take := "the previous take"
+		if discarded >= 0 {
+			take = fmt.Sprintf("the previous take (%s)", stepWord(discarded))
+			res["discardedSteps"] = discarded
+		}
+		reset := rec.file + " reset to an empty flow."
+		if rec.client {
+			reset = rec.file + " is reset to an empty flow once your client applies `savedTo` (a null `savedTo` means it did not)."
+		}
+		res["restarted"] = true
+		res["message"] = fmt.Sprintf("Restarted recording %q — %s was discarded and %s", rec.name, take, reset)
+	}
+	return res, nil
+}
+
+func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
+	a, err := tool.Decode[struct {
+		recArgs
+		Message string `json:"message"`
+	}](call)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := resolveTarget(a.recArgs)
+	if err != nil {
+		return nil, err
+	}
+	s, rec, err := t.session(ctx, toolAddEcho, tg)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release()
+	fl, err := rec.load()
+	if err != nil {
+		return nil, err
+	}
+	next := withStep(fl, &flow.Step{Directive: &flow.Echo{Message: a.Message}})
+	data, err := rec.encode(next)
+	if err != nil {
+		return nil, err
+	}
+	savedTo, err := rec.save(next, data)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"message": fmt.Sprintf("Echo added to %q flow", rec.name), "stepCount": len(next.Steps), "savedTo": savedTo}, nil
+}
+
+// addScript records a script: step without running it. A script: step runs
+// on the tool-server's host in a local run only, and a replay over a link
+// rejects it before its first step (seed, "What the tool-server does with
+// the members"), so a recording that keeps its file on the client, or a
+// call that came over a link, is refused (seed, "The x-argent-linked
+// header").
+func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
+	a, err := tool.Decode[struct {
+		recArgs
+		Path    string  `json:"path"`
+		Timeout float64 `json:"timeout"`
+	}](call)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := resolveTarget(a.recArgs)
+	if err != nil {
+		return nil, err
+	}
+	s, rec, err := t.session(ctx, toolAddScript, tg)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release()
+	if why := linkReason(rec, call); why != "" {
+		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+			Message: fmt.Sprintf("flow-add-script refused: %s, and a replay over a link rejects script: steps (a script runs on the tool-server's host only in a local run). No script ran and nothing was recorded; record the script's effect with flow-add-step instead.", why)}
+	}
+	fl, err := rec.load()
+	if err != nil {
+		return nil, err
+	}
+	// The runner resolves the path beside the flow file's real location.
+	dir := filepath.Dir(flow.RealPath(rec.file))
+	p := a.Path
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return nil, tool.FieldError("path", "path %q cannot be written relative to the flow file's directory %s: %v", p, dir, err)
+		}
+		p = filepath.ToSlash(rel)
+	}
+	step := &flow.Script{Path: p, Timeout: millis(a.Timeout)}
+	next := withStep(fl, &flow.Step{Directive: step})
+	data, err := rec.encode(next)
+	if err != nil {
+		return nil, err
+	}
+	abs := filepath.Join(dir, filepath.FromSlash(p))
+	if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
+		why := "it is not a regular file"
+		if errors.Is(err, fs.ErrNotExist) {
+			why = "no file is there"
+		} else if err != nil {
+			why = err.Error()
+		}
+		return nil, tool.FieldError("path", "script %s: %s (%s); a script: path is relative to the flow file's directory %s. Nothing was recorded.", p, why, abs, dir)
+	}
+	savedTo, err := rec.save(next, data)
+	if err != nil {
+		return nil, err
+	}
+	n := len(next.Steps)
+	return map[string]any{
+		"message":   fmt.Sprintf("Script added to %q flow", rec.name),
+		"stepCount": n,
+		"recorded":  fmt.Sprintf("%d. %s", n, summarize(next.Steps[n-1])),
+		"savedTo":   savedTo,
+	}, nil
+}
+
+func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, error) {
+	a, err := tool.Decode[recArgs](call)
+	if err != nil {
+		return nil, err
+	}
+	tg, err := resolveTarget(a)
+	if err != nil {
+		return nil, err
+	}
+	s, rec, err := t.session(ctx, toolFinishRecording, tg)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release()
+	// Host mode re-reads the file: every step was already written
+	// atomically, and a hand edit since then is part of the take. A file
+	// that no longer parses fails here and the recording survives, so the
+	// edit can be fixed and finish called again.
+	fl, err := rec.load()
+	if err != nil {
+		return nil, err
+	}
+	data, err := rec.encode(fl)
+	if err != nil {
+		return nil, err
+	}
+	if !rec.client {
+		// The file as it is on disk, not as re-marshalled: finishing
+		// keeps a hand edit's comments and spelling.
+		if b, err := os.ReadFile(rec.file); err == nil {
+			data = b
+		}
+	}
+	summary := make([]string, len(fl.Steps))
+	for i, st := range fl.Steps {
+		summary[i] = fmt.Sprintf("%d. %s", i+1, summarize(st))
+	}
+	s.rec = nil
+	t.Recorder.drop(s)
+	return map[string]any{
+		// "<n> steps" is never singularized (Argent).
+		"message":               fmt.Sprintf("Finished recording %q flow (%d steps)", rec.name, len(fl.Steps)),
+		"path":                  rec.file,
+		"executionPrerequisite": fl.ExecutionPrerequisite,
+		"steps":                 len(fl.Steps),
+		"summary":               summary,
+		"flowFile":              string(data),
+		"savedTo":               rec.savedTo(data),
+	}, nil
+}
+
+// linkReason says why the recorder applies the refusals of the seed's
+// "x-argent-linked header" section to this call, or "" when it applies
+// none: a call over a link, or a recording that keeps its file on the
+// client.
+func linkReason(rec *recording, call *tool.Call) string {
+	switch {
+	case call.Linked:
+		return "this call came over a link (x-argent-linked)"
+	case rec.client:
+		return fmt.Sprintf("the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine)", rec.name, rec.root)
+	}
+	return ""
+}

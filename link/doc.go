@@ -1,0 +1,8 @@
+// Package link owns the link of the Argent tool-server protocol: a flow
+// run whose files (the flow, its run: fragments, nested flows, baselines
+// and tool file arguments) stay on the client and travel with the call as
+// members. Each section of the protocol seed is one file here: both ends,
+// the client that collects and sends members and writes the baselines of
+// the result, and the server that reads members, pre-validates a flow and
+// runs it with the flow runner over a member source.
+package link

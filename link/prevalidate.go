@@ -1,0 +1,165 @@
+package link
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// ToolInfo returns the file inputs a tool declares, and false for a tool
+// the server does not have.
+type ToolInfo func(name string) ([]tool.FileInput, bool)
+
+// recordingTools are the tools that record a flow: a replay over a link
+// never runs them.
+var recordingTools = map[string]bool{
+	"flow-start-recording": true, "flow-add-step": true, "flow-add-echo": true,
+	"flow-add-script": true, "flow-finish-recording": true,
+}
+
+var templateArg = regexp.MustCompile(`\$\{([^}]+)\}`)
+
+// fileArgProblem tells why a tool: step's file input is not a file
+// argument a client can send, or "" when every input it sets is one
+// (seed, "Tool files" and pre-validation).
+func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
+	for _, in := range inputs {
+		refs := templateArg.FindAllStringSubmatch(in.Path, -1)
+		set := false
+		for _, r := range refs {
+			if _, ok := args[r[1]]; ok {
+				set = true
+			}
+		}
+		if _, ok := args[in.Target]; ok {
+			set = true
+		}
+		if !set {
+			continue
+		}
+		if in.UnwrapWhenSet != "" {
+			if _, ok := args[in.UnwrapWhenSet]; ok {
+				continue
+			}
+		}
+		switch in.Kind {
+		case "directory":
+			return fmt.Sprintf("%s is a directory", in.Target)
+		case "tar-upload":
+			return fmt.Sprintf("%s is an app or a directory", in.Target)
+		case "probe":
+			return fmt.Sprintf("%s is an output directory on the tool-server", in.Target)
+		}
+		if in.Path != "${"+in.Target+"}" {
+			return fmt.Sprintf("%s is a path built from %s", in.Target, in.Path)
+		}
+		v, _ := args[in.Target].(string)
+		if !isAbs(v) {
+			return fmt.Sprintf("%s is not an absolute path", in.Target)
+		}
+		low := strings.ToLower(v)
+		if !strings.HasSuffix(low, ".png") && !strings.HasSuffix(low, ".yaml") {
+			return fmt.Sprintf("%s does not end in .png or .yaml", in.Target)
+		}
+	}
+	return ""
+}
+
+func isAbs(p string) bool {
+	return strings.HasPrefix(p, "/") || (len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+}
+
+var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://|^(about|data|javascript):`)
+
+// Prevalidate checks, before the first step, the flow and every member it
+// can reach to the depth limit, and rejects with FLOW_FILE_INVALID and one
+// line per offending step: script: steps, tool: steps that record a flow,
+// flow-execute steps that do not name their flow with name and an absolute
+// project_root without "..", tool: steps whose file input is not a file
+// argument, refused flow members, and a launch: with a relative path.
+func Prevalidate(root *flow.Flow, rootFile *flow.File, src *Source, tools ToolInfo) error {
+	type item struct {
+		fl    *flow.Flow
+		file  *flow.File
+		level int
+	}
+	var lines []string
+	bad := func(f *flow.File, s *flow.Step, why string) {
+		l := fmt.Sprintf("step %s in %s: %s", s.Path, f.Canonical, flow.FormatStep(s))
+		if why != "" {
+			l += " (" + why + ")"
+		}
+		lines = append(lines, l)
+	}
+	seen := map[string]bool{}
+	queue := []item{{root, rootFile, 0}}
+	// reach queues the flow member with key, when it can be read.
+	reach := func(from *flow.File, s *flow.Step, key string, level int) {
+		if seen[key] || level > MaxDepth {
+			return
+		}
+		seen[key] = true
+		r := src.m.Get(key)
+		if r == nil || r.Role != RoleFlow {
+			return // a missing member fails its step at run time
+		}
+		if r.State == StateRefused {
+			bad(from, s, "refused by the client: "+r.Error)
+			return
+		}
+		if !r.HasData {
+			return
+		}
+		fl, err := flow.Parse(r.Canonical, r.Data)
+		if err != nil {
+			return // reported by the step that runs it
+		}
+		queue = append(queue, item{fl, &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: *r.Spelling, Data: r.Data}, level})
+	}
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		for s := range it.fl.All() {
+			switch d := s.Directive.(type) {
+			case *flow.Script:
+				bad(it.file, s, "")
+			case *flow.Launch:
+				if t, ok := d.ChromiumTarget(); ok && !schemeRE.MatchString(t) {
+					bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
+				}
+			case *flow.Run:
+				reach(it.file, s, Key(it.file.Dir(), d.File()), it.level+1)
+			case *flow.Tool:
+				switch {
+				case recordingTools[d.Name]:
+					bad(it.file, s, "")
+				case d.Name == flow.ToolFlowExecute:
+					for _, n := range it.fl.NestedFlows() {
+						if n.Step != s {
+							continue
+						}
+						if !n.Followable() {
+							bad(it.file, s, "")
+						} else {
+							reach(it.file, s, Key(n.FlowsDir(), n.FileName()), it.level+1)
+						}
+					}
+				default:
+					if inputs, ok := tools(d.Name); ok {
+						if why := fileArgProblem(d.Args, inputs); why != "" {
+							bad(it.file, s, why)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+		Message: "This flow cannot run over a link; the tool-server rejected it before the first step:\n" + strings.Join(lines, "\n")}
+}

@@ -1,0 +1,285 @@
+package link
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/upload"
+)
+
+// MaxMembers caps the members of one call, so a call cannot make the
+// server hold an unbounded table.
+const MaxMembers = 4096
+
+// Received is a member as the tool-server keeps it.
+type Received struct {
+	Member
+	// Data holds the bytes when the member had them.
+	Data []byte
+	// HasData tells an empty file from no bytes.
+	HasData bool
+}
+
+// Members are the files of one linked call, by key ("What the tool-server
+// does with the members").
+type Members struct {
+	byKey map[string]*Received
+	order []string
+}
+
+// Get returns the member with key, or nil.
+func (m *Members) Get(key string) *Received {
+	if m == nil {
+		return nil
+	}
+	return m.byKey[key]
+}
+
+// Len returns the number of members kept.
+func (m *Members) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.order)
+}
+
+// Uploads is where Receive takes uploaded members from.
+type Uploads interface {
+	Take(id string) (upload.Upload, error)
+	Remove(u upload.Upload)
+}
+
+// unprocessable is the 422 of a member that fails a check.
+func unprocessable(format string, a ...any) error {
+	return &tool.Error{Kind: tool.KindUnprocessed, Status: 422, Message: fmt.Sprintf(format, a...)}
+}
+
+// ParseInput decodes a flow file input; ok is false when raw is not a
+// file-input object.
+func ParseInput(raw json.RawMessage) (in FlowInput, withMembers bool, ok bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return in, false, false
+	}
+	var probe struct {
+		Members json.RawMessage `json:"members"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil || !in.ArgentFileInput {
+		return FlowInput{}, false, false
+	}
+	_ = json.Unmarshal(raw, &probe)
+	return in, len(probe.Members) > 0 && string(probe.Members) != "null", true
+}
+
+// Receive reads the members of a call before its arguments are checked:
+// the bytes of each member are kept (inline or from its upload), the caps
+// applied, every upload the call names deleted whatever happens, invalid
+// members refused, unknown roles and repeated keys ignored. A failed check
+// or an unknown upload is a 422.
+func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, error) {
+	// Every upload the call names goes, also when the call fails: an
+	// uploadId is good for one call only.
+	var taken []upload.Upload
+	defer func() {
+		for _, u := range taken {
+			uploads.Remove(u)
+		}
+	}()
+	if len(members) > MaxMembers {
+		for _, m := range members {
+			if m.UploadID != "" && uploads != nil {
+				if u, err := uploads.Take(m.UploadID); err == nil {
+					taken = append(taken, u)
+				}
+			}
+		}
+		return nil, unprocessable("the call has %d members; a call may carry at most %d", len(members), MaxMembers)
+	}
+	out := &Members{byKey: map[string]*Received{}}
+	var flowTotal int64
+	var firstErr error
+	for i := range members {
+		m := members[i]
+		r := &Received{Member: m}
+		var err error
+		if m.UploadID != "" {
+			var u upload.Upload
+			if uploads == nil {
+				err = unprocessable("member %q: uploads are off on this tool-server", m.Path)
+			} else if u, err = uploads.Take(m.UploadID); err != nil {
+				err = unprocessable("member %q: unknown upload %q (an uploadId is good for one call only)", m.Path, m.UploadID)
+			} else {
+				taken = append(taken, u)
+			}
+			if err == nil {
+				r.Data, err = readUpload(u, m)
+				r.HasData = err == nil
+			}
+		} else if m.Content != nil {
+			r.Data, err = decodeContent(m)
+			r.HasData = err == nil
+		}
+		if err == nil && r.HasData && m.Size != nil && int64(len(r.Data)) != *m.Size {
+			err = unprocessable("member %q: size says %d bytes, the content has %d", m.Path, *m.Size, len(r.Data))
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		switch m.Role {
+		case RoleFlow, RoleBaseline, RoleTool:
+		default:
+			continue // unknown roles are ignored
+		}
+		if _, dup := out.byKey[m.Key]; dup || m.Key == "" {
+			continue // the first member with a key stands
+		}
+		if m.Role == RoleFlow && r.HasData {
+			flowTotal += int64(len(r.Data))
+			if flowTotal > MaxFileBytes && firstErr == nil {
+				firstErr = unprocessable("the flow members of the call total more than the 32 MiB cap")
+			}
+		}
+		refuseInvalid(r)
+		out.byKey[m.Key] = r
+		out.order = append(out.order, m.Key)
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, ctx.Err()
+}
+
+// refuseInvalid marks refused a member that has no bytes and no state,
+// and a flow member whose canonical or spelling is not valid.
+func refuseInvalid(r *Received) {
+	switch {
+	case r.State == StateRefused:
+		if r.Error == "" {
+			r.Error = "refused by the client"
+		}
+	case !r.HasData && r.State != StateMissing && r.State != StateListed:
+		r.State, r.Error = StateRefused, "the client sent neither the bytes nor a state of "+r.Path
+	case r.Role == RoleFlow && !validCanonical(r.Canonical):
+		r.State, r.Error, r.HasData, r.Data = StateRefused, fmt.Sprintf("member %q has no valid canonical path (%q)", r.Path, r.Canonical), false, nil
+	case r.Role == RoleFlow && !validSpelling(r.Spelling):
+		r.State, r.Error, r.HasData, r.Data = StateRefused, fmt.Sprintf("member %q has no valid spelling", r.Path), false, nil
+	}
+}
+
+func validCanonical(p string) bool {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return false
+	}
+	return strings.HasPrefix(p, "/") || (len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+}
+
+func validSpelling(s *flow.Spelling) bool {
+	if s == nil {
+		return false
+	}
+	switch s.State {
+	case flow.SpellListed, flow.SpellAbsent:
+		return true
+	case flow.SpellCaseFolded:
+		return s.Actual != "" && s.Addressable != nil
+	}
+	return false
+}
+
+func decodeContent(m Member) ([]byte, error) {
+	if len(*m.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+		return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
+	}
+	b, err := base64.StdEncoding.DecodeString(*m.Content)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(*m.Content); err != nil {
+			return nil, unprocessable("member %q: content is not valid base64: %v", m.Path, err)
+		}
+	}
+	return b, nil
+}
+
+// readUpload checks an uploaded member against its contentHash and reads
+// the one file of its gzipped tar, refusing absolute or ".." names, links,
+// several files and anything over the cap, while reading.
+func readUpload(u upload.Upload, m Member) ([]byte, error) {
+	if m.ContentHash == "" || !strings.EqualFold(m.ContentHash, u.SHA256) {
+		return nil, unprocessable("member %q: contentHash %q does not match the upload (sha256 %s)", m.Path, m.ContentHash, u.SHA256)
+	}
+	f, err := os.Open(u.Path)
+	if err != nil {
+		return nil, unprocessable("member %q: read upload: %v", m.Path, err)
+	}
+	defer f.Close()
+	// The store hashed the archive while receiving it.
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, unprocessable("member %q: the upload is not a gzipped tar: %v", m.Path, err)
+	}
+	defer zr.Close()
+	// A gzip bomb stops here: at most the cap plus the tar framing of one
+	// file is inflated.
+	tr := tar.NewReader(io.LimitReader(zr, MaxFileBytes+64<<10))
+	var data []byte
+	found := false
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, unprocessable("member %q: the upload is not a valid tar (or over the 32 MiB cap): %v", m.Path, err)
+		}
+		name := hdr.Name
+		if path.IsAbs(name) || strings.HasPrefix(name, "\\") || hasDotDot(name) {
+			return nil, unprocessable("member %q: the upload holds an unsafe name %q", m.Path, name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			continue
+		case tar.TypeReg:
+		default:
+			return nil, unprocessable("member %q: the upload holds %q, which is not a regular file (links are refused)", m.Path, name)
+		}
+		if found {
+			return nil, unprocessable("member %q: the upload holds more than one file", m.Path)
+		}
+		if hdr.Size > MaxFileBytes {
+			return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
+		}
+		data, err = io.ReadAll(io.LimitReader(tr, MaxFileBytes+1))
+		if err != nil {
+			return nil, unprocessable("member %q: read the upload: %v", m.Path, err)
+		}
+		if int64(len(data)) > MaxFileBytes {
+			return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
+		}
+		found = true
+	}
+	if !found {
+		return nil, unprocessable("member %q: the upload holds no file", m.Path)
+	}
+	return data, nil
+}
+
+func hasDotDot(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package link
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// Source is the flow source of a linked run: it answers from the members
+// by key and never opens a path on this machine; a canonical path is a key
+// and a message, nothing more.
+type Source struct {
+	m *Members
+	// byPath finds baseline and tool members by their client path.
+	byPath map[string]*Received
+
+	mu      sync.Mutex
+	written map[string][]byte
+	order   []string
+}
+
+var _ flow.Source = (*Source)(nil)
+
+// NewSource returns the source over a call's members.
+func NewSource(m *Members) *Source {
+	s := &Source{m: m, byPath: map[string]*Received{}, written: map[string][]byte{}}
+	if m != nil {
+		for _, k := range m.order {
+			r := m.byKey[k]
+			if r.Role == RoleBaseline || r.Role == RoleTool {
+				if _, dup := s.byPath[r.Path]; !dup {
+					s.byPath[r.Path] = r
+				}
+			}
+		}
+	}
+	return s
+}
+
+// notExist is a missing member, rendered as the client's OS would.
+type notExist struct{ path string }
+
+func (e notExist) Error() string {
+	return fmt.Sprintf("ENOENT: no such file or directory, open '%s'", e.path)
+}
+func (notExist) Unwrap() error { return fs.ErrNotExist }
+
+// Open implements flow.Source: the member with key dir NUL target.
+func (s *Source) Open(dir, target string) (*flow.File, error) {
+	r := s.m.Get(Key(dir, target))
+	if r == nil || r.Role != RoleFlow {
+		p := strings.TrimRight(dir, `/\`) + "/" + target
+		return &flow.File{Path: p, Canonical: p, Spelling: flow.Spelling{State: flow.SpellListed}, Err: notExist{p}}, nil
+	}
+	f := &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: *r.Spelling}
+	switch {
+	case r.State == StateRefused:
+		f.Err = &flow.RefusedError{Reason: r.Error}
+	case r.HasData:
+		f.Data = r.Data
+	default:
+		f.Err = notExist{r.Canonical}
+	}
+	return f, nil
+}
+
+// ReadBaseline implements flow.Source: a baseline written earlier in the
+// call, else the member with that path.
+func (s *Source) ReadBaseline(path string) ([]byte, error) {
+	s.mu.Lock()
+	b, ok := s.written[path]
+	s.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	r := s.byPath[path]
+	switch {
+	case r == nil:
+		return nil, notExist{path}
+	case r.State == StateRefused:
+		return nil, &flow.RefusedError{Reason: r.Error}
+	case r.HasData:
+		return r.Data, nil
+	}
+	return nil, notExist{path}
+}
+
+// WriteBaseline implements flow.Source: the baseline is kept for the
+// result; updated when a member or an earlier step has the path.
+func (s *Source) WriteBaseline(path string, png []byte) (bool, error) {
+	r := s.byPath[path]
+	if r != nil && r.State == StateRefused {
+		return false, &flow.RefusedError{Reason: r.Error}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, before := s.written[path]
+	if !before {
+		s.order = append(s.order, path)
+	}
+	s.written[path] = png
+	return before || (r != nil && r.State != StateMissing), nil
+}
+
+// ToolFile returns the bytes of a tool's file argument by the path as
+// written: a baseline written earlier in the call first, then the members.
+func (s *Source) ToolFile(path, arg, toolName string) ([]byte, error) {
+	s.mu.Lock()
+	b, ok := s.written[path]
+	s.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	r := s.byPath[path]
+	switch {
+	case r == nil || (!r.HasData && r.State != StateRefused):
+		return nil, fmt.Errorf("the client has no file at %q (argument %s of %s)", path, arg, toolName)
+	case r.State == StateRefused:
+		return nil, &flow.RefusedError{Reason: r.Error}
+	}
+	return r.Data, nil
+}
+
+// BaselineWrites returns one client-file directive per baseline path the
+// call wrote, with the last bytes, in path order ("Baselines in the
+// result").
+func (s *Source) BaselineWrites() []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	paths := append([]string(nil), s.order...)
+	sort.Strings(paths)
+	out := make([]any, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, ClientFile{ArgentClientFile: true, Path: p, Content: base64.StdEncoding.EncodeToString(s.written[p]), Encoding: "base64"})
+	}
+	return out
+}

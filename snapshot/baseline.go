@@ -1,0 +1,225 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Platform is the platform part of baseline keys: Chromium captures.
+const Platform = "chromium"
+
+// DefaultMaxMismatch is the maxMismatch of a snapshot step that sets none:
+// up to 0.5 percent of the pixels may differ.
+const DefaultMaxMismatch = 0.5
+
+// BaselinesDirName is the directory beside a flow file that holds the
+// baselines of its flows.
+const BaselinesDirName = "__baselines__"
+
+// maxNameLen bounds a snapshot name so keys stay well inside file name
+// limits (255 bytes) with the suffix added.
+const maxNameLen = 128
+
+// ErrInvalidName is wrapped by the error of ValidateName.
+var ErrInvalidName = errors.New("invalid snapshot name")
+
+// ValidateName checks a snapshot name. A name is 1 to 128 characters of
+// ASCII letters, digits, '_', '-' and '.', does not start with '.' and
+// contains no "..": it becomes part of a file name, so it must not be able to
+// leave the baseline directory, hide the file, or need quoting on any
+// filesystem.
+func ValidateName(name string) error {
+	reason := ""
+	switch {
+	case name == "":
+		reason = "it is empty"
+	case len(name) > maxNameLen:
+		reason = fmt.Sprintf("it is longer than %d characters", maxNameLen)
+	case name[0] == '.':
+		reason = "it starts with '.'"
+	case strings.Contains(name, ".."):
+		reason = `it contains ".."`
+	default:
+		for _, r := range name {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+				reason = fmt.Sprintf("%q is not allowed (letters, digits, '_', '-' and '.' are)", r)
+				break
+			}
+		}
+	}
+	if reason != "" {
+		return fmt.Errorf("snapshot: %w %q: %s", ErrInvalidName, name, reason)
+	}
+	return nil
+}
+
+// BaselineKey returns the file name of a full-screen baseline:
+// "<name>__chromium-<W>x<H>.png", W and H being the capture size.
+func BaselineKey(name string, width, height int) (string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s__%s-%dx%d.png", name, Platform, width, height), nil
+}
+
+// CropBaselineKey returns the file name of a cropped baseline:
+// "<name>__chromium-<W>x<H>-crop-<hash>.png", W and H being the size of the
+// full capture and hash the CropHash of the crop selector.
+func CropBaselineKey(name string, width, height int, selector map[string]any) (string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	h, err := CropHash(selector)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s__%s-%dx%d-crop-%s.png", name, Platform, width, height, h), nil
+}
+
+// CropHash returns the first 8 hex digits of the SHA-256 of the canonical
+// encoding of a crop selector: JSON with the keys of every object sorted, no
+// insignificant white space, and <, > and & not escaped. Map order therefore
+// never changes the hash; a number hashes the same whether it arrived as an
+// int or a float64 (1 and 1.0 both encode as 1).
+func CropHash(selector map[string]any) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(selector); err != nil {
+		return "", fmt.Errorf("snapshot: crop selector cannot be encoded: %w", err)
+	}
+	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return hex.EncodeToString(sum[:4]), nil
+}
+
+// BaselineDir returns the baseline directory of a flow run by the link
+// seed's rule: "<dir>/__baselines__/<stem>", where dir is the directory of
+// the flow file's canonical path and stem is the file name of canonical
+// without its extension. When that stem is not a valid flow name (letters,
+// digits, '_' and '-'), fallbackStem takes its place: the stem of the path as
+// the caller spelled it, or for a nested flow the name of its step. A path or
+// a name may be given; its extension is dropped.
+func BaselineDir(canonical, fallbackStem string) string {
+	stem := fileStem(canonical)
+	if !validFlowName(stem) && fallbackStem != "" {
+		stem = fileStem(fallbackStem)
+	}
+	return filepath.Join(filepath.Dir(canonical), BaselinesDirName, stem)
+}
+
+func fileStem(p string) string {
+	base := filepath.Base(p)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// validFlowName is PRODUCT.md's rule for flow names.
+func validFlowName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Passes reports whether a comparison passes a snapshot step with the given
+// maxMismatch (a percentage, DefaultMaxMismatch when the step sets none):
+// the mismatch percentage must not exceed it.
+func Passes(res Result, maxMismatch float64) bool {
+	return res.MismatchPercent <= maxMismatch
+}
+
+// Frame is a rectangle in normalized coordinates: X and Y of the top-left
+// corner and the Width and Height, each a fraction 0..1 of the image.
+type Frame struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// Crop copies the part of img inside frame. Each edge is rounded to the
+// nearest pixel on its own (left = round(X*W), right = round((X+Width)*W),
+// and the same for top and bottom) and clamped to the image, so the same
+// element crops to the same size wherever it sits. A frame that leaves no
+// pixel is an error naming the frame.
+func Crop(img *Image, f Frame) (*Image, error) {
+	for _, v := range []float64{f.X, f.Y, f.Width, f.Height} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("snapshot: crop %s of %q: frame %+v is not finite", sizeLabel(img.Size(), ""), img.Name, f)
+		}
+	}
+	x0, x1 := edge(f.X, img.Width), edge(f.X+f.Width, img.Width)
+	y0, y1 := edge(f.Y, img.Height), edge(f.Y+f.Height, img.Height)
+	if x1 <= x0 || y1 <= y0 {
+		return nil, fmt.Errorf("snapshot: crop %s of %q: frame %+v covers no pixel", sizeLabel(img.Size(), ""), img.Name, f)
+	}
+	out := NewImage(x1-x0, y1-y0)
+	out.Name = img.Name
+	for y := y0; y < y1; y++ {
+		copy(out.Pix[4*out.Width*(y-y0):], img.Pix[4*(y*img.Width+x0):4*(y*img.Width+x1)])
+	}
+	return out, nil
+}
+
+// edge maps a normalized coordinate to a pixel edge, rounded and clamped.
+func edge(v float64, size int) int {
+	return int(math.Max(0, math.Min(float64(size), math.Round(v*float64(size)))))
+}
+
+// WriteFileAtomic writes data to path so that path holds either its old
+// content or all of data, never a part: it writes a temporary file in the
+// same directory, syncs it, and renames it over path (then syncs the
+// directory). The temporary file is removed on every error. The file gets
+// mode 0644.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("snapshot: write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("snapshot: write %s: %w", path, err)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// Make the rename itself durable; not every platform can sync a
+	// directory, and the file is already complete, so this is best effort.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

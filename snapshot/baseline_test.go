@@ -1,0 +1,222 @@
+package snapshot
+
+import (
+	"errors"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestValidateName(t *testing.T) {
+	good := []string{"home", "Home_2", "checkout-step-3", "v1.2", "a", strings.Repeat("x", 128)}
+	bad := []string{"", ".hidden", "a..b", "..", "with space", "slash/name", `back\slash`, "ümlaut", "a:b", strings.Repeat("x", 129)}
+	for _, n := range good {
+		if err := ValidateName(n); err != nil {
+			t.Errorf("ValidateName(%q) = %v, want nil", n, err)
+		}
+	}
+	for _, n := range bad {
+		err := ValidateName(n)
+		if !errors.Is(err, ErrInvalidName) || !strings.Contains(err.Error(), strconv.Quote(n)) {
+			t.Errorf("ValidateName(%q) = %v, want ErrInvalidName quoting the name", n, err)
+		}
+	}
+}
+
+func TestBaselineKeys(t *testing.T) {
+	k, err := BaselineKey("home", 1280, 800)
+	if err != nil || k != "home__chromium-1280x800.png" {
+		t.Fatalf("got %q, %v, want home__chromium-1280x800.png", k, err)
+	}
+	k, err = CropBaselineKey("card", 390, 844, map[string]any{"id": "card"})
+	if err != nil || k != "card__chromium-390x844-crop-1d28e224.png" {
+		t.Fatalf("got %q, %v, want card__chromium-390x844-crop-1d28e224.png", k, err)
+	}
+	if _, err := BaselineKey("../etc", 1, 1); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("got %v, want ErrInvalidName", err)
+	}
+	if _, err := CropBaselineKey("x", 1, 1, map[string]any{"f": func() {}}); err == nil {
+		t.Fatal("unencodable selector: got no error")
+	}
+}
+
+// TestCropHash: the hash is of the canonical JSON (sorted keys, no spaces,
+// no HTML escaping), so key order and int/float spelling do not matter.
+// The expected values are sha256sum of the canonical text, pinned so that
+// baseline names never change between versions.
+func TestCropHash(t *testing.T) {
+	cases := []struct {
+		sel  map[string]any
+		want string
+	}{
+		{map[string]any{"id": "card"}, "1d28e224"},
+		{map[string]any{"within": map[string]any{"role": "navigation", "id": "nav"}, "text": "Buy <now> & save"}, "58060d49"},
+		{map[string]any{"index": 1, "id": "card"}, "d3efb428"},
+		{map[string]any{"id": "card", "index": 1.0}, "d3efb428"},
+		{map[string]any{"id": "card", "index": int64(1)}, "d3efb428"},
+	}
+	for _, c := range cases {
+		for range 5 { // map iteration order varies between runs
+			got, err := CropHash(c.sel)
+			if err != nil || got != c.want {
+				t.Fatalf("CropHash(%v) = %q, %v, want %q", c.sel, got, err, c.want)
+			}
+		}
+	}
+}
+
+func TestBaselineDir(t *testing.T) {
+	cases := []struct{ canonical, fallback, want string }{
+		{"/p/.argent/flows/checkout.yaml", "", "/p/.argent/flows/__baselines__/checkout"},
+		{"/p/.argent/flows/checkout.yaml", "other", "/p/.argent/flows/__baselines__/checkout"},
+		// A canonical stem that is not a flow name gives way to the
+		// spelling's stem, or a nested flow's step name.
+		{"/p/.argent/flows/Check Out.yaml", "/p/.argent/flows/checkout.yaml", "/p/.argent/flows/__baselines__/checkout"},
+		{"/p/shared/login.flow.yaml", "login", "/p/shared/__baselines__/login"},
+		{"/p/shared/login.flow.yaml", "", "/p/shared/__baselines__/login.flow"},
+	}
+	for _, c := range cases {
+		if got := BaselineDir(filepath.FromSlash(c.canonical), c.fallback); got != filepath.FromSlash(c.want) {
+			t.Errorf("BaselineDir(%q, %q) = %q, want %q", c.canonical, c.fallback, got, c.want)
+		}
+	}
+}
+
+func TestPasses(t *testing.T) {
+	cases := []struct {
+		pct, max float64
+		want     bool
+	}{
+		{0, DefaultMaxMismatch, true},
+		{0.5, DefaultMaxMismatch, true},
+		{0.5001, DefaultMaxMismatch, false},
+		{0.01, 0, false},
+		{0, 0, true},
+		{12, 15, true},
+	}
+	for _, c := range cases {
+		if got := Passes(Result{MismatchPercent: c.pct}, c.max); got != c.want {
+			t.Errorf("Passes(%v%%, max %v) = %v, want %v", c.pct, c.max, got, c.want)
+		}
+	}
+}
+
+// gradient returns an image whose pixel (x, y) is (x, y, 7, 255), so a crop
+// shows where it came from.
+func gradient(w, h int) *Image {
+	m := NewImage(w, h)
+	for y := range h {
+		for x := range w {
+			p := m.Pix[4*(y*w+x):]
+			p[0], p[1], p[2], p[3] = uint8(x), uint8(y), 7, 255
+		}
+	}
+	return m
+}
+
+func TestCrop(t *testing.T) {
+	img := gradient(100, 50)
+	img.Name = "capture"
+	cases := []struct {
+		f    Frame
+		want image.Rectangle
+	}{
+		{Frame{0, 0, 1, 1}, image.Rect(0, 0, 100, 50)},
+		{Frame{0.1, 0.2, 0.5, 0.5}, image.Rect(10, 10, 60, 35)},
+		// Edges round on their own: 0.105*100 = 10.5 -> 11, (0.105+0.1)*100 = 20.5 -> 21.
+		{Frame{0.105, 0, 0.1, 0.1}, image.Rect(11, 0, 21, 5)},
+		{Frame{0.104, 0, 0.1, 0.1}, image.Rect(10, 0, 20, 5)},
+		// Clamped to the image.
+		{Frame{-0.2, -1, 0.5, 1.5}, image.Rect(0, 0, 30, 25)},
+		{Frame{0.9, 0.9, 0.5, 0.5}, image.Rect(90, 45, 100, 50)},
+	}
+	for _, c := range cases {
+		got, err := Crop(img, c.f)
+		if err != nil {
+			t.Fatalf("Crop(%+v): %v", c.f, err)
+		}
+		if got.Width != c.want.Dx() || got.Height != c.want.Dy() {
+			t.Fatalf("Crop(%+v): got %dx%d, want %v", c.f, got.Width, got.Height, c.want)
+		}
+		// The top-left and bottom-right pixels come from the right places.
+		first, last := got.Pix[:4], got.Pix[len(got.Pix)-4:]
+		if int(first[0]) != c.want.Min.X || int(first[1]) != c.want.Min.Y || int(last[0]) != c.want.Max.X-1 || int(last[1]) != c.want.Max.Y-1 {
+			t.Fatalf("Crop(%+v): corners %v %v, want from %v", c.f, first, last, c.want)
+		}
+	}
+	for _, f := range []Frame{{0.5, 0.5, 0, 0.2}, {2, 0, 0.5, 0.5}, {0, 0, 0.001, 1}, {math.NaN(), 0, 1, 1}, {0, math.Inf(1), 1, 1}} {
+		if _, err := Crop(img, f); err == nil || !strings.Contains(err.Error(), "capture") {
+			t.Errorf("Crop(%+v): got %v, want an error naming the image", f, err)
+		}
+	}
+}
+
+// TestCropSizeChangeFails: when the element's frame changes size between the
+// baseline and the capture, the comparison fails with both sizes.
+func TestCropSizeChangeFails(t *testing.T) {
+	img := gradient(100, 50)
+	base, _ := Crop(img, Frame{0.1, 0.1, 0.3, 0.3})
+	cur, _ := Crop(img, Frame{0.1, 0.1, 0.32, 0.3})
+	_, err := Compare(base, cur, DefaultOptions())
+	var sm *SizeMismatchError
+	if !errors.As(err, &sm) || sm.A != image.Pt(30, 15) || sm.B != image.Pt(32, 15) {
+		t.Fatalf("got %v, want a size mismatch 30x15 vs 32x15", err)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "home__chromium-4x4.png")
+	for _, content := range []string{"first version", "second"} {
+		if err := WriteFileAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Fatalf("got %q, %v, want %q", got, err, content)
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("got mode %v, %v, want 0644", fi.Mode().Perm(), err)
+	}
+	assertOnly(t, dir, "home__chromium-4x4.png")
+
+	// Failure at the rename (the target is a non-empty directory): the old
+	// state stays and no temporary file is left.
+	target := filepath.Join(dir, "taken")
+	if err := os.MkdirAll(filepath.Join(target, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteFileAtomic(target, []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), target) {
+		t.Fatalf("got %v, want an error naming %s", err, target)
+	}
+	assertOnly(t, dir, "home__chromium-4x4.png", "taken")
+
+	// Failure at the start (no such directory).
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x.png"), []byte("x")); err == nil {
+		t.Fatal("missing directory: got no error")
+	}
+	assertOnly(t, dir, "home__chromium-4x4.png", "taken")
+}
+
+// assertOnly fails unless dir holds exactly the named entries.
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("directory holds %v, want %v", got, names)
+	}
+}

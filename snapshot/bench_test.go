@@ -1,0 +1,167 @@
+package snapshot
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// pairsDir makes TestBenchPairs keep the benchmark pairs, for
+// bench/compare-anchors.sh: go test ./snapshot -run '^TestBenchPairs$' -args -pairs DIR
+var pairsDir = flag.String("pairs", "", "write the 1280x800 benchmark pairs as PNG files into this directory")
+
+// benchPair is a 1280x800 pair of PNG files; a is always the Chromium
+// screenshot of the vectors' dashboard page.
+type benchPair struct {
+	name    string
+	a, b    []byte
+	wantPct [2]float64 // the mismatch percentage the pair is made to have
+}
+
+// recolourBlocks are inverted (255-v per colour channel) in the b image of
+// the generated pairs; chosen on the dashboard's content so that about 0.5%
+// and about 30% of the pixels differ.
+var recolourBlocks = map[string]image.Rectangle{
+	"0.5pct": image.Rect(40, 24, 40+128, 24+40),
+	"30pct":  image.Rect(64, 120, 64+720, 120+440),
+}
+
+// makeBenchPairs returns the pairs: identical (the same bytes twice), the
+// vectors' one-word change (~0.04%), and the screenshot with a block
+// recoloured (~0.5% and ~30%). Deterministic: same bytes on every run.
+func makeBenchPairs(tb testing.TB) []benchPair {
+	tb.Helper()
+	dir := filepath.Join(vectorsDir, "images", "1280x800")
+	a, err := os.ReadFile(filepath.Join(dir, "small-a.png"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	small, err := os.ReadFile(filepath.Join(dir, "small-b.png"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pairs := []benchPair{
+		{name: "identical", a: a, b: bytes.Clone(a), wantPct: [2]float64{0, 0}},
+		{name: "0.05pct", a: a, b: small, wantPct: [2]float64{0.03, 0.06}},
+	}
+	for _, name := range []string{"0.5pct", "30pct"} {
+		img, err := Decode("small-a.png", a)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r := recolourBlocks[name]
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				p := img.Pix[4*(y*img.Width+x):]
+				p[0], p[1], p[2] = 255-p[0], 255-p[1], 255-p[2]
+			}
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img.NRGBA()); err != nil {
+			tb.Fatal(err)
+		}
+		want := map[string][2]float64{"0.5pct": {0.4, 0.6}, "30pct": {27, 31}}[name]
+		pairs = append(pairs, benchPair{name: name, a: a, b: buf.Bytes(), wantPct: want})
+	}
+	return pairs
+}
+
+// TestBenchPairs checks that the generated pairs differ by what their names
+// say, and writes them out when -pairs is given.
+func TestBenchPairs(t *testing.T) {
+	dir := *pairsDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	for _, p := range makeBenchPairs(t) {
+		res, err := CompareBytes(p.name+"-a.png", p.a, p.name+"-b.png", p.b, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.MismatchPercent < p.wantPct[0] || res.MismatchPercent > p.wantPct[1] {
+			t.Errorf("%s: got %.4f%% changed, want %v..%v", p.name, res.MismatchPercent, p.wantPct[0], p.wantPct[1])
+		}
+		t.Logf("%s: %d pixels (%.4f%%), %d regions", p.name, res.MismatchPixels, res.MismatchPercent, res.RegionCount)
+		for suffix, data := range map[string][]byte{"-a.png": p.a, "-b.png": p.b} {
+			if err := WriteFileAtomic(filepath.Join(dir, p.name+suffix), data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkCompare measures the comparison of decoded 1280x800 images.
+func BenchmarkCompare(b *testing.B) {
+	for _, p := range makeBenchPairs(b) {
+		ia, err := Decode("a", p.a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ib, err := Decode("b", p.b)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(p.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(ia.Pix)))
+			for b.Loop() {
+				if _, err := Compare(ia, ib, DefaultOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeCompare measures what `toolserver snapshot diff` does in
+// process: decode both PNGs and compare them.
+func BenchmarkDecodeCompare(b *testing.B) {
+	for _, p := range makeBenchPairs(b) {
+		b.Run(p.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(p.a) + len(p.b)))
+			for b.Loop() {
+				if _, err := CompareBytes("a", p.a, "b", p.b, DefaultOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecode measures decoding one 1280x800 Chromium screenshot.
+func BenchmarkDecode(b *testing.B) {
+	data := makeBenchPairs(b)[0].a
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Decode("a", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompareDiffImage measures a comparison that also draws and
+// encodes the diff image, as `snapshot diff --diff` and failed snapshot steps
+// do.
+func BenchmarkCompareDiffImage(b *testing.B) {
+	p := makeBenchPairs(b)[2]
+	ia, _ := Decode("a", p.a)
+	ib, _ := Decode("b", p.b)
+	opts := DefaultOptions()
+	opts.Diff = true
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Compare(ia, ib, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := EncodePNG(res.Diff); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,511 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Options tune a comparison. The zero value means threshold 0 (every colour
+// change counts); start from DefaultOptions for pixelmatch's defaults.
+type Options struct {
+	// Threshold is pixelmatch's matching threshold, 0 to 1; smaller is more
+	// sensitive. The default is 0.1.
+	Threshold float64
+	// IncludeAA counts anti-aliased pixels as differences instead of
+	// excluding them.
+	IncludeAA bool
+	// White blends translucent pixels over white before comparing. By
+	// default (false) they are blended over pixelmatch 7's pseudo
+	// checkerboard, which the reference counts use.
+	White bool
+	// Diff asks for Result.Diff.
+	Diff bool
+}
+
+// DefaultOptions returns pixelmatch's defaults: threshold 0.1, anti-aliased
+// pixels excluded, checkerboard background, no diff image.
+func DefaultOptions() Options { return Options{Threshold: 0.1} }
+
+// Diff image colours and the fading of unchanged pixels (pixelmatch's
+// defaults diffColor, aaColor and alpha).
+const (
+	diffFade = 0.1
+)
+
+var (
+	diffRed    = [4]uint8{255, 0, 0, 255}
+	diffYellow = [4]uint8{255, 255, 0, 255}
+)
+
+// Compare compares two images of the same size with pixelmatch 7.2's
+// algorithm and returns the same count pixelmatch returns for the same
+// options. Images of different sizes give a *SizeMismatchError.
+//
+// Byte-identical pixel buffers answer at once without any colour distance.
+// Otherwise rows that are equal are skipped with one memory compare, equal
+// pixels with one word compare, and only differing pixels pay for the YIQ
+// distance and the anti-aliasing check. Large images are split into stripes
+// compared by up to GOMAXPROCS goroutines; the anti-aliasing check reads
+// only the two inputs, so the stripes are independent and the result is
+// exact. No memory is allocated per pixel.
+func Compare(a, b *Image, opts Options) (Result, error) {
+	return compare(pair{a: a, b: b}, opts)
+}
+
+// compare is Compare for a pair that may know which rows are the same (see
+// pair): those rows are skipped like rows that compare equal.
+func compare(p pair, opts Options) (Result, error) {
+	a, b := p.a, p.b
+	if err := checkImage(a, "first"); err != nil {
+		return Result{}, err
+	}
+	if err := checkImage(b, "second"); err != nil {
+		return Result{}, err
+	}
+	if a.Width != b.Width || a.Height != b.Height {
+		return Result{}, &SizeMismatchError{A: a.Size(), B: b.Size(), NameA: a.Name, NameB: b.Name}
+	}
+	t := opts.Threshold
+	if err := checkThreshold(t); err != nil {
+		return Result{}, err
+	}
+	res := Result{Width: a.Width, Height: a.Height, Regions: []Region{}}
+	var out []uint8
+	if opts.Diff {
+		res.Diff = &Image{Name: "diff", Pix: make([]uint8, len(a.Pix)), Width: a.Width, Height: a.Height}
+		out = res.Diff.Pix
+	}
+	if identical(p) {
+		res.Identical = true
+		if out != nil {
+			grayRun(out, a.Pix)
+		}
+		return res, nil
+	}
+	c := &comparer{
+		a: a.Pix, b: b.Pix, w: a.Width, h: a.Height, same: p.same,
+		// 35215 is the largest possible YIQ distance (pixelmatch).
+		maxDelta:  35215 * t * t,
+		includeAA: opts.IncludeAA,
+		white:     opts.White,
+		out:       out,
+		grid:      newGrid(a.Width, a.Height),
+	}
+	c.run()
+	res.MismatchPixels = int(c.mismatch.Load())
+	res.AntialiasedPixels = int(c.aa.Load())
+	res.MismatchPercent = 100 * float64(res.MismatchPixels) / float64(a.Width*a.Height)
+	res.Regions, res.RegionCount = c.grid.regions(MaxRegions)
+	return res, nil
+}
+
+// CompareBytes decodes two PNGs and compares them, with the same result as
+// Decode and Compare but faster: the two files are decoded together on two
+// goroutines, rows both files encode alike are decoded once, and when no
+// diff image is asked for only the rows the comparison reads are decoded
+// (see decodePair). Byte-identical files are Identical after one copy is
+// validated with Check, so a corrupt file is still an error. Names label
+// errors and the size mismatch.
+func CompareBytes(aName string, a []byte, bName string, b []byte, opts Options) (Result, error) {
+	if err := checkThreshold(opts.Threshold); err != nil {
+		return Result{}, err
+	}
+	if bytes.Equal(a, b) {
+		if !opts.Diff {
+			size, err := Check(aName, a)
+			if err != nil {
+				return Result{}, err
+			}
+			return Result{Width: size.X, Height: size.Y, Identical: true, Regions: []Region{}}, nil
+		}
+		img, err := Decode(aName, a)
+		if err != nil {
+			return Result{}, err
+		}
+		return Compare(img, img, opts)
+	}
+	p, err := decodePair(aName, a, bName, b, opts.Diff)
+	if err != nil {
+		return Result{}, err
+	}
+	return compare(p, opts)
+}
+
+// identical reports whether the pair's pixel buffers are equal. Rows not
+// known to be the same are compared (two encoders may encode equal rows
+// differently).
+func identical(p pair) bool {
+	if p.same == nil {
+		return bytes.Equal(p.a.Pix, p.b.Pix)
+	}
+	stride := 4 * p.a.Width
+	for y, s := range p.same {
+		if !s && !bytes.Equal(p.a.Pix[y*stride:(y+1)*stride], p.b.Pix[y*stride:(y+1)*stride]) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkThreshold(t float64) error {
+	if math.IsNaN(t) || t < 0 || t > 1 {
+		return fmt.Errorf("snapshot: threshold %v is outside 0..1", t)
+	}
+	return nil
+}
+
+func checkImage(m *Image, which string) error {
+	if m == nil {
+		return fmt.Errorf("snapshot: the %s image is nil", which)
+	}
+	if m.Width <= 0 || m.Height <= 0 || len(m.Pix) != 4*m.Width*m.Height {
+		return fmt.Errorf("snapshot: image %q: %d bytes of pixels do not fit %dx%d", m.Name, len(m.Pix), m.Width, m.Height)
+	}
+	return nil
+}
+
+// stripeRows is the height of the unit of parallel work; a multiple of the
+// region grid's cell size, so no two goroutines touch the same cell.
+const stripeRows = 8 * cellSize
+
+// parallelMin is the pixel count below which one goroutine does all rows.
+const parallelMin = 1 << 18
+
+// comparer holds one comparison's inputs and shared counters.
+type comparer struct {
+	a, b      []uint8
+	w, h      int
+	maxDelta  float64
+	includeAA bool
+	white     bool
+	out       []uint8 // diff image pixels, or nil
+	same      []bool  // rows known to be equal (see pair), or nil
+	grid      *grid
+
+	next     atomic.Int64 // next stripe to take
+	mismatch atomic.Int64
+	aa       atomic.Int64
+}
+
+// run compares all stripes, with as many workers as GOMAXPROCS allows.
+func (c *comparer) run() {
+	stripes := (c.h + stripeRows - 1) / stripeRows
+	workers := min(runtime.GOMAXPROCS(0), stripes, 8)
+	if c.w*c.h < parallelMin || workers < 2 {
+		c.work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(c.work)
+	}
+	c.work()
+	wg.Wait()
+}
+
+// work takes stripes until none is left.
+func (c *comparer) work() {
+	var mismatch, aa int64
+	for {
+		s := int(c.next.Add(1) - 1)
+		y0 := s * stripeRows
+		if y0 >= c.h {
+			break
+		}
+		m, a := c.rows(y0, min(y0+stripeRows, c.h))
+		mismatch += m
+		aa += a
+	}
+	c.mismatch.Add(mismatch)
+	c.aa.Add(aa)
+}
+
+// rows compares rows y0..y1-1, pixelmatch's main loop.
+func (c *comparer) rows(y0, y1 int) (mismatch, aa int64) {
+	rowBytes := 4 * c.w
+	for y := y0; y < y1; y++ {
+		off := y * rowBytes
+		ra := c.a[off : off+rowBytes]
+		rb := c.b[off : off+rowBytes]
+		var ro []uint8
+		if c.out != nil {
+			ro = c.out[off : off+rowBytes]
+		}
+		if (c.same != nil && c.same[y]) || bytes.Equal(ra, rb) {
+			if ro != nil {
+				grayRun(ro, ra)
+			}
+			continue
+		}
+		for x := 0; x < c.w; x++ {
+			p := 4 * x
+			if binary.LittleEndian.Uint32(ra[p:]) == binary.LittleEndian.Uint32(rb[p:]) {
+				if ro != nil {
+					grayPixel(ro[p:p+4:p+4], ra[p:p+4:p+4])
+				}
+				continue
+			}
+			delta := colorDelta(c.a, c.b, off+p, c.white)
+			if !(math.Abs(delta) > c.maxDelta) {
+				if ro != nil {
+					grayPixel(ro[p:p+4:p+4], ra[p:p+4:p+4])
+				}
+				continue
+			}
+			if !c.includeAA && (antialiased(c.a, c.b, x, y, c.w, c.h, c.white) || antialiased(c.b, c.a, x, y, c.w, c.h, c.white)) {
+				aa++
+				if ro != nil {
+					copy(ro[p:p+4], diffYellow[:])
+				}
+				continue
+			}
+			mismatch++
+			c.grid.add(x, y)
+			if ro != nil {
+				copy(ro[p:p+4], diffRed[:])
+			}
+		}
+	}
+	return mismatch, aa
+}
+
+// YIQ weights (Kotsarenko and Ramos, as pixelmatch uses them).
+const (
+	yR, yG, yB = 0.29889531, 0.58662247, 0.11448223
+	iR, iG, iB = 0.59597799, 0.27417610, 0.32180189
+	qR, qG, qB = 0.21147017, 0.52261711, 0.31114694
+)
+
+// The float64(...) conversions below are deliberate: they forbid the
+// compiler from fusing a multiply and an add (FMA, allowed by the Go spec on
+// some architectures), so every operation rounds as it does in JavaScript and
+// the counts match pixelmatch bit for bit.
+
+// colorDelta is pixelmatch's colorDelta for the pixel at byte offset k of
+// both images: the squared YIQ distance, negative when the second pixel is
+// lighter (y of first minus second is positive). The caller has checked
+// that the pixels differ.
+func colorDelta(img1, img2 []uint8, k int, white bool) float64 {
+	p1 := img1[k : k+4 : k+4]
+	p2 := img2[k : k+4 : k+4]
+	r1, g1, b1, a1 := int(p1[0]), int(p1[1]), int(p1[2]), int(p1[3])
+	r2, g2, b2, a2 := int(p2[0]), int(p2[1]), int(p2[2]), int(p2[3])
+	var dr, dg, db float64
+	if a1 < 255 || a2 < 255 {
+		rb, gb, bb := background(k, white)
+		da := a1 - a2
+		dr = float64(r1*a1-r2*a2-rb*da) / 255
+		dg = float64(g1*a1-g2*a2-gb*da) / 255
+		db = float64(b1*a1-b2*a2-bb*da) / 255
+	} else {
+		dr, dg, db = float64(r1-r2), float64(g1-g2), float64(b1-b2)
+	}
+	y := float64(float64(dr*yR)+float64(dg*yG)) + float64(db*yB)
+	i := float64(float64(dr*iR)-float64(dg*iG)) - float64(db*iB)
+	q := float64(float64(dr*qR)-float64(dg*qG)) + float64(db*qB)
+	delta := float64(float64(0.5053*y*y)+float64(0.299*i*i)) + float64(0.1957*q*q)
+	if y > 0 {
+		return -delta
+	}
+	return delta
+}
+
+// background is the colour a translucent pixel at byte offset k is blended
+// over: white, or pixelmatch 7's pseudo checkerboard
+// (48 + 159 * (k % 2), 48 + 159 * (floor(k / phi) % 2),
+// 48 + 159 * (floor(k / (phi+1)) % 2)). k is a multiple of 4, so red is
+// always 48. The divisions are float64, as in JavaScript.
+func background(k int, white bool) (r, g, b int) {
+	if white {
+		return 255, 255, 255
+	}
+	return 48 + 159*(k%2),
+		48 + 159*(int(float64(k)/1.618033988749895)%2),
+		48 + 159*(int(float64(k)/2.618033988749895)%2)
+}
+
+// brightnessDelta is the y part of colorDelta between the centre pixel
+// (offset k, colour r1..a1) and a neighbour at offset m of the same image.
+// The background of a translucent pair is the one at the centre's offset, as
+// in pixelmatch.
+func brightnessDelta(img []uint8, k, m, r1, g1, b1, a1 int, white bool) float64 {
+	p := img[m : m+4 : m+4]
+	r2, g2, b2, a2 := int(p[0]), int(p[1]), int(p[2]), int(p[3])
+	dr, dg, db, da := r1-r2, g1-g2, b1-b2, a1-a2
+	if dr == 0 && dg == 0 && db == 0 && da == 0 {
+		return 0
+	}
+	if a1 < 255 || a2 < 255 {
+		rb, gb, bb := background(k, white)
+		fr := float64(r1*a1-r2*a2-rb*da) / 255
+		fg := float64(g1*a1-g2*a2-gb*da) / 255
+		fb := float64(b1*a1-b2*a2-bb*da) / 255
+		return float64(float64(fr*yR)+float64(fg*yG)) + float64(fb*yB)
+	}
+	return float64(float64(float64(dr)*yR)+float64(float64(dg)*yG)) + float64(float64(db)*yB)
+}
+
+// antialiased is pixelmatch's anti-aliasing test for pixel (x1, y1) of img
+// (after "Anti-aliased Pixel and Intensity Slope Detector", V. Vysniauskas,
+// 2009): among the 8 neighbours, fewer than 3 are equal to it (counting an
+// image edge as one), it has both a darker and a brighter neighbour, and the
+// darkest or the brightest of them sits in a flat area (3+ equal neighbours)
+// in both images. The neighbour order (x outer, y inner) and the strict
+// comparisons decide ties exactly as pixelmatch does.
+func antialiased(img, other []uint8, x1, y1, w, h int, white bool) bool {
+	if x1 > 0 && y1 > 0 && x1 < w-1 && y1 < h-1 {
+		return antialiasedInterior(img, other, (y1*w+x1)*4, 4*w, white)
+	}
+	x0, y0 := max(x1-1, 0), max(y1-1, 0)
+	x2, y2 := min(x1+1, w-1), min(y1+1, h-1)
+	k := (y1*w + x1) * 4
+	center := binary.LittleEndian.Uint32(img[k:])
+	cr, cg, cb, ca := int(center&0xff), int(center>>8&0xff), int(center>>16&0xff), int(center>>24)
+	zeroes := 0
+	if x1 == x0 || x1 == x2 || y1 == y0 || y1 == y2 {
+		zeroes = 1
+	}
+	var lo, hi float64
+	var loX, loY, hiX, hiY int
+	for x := x0; x <= x2; x++ {
+		for y := y0; y <= y2; y++ {
+			if x == x1 && y == y1 {
+				continue
+			}
+			delta := neighbourDelta(img, k, (y*w+x)*4, center, cr, cg, cb, ca, white)
+			switch {
+			case delta == 0:
+				zeroes++
+				if zeroes > 2 {
+					return false
+				}
+			case delta < lo:
+				lo, loX, loY = delta, x, y
+			case delta > hi:
+				hi, hiX, hiY = delta, x, y
+			}
+		}
+	}
+	if lo == 0 || hi == 0 {
+		return false
+	}
+	return (hasManySiblings(img, loX, loY, w, h) && hasManySiblings(other, loX, loY, w, h)) ||
+		(hasManySiblings(img, hiX, hiY, w, h) && hasManySiblings(other, hiX, hiY, w, h))
+}
+
+// antialiasedInterior is antialiased for a pixel at byte offset k that is
+// not on the image border (w4 is the row length in bytes): the neighbours sit
+// at fixed offsets, visited in pixelmatch's order.
+func antialiasedInterior(img, other []uint8, k, w4 int, white bool) bool {
+	center := binary.LittleEndian.Uint32(img[k:])
+	cr, cg, cb, ca := int(center&0xff), int(center>>8&0xff), int(center>>16&0xff), int(center>>24)
+	// x outer, y inner: (-1,-1) (-1,0) (-1,1) (0,-1) (0,1) (1,-1) (1,0) (1,1).
+	offs := [8]int{-4 - w4, -4, -4 + w4, -w4, w4, 4 - w4, 4, 4 + w4}
+	zeroes := 0
+	var lo, hi float64
+	var loK, hiK int
+	for _, o := range offs {
+		delta := neighbourDelta(img, k, k+o, center, cr, cg, cb, ca, white)
+		switch {
+		case delta == 0:
+			zeroes++
+			if zeroes > 2 {
+				return false
+			}
+		case delta < lo:
+			lo, loK = delta, k+o
+		case delta > hi:
+			hi, hiK = delta, k+o
+		}
+	}
+	if lo == 0 || hi == 0 {
+		return false
+	}
+	w := w4 / 4
+	return (manySiblingsAt(img, loK, w4, w) && manySiblingsAt(other, loK, w4, w)) ||
+		(manySiblingsAt(img, hiK, w4, w) && manySiblingsAt(other, hiK, w4, w))
+}
+
+// neighbourDelta is pixelmatch's brightnessDelta between the centre (offset
+// k, word center, channels cr..ca) and the neighbour at offset m, with the
+// two cheap cases inline: the same RGBA (0) and two opaque pixels.
+func neighbourDelta(img []uint8, k, m int, center uint32, cr, cg, cb, ca int, white bool) float64 {
+	n := binary.LittleEndian.Uint32(img[m:])
+	if n == center {
+		return 0
+	}
+	if ca == 255 && n>>24 == 255 {
+		dr, dg, db := cr-int(n&0xff), cg-int(n>>8&0xff), cb-int(n>>16&0xff)
+		return float64(float64(float64(dr)*yR)+float64(float64(dg)*yG)) + float64(float64(db)*yB)
+	}
+	return brightnessDelta(img, k, m, cr, cg, cb, ca, white)
+}
+
+// manySiblingsAt is hasManySiblings for the pixel at byte offset k, finding
+// its position from k.
+func manySiblingsAt(img []uint8, k, w4, w int) bool {
+	x, y := (k%w4)/4, k/w4
+	if x > 0 && y > 0 && x < w-1 && y < len(img)/w4-1 {
+		val := binary.LittleEndian.Uint32(img[k:])
+		s := img[k-w4-4 : k+w4+8]
+		zeroes := 0
+		for _, o := range [8]int{0, w4, 2 * w4, 4, 4 + 2*w4, 8, 8 + w4, 8 + 2*w4} {
+			if binary.LittleEndian.Uint32(s[o:]) == val {
+				zeroes++
+				if zeroes > 2 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return hasManySiblings(img, x, y, w, len(img)/w4)
+}
+
+// hasManySiblings reports whether pixel (x1, y1) has more than 2 neighbours
+// of exactly its RGBA value, an image edge counting as one.
+func hasManySiblings(img []uint8, x1, y1, w, h int) bool {
+	x0, y0 := max(x1-1, 0), max(y1-1, 0)
+	x2, y2 := min(x1+1, w-1), min(y1+1, h-1)
+	val := binary.LittleEndian.Uint32(img[(y1*w+x1)*4:])
+	zeroes := 0
+	if x1 == x0 || x1 == x2 || y1 == y0 || y1 == y2 {
+		zeroes = 1
+	}
+	for x := x0; x <= x2; x++ {
+		for y := y0; y <= y2; y++ {
+			if x == x1 && y == y1 {
+				continue
+			}
+			if binary.LittleEndian.Uint32(img[(y*w+x)*4:]) == val {
+				zeroes++
+				if zeroes > 2 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// grayPixel draws one unchanged pixel of the diff image: the source's
+// luminance faded towards white by diffFade and its alpha, truncated to a
+// byte as pixelmatch's Uint8Array store does.
+func grayPixel(dst, src []uint8) {
+	r, g, b, a := float64(src[0]), float64(src[1]), float64(src[2]), float64(src[3])
+	y := float64(float64(r*yR)+float64(g*yG)) + float64(b*yB)
+	v := uint8(255 + float64(float64(float64(y-255)*diffFade)*a)/255)
+	dst[0], dst[1], dst[2], dst[3] = v, v, v, 255
+}
+
+// grayRun draws grayPixel for a run of pixels.
+func grayRun(dst, src []uint8) {
+	for p := 0; p+4 <= len(src); p += 4 {
+		grayPixel(dst[p:p+4:p+4], src[p:p+4:p+4])
+	}
+}

@@ -1,0 +1,248 @@
+package snapshot
+
+import (
+	"errors"
+	"image"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// solid returns an opaque image filled with one colour.
+func solid(w, h int, r, g, b uint8) *Image {
+	m := NewImage(w, h)
+	for i := 0; i < len(m.Pix); i += 4 {
+		m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = r, g, b, 255
+	}
+	return m
+}
+
+// fill paints a rectangle of m opaque.
+func fill(m *Image, rect image.Rectangle, r, g, b uint8) {
+	for y := rect.Min.Y; y < rect.Max.Y; y++ {
+		for x := rect.Min.X; x < rect.Max.X; x++ {
+			p := m.Pix[4*(y*m.Width+x):]
+			p[0], p[1], p[2], p[3] = r, g, b, 255
+		}
+	}
+}
+
+func clone(m *Image) *Image {
+	c := *m
+	c.Pix = append([]uint8(nil), m.Pix...)
+	return &c
+}
+
+func TestCompareIdenticalFastPath(t *testing.T) {
+	a := solid(40, 30, 0, 0, 0)
+	fill(a, image.Rect(5, 5, 20, 20), 255, 255, 255)
+	opts := DefaultOptions()
+	opts.Diff = true
+	res, err := Compare(a, clone(a), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Result{Width: 40, Height: 30, Identical: true, Regions: []Region{}}
+	diff := res.Diff
+	res.Diff = nil
+	if !reflect.DeepEqual(res, want) {
+		t.Fatalf("got %+v, want %+v", res, want)
+	}
+	// The diff of identical images is the faded copy: black fades to 229
+	// (255 + (0 - 255) * 0.1, truncated), white stays 255.
+	if got := diff.Pix[:4]; !reflect.DeepEqual(got, []uint8{229, 229, 229, 255}) {
+		t.Errorf("black pixel in diff: got %v, want [229 229 229 255]", got)
+	}
+	if p := 4 * (10*40 + 10); !reflect.DeepEqual(diff.Pix[p:p+4], []uint8{255, 255, 255, 255}) {
+		t.Errorf("white pixel in diff: got %v, want [255 255 255 255]", diff.Pix[p:p+4])
+	}
+}
+
+// TestCompareBytesIdenticalFiles: the same bytes twice are identical
+// without decoding pixels, but a corrupt file is still refused.
+func TestCompareBytesIdenticalFiles(t *testing.T) {
+	shot := screenshotPNG(t)
+	res, err := CompareBytes("a.png", shot, "b.png", shot, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Identical || res.Width != 1280 || res.Height != 800 || res.MismatchPixels != 0 {
+		t.Fatalf("got %+v, want identical 1280x800", res)
+	}
+	bad := shot[:len(shot)/2]
+	if _, err := CompareBytes("a.png", bad, "b.png", bad, DefaultOptions()); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "a.png") {
+		t.Fatalf("got %v, want a truncation error naming a.png", err)
+	}
+	opts := DefaultOptions()
+	opts.Diff = true
+	res, err = CompareBytes("a.png", shot, "b.png", shot, opts)
+	if err != nil || res.Diff == nil || !res.Identical {
+		t.Fatalf("with a diff image: got %+v, %v", res, err)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	a, b := solid(4, 4, 1, 2, 3), solid(4, 5, 1, 2, 3)
+	a.Name, b.Name = "home.png", "current.png"
+	_, err := Compare(a, b, DefaultOptions())
+	var sm *SizeMismatchError
+	if !errors.As(err, &sm) || sm.A != image.Pt(4, 4) || sm.B != image.Pt(4, 5) {
+		t.Fatalf("got %v, want a size mismatch 4x4 vs 4x5", err)
+	}
+	if want := "snapshot: image sizes differ: 4x4 (home.png) vs 4x5 (current.png)"; err.Error() != want {
+		t.Fatalf("got %q, want %q", err.Error(), want)
+	}
+	for _, th := range []float64{-0.1, 1.5} {
+		if _, err := Compare(a, clone(a), Options{Threshold: th}); err == nil || !strings.Contains(err.Error(), "threshold") {
+			t.Errorf("threshold %v: got %v, want a threshold error", th, err)
+		}
+	}
+	if _, err := Compare(nil, a, DefaultOptions()); err == nil {
+		t.Error("nil image: got no error")
+	}
+	short := &Image{Name: "short", Pix: make([]uint8, 7), Width: 2, Height: 1}
+	if _, err := Compare(short, short, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "short") {
+		t.Errorf("inconsistent image: got %v, want an error naming it", err)
+	}
+}
+
+// TestRegions: two separated blobs give two boxes, largest first, with
+// exact bounds and counts; blobs a few pixels apart join.
+func TestRegions(t *testing.T) {
+	a := solid(200, 120, 255, 255, 255)
+	b := clone(a)
+	fill(b, image.Rect(10, 10, 20, 15), 0, 0, 0)    // 50 px
+	fill(b, image.Rect(100, 60, 140, 100), 0, 0, 0) // 1600 px
+	fill(b, image.Rect(144, 60, 146, 62), 0, 0, 0)  // 4 px, 4 px right of the big one: joins it
+	res, err := Compare(a, b, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Region{
+		{X: 100, Y: 60, Width: 46, Height: 40, Pixels: 1604},
+		{X: 10, Y: 10, Width: 10, Height: 5, Pixels: 50},
+	}
+	if !reflect.DeepEqual(res.Regions, want) || res.RegionCount != 2 {
+		t.Fatalf("got %+v (count %d), want %+v", res.Regions, res.RegionCount, want)
+	}
+	if res.MismatchPixels != 1654 {
+		t.Fatalf("got %d mismatched pixels, want 1654", res.MismatchPixels)
+	}
+}
+
+func TestRegionsCapped(t *testing.T) {
+	a := solid(400, 400, 255, 255, 255)
+	b := clone(a)
+	n := 0
+	for y := 0; y < 400; y += 40 {
+		for x := 0; x < 400; x += 40 {
+			// Squares of growing size, 30+ px apart: separate regions.
+			s := 1 + n%5
+			fill(b, image.Rect(x, y, x+s, y+s), 0, 0, 0)
+			n++
+		}
+	}
+	res, err := Compare(a, b, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RegionCount != n || len(res.Regions) != MaxRegions {
+		t.Fatalf("got %d regions (%d kept), want %d (%d kept)", res.RegionCount, len(res.Regions), n, MaxRegions)
+	}
+	for i := 1; i < len(res.Regions); i++ {
+		if res.Regions[i].Pixels > res.Regions[i-1].Pixels {
+			t.Fatalf("regions not largest first: %+v", res.Regions)
+		}
+	}
+	if res.Regions[0].Pixels != 25 {
+		t.Fatalf("largest region has %d pixels, want 25", res.Regions[0].Pixels)
+	}
+}
+
+// TestDiffImageColours: changed pixels red, anti-aliased pixels yellow,
+// unchanged ones a faded grayscale of the first image.
+func TestDiffImageColours(t *testing.T) {
+	// A vertical edge between black and white, with one gray pixel in b
+	// where a had black next to the edge: that is anti-aliasing. A white
+	// block turned black far from the edge is a real change.
+	a := solid(30, 20, 255, 255, 255)
+	fill(a, image.Rect(0, 0, 10, 20), 0, 0, 0)
+	b := clone(a)
+	fill(b, image.Rect(9, 10, 10, 11), 128, 128, 128)
+	fill(b, image.Rect(20, 5, 24, 9), 0, 0, 0)
+	opts := DefaultOptions()
+	opts.Diff = true
+	res, err := Compare(a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(x, y int) []uint8 { p := 4 * (y*30 + x); return res.Diff.Pix[p : p+4] }
+	if got := at(9, 10); !reflect.DeepEqual(got, []uint8{255, 255, 0, 255}) {
+		t.Errorf("anti-aliased pixel: got %v, want yellow", got)
+	}
+	if got := at(21, 6); !reflect.DeepEqual(got, []uint8{255, 0, 0, 255}) {
+		t.Errorf("changed pixel: got %v, want red", got)
+	}
+	if got := at(2, 2); !reflect.DeepEqual(got, []uint8{229, 229, 229, 255}) {
+		t.Errorf("unchanged black pixel: got %v, want faded gray 229", got)
+	}
+	if res.MismatchPixels != 16 || res.AntialiasedPixels != 1 {
+		t.Errorf("got %d changed and %d anti-aliased, want 16 and 1", res.MismatchPixels, res.AntialiasedPixels)
+	}
+	opts.IncludeAA = true
+	res, err = Compare(a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := at(9, 10); res.MismatchPixels != 17 || !reflect.DeepEqual(got, []uint8{255, 0, 0, 255}) {
+		t.Errorf("with IncludeAA: got %d changed, pixel %v; want 17 and red", res.MismatchPixels, got)
+	}
+}
+
+// TestCompareParallelExact: the result does not depend on how many
+// goroutines compare the stripes.
+func TestCompareParallelExact(t *testing.T) {
+	pairs := makeBenchPairs(t)
+	p := pairs[len(pairs)-1]
+	a, err := Decode("a", p.a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode("b", p.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []Result
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 3, 8} {
+		runtime.GOMAXPROCS(procs)
+		res, err := Compare(a, b, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	for i := 1; i < len(results); i++ {
+		if !reflect.DeepEqual(results[i], results[0]) {
+			t.Fatalf("result %d differs from the single-goroutine one:\n%+v\n%+v", i, results[i], results[0])
+		}
+	}
+}
+
+// TestCompareAllocations: comparing a 1280x800 pair allocates a small
+// constant number of times, never per pixel.
+func TestCompareAllocations(t *testing.T) {
+	for _, p := range makeBenchPairs(t) {
+		a, _ := Decode("a", p.a)
+		b, _ := Decode("b", p.b)
+		allocs := testing.AllocsPerRun(3, func() {
+			if _, err := Compare(a, b, DefaultOptions()); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs > 40 {
+			t.Errorf("%s: %v allocations per compare, want at most 40", p.name, allocs)
+		}
+	}
+}
