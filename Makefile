@@ -31,6 +31,7 @@ vet: check-go
 
 test: check-go
 	@EXTRA_PACKAGES="$(TEST_PACKAGES)" ./docker/install-runtime.sh
+	@./scripts/fetch-argent.sh
 	$(MAKE) vet
 	$(GO) test -count=1 ./...
 

@@ -37,6 +37,10 @@ type Tools struct {
 	Uploads link.Uploads
 	// TempDir holds the temp files of tool file arguments of linked runs.
 	TempDir string
+	// NoHostFiles makes a flow that arrives as bytes always run from those
+	// bytes, never from a file at the same path on this machine (a server
+	// whose paths may coincide with its clients' but hold other files).
+	NoHostFiles bool
 }
 
 // Register adds the flow tools to r.

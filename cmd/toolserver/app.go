@@ -11,6 +11,7 @@ import (
 	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/flowtool"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/upload"
 )
@@ -29,6 +30,7 @@ type app struct {
 	uploads   *upload.Store
 	tmp       string
 	log       *slog.Logger
+	flowTools *flowtool.Tools
 }
 
 type appOptions struct {

@@ -4,5 +4,10 @@ import "github.com/toolserver/toolserver/flowtool"
 
 // registerMoreTools adds the flow tools and the snapshot tools.
 func registerMoreTools(a *app, poolErr error) {
-	(&flowtool.Tools{Pool: a.pool, PoolErr: poolErr, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}).Register(a.tools)
+	a.flowTools = &flowtool.Tools{Pool: a.pool, PoolErr: poolErr, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
+	a.flowTools.Register(a.tools)
 }
+
+// setNoHostFiles switches the flow tools between reading a flow at the
+// client's path on this machine and always using the bytes sent.
+func setNoHostFiles(a *app, on bool) { a.flowTools.NoHostFiles = on }

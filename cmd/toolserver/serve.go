@@ -18,6 +18,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
 	maxDevices := fs.Int("max-devices", 4, "how many devices may be booted at once")
 	insecure := fs.Bool("insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
+	noHostFiles := fs.Bool("no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
 	if err := fs.Parse(args); err != nil {
 		return withExit(exitUsage, err)
 	}
@@ -33,6 +34,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer a.Close()
+	setNoHostFiles(a, *noHostFiles)
 	if a.pool == nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}
