@@ -308,3 +308,5 @@ func TestIdleNeverFails(t *testing.T) {
 		t.Fatalf("got %s\n%s", lines(rep), dump(rep))
 	}
 }
+
+func devAdapter(d *cdp.Device) flow.Device { return flowdevice.Device{D: d} }

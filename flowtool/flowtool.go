@@ -197,12 +197,27 @@ func (t *Tools) resolveDevice(ctx context.Context, id string) (flow.Device, erro
 // caller lets tool: steps call the registry's tools.
 func (t *Tools) caller() flow.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
-		b, err := jsonMarshal(args)
-		if err != nil {
-			return nil, err
-		}
-		return t.Registry.Invoke(ctx, name, b, tool.Options{})
+		return t.invokeStep(ctx, name, args)
 	}
+}
+
+// Caller returns the tool caller of a local run's tool: steps.
+func (t *Tools) Caller() flow.ToolCaller { return t.caller() }
+
+// invokeStep calls a tool for a tool: step. The runner binds the run's
+// device to every step; a tool whose schema has no device argument gets
+// none, as Argent binds it only where the schema declares one.
+func (t *Tools) invokeStep(ctx context.Context, name string, args map[string]any) (any, error) {
+	if tl, ok := t.Registry.Get(name); ok {
+		if _, declared := tl.InputSchema.Properties["device"]; !declared {
+			delete(args, "device")
+		}
+	}
+	b, err := jsonMarshal(args)
+	if err != nil {
+		return nil, err
+	}
+	return t.Registry.Invoke(ctx, name, b, tool.Options{TempDir: t.TempDir})
 }
 
 // artifactSink stores a run's artifacts in the server's artifact store.

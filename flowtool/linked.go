@@ -3,7 +3,6 @@ package flowtool
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"os"
 	"path"
@@ -141,10 +140,6 @@ func (t *Tools) linkedCaller(src *link.Source, tmp string) flow.ToolCaller {
 			}
 			args[in.Target] = local
 		}
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, err
-		}
-		return t.Registry.Invoke(ctx, name, b, tool.Options{})
+		return t.invokeStep(ctx, name, args)
 	}
 }

@@ -63,10 +63,14 @@ type slot struct {
 	// rec is the recording; nil before the first start succeeds and after
 	// finish. Guarded by lock.
 	rec *recording
-	// used is the LRU stamp, info what the "Active recordings" list of
-	// FLOW_NO_ACTIVE_RECORDING shows; both guarded by Recorder.mu.
-	used uint64
-	info recInfo
+	// used is the LRU stamp; info what the "Active recordings" list of
+	// FLOW_NO_ACTIVE_RECORDING shows; gen counts the takes started (0
+	// while the first start is under way); ended says why the slot left
+	// the recorder. All guarded by Recorder.mu.
+	used  uint64
+	info  recInfo
+	gen   uint64
+	ended string
 }
 
 // recInfo is what the recorder's bookkeeping needs without the slot lock.
@@ -119,8 +123,27 @@ func (r *Recorder) current(s *slot) bool {
 	return true
 }
 
-// slotFor returns the slot of key, creating it when create is set.
-func (r *Recorder) slotFor(key string, create bool) *slot {
+// still tells why the take gen of s is over — finished, evicted, or
+// restarted by another flow-start-recording while the caller waited for
+// the lock — or "" when it is still the current take, which it then
+// stamps as used.
+func (r *Recorder) still(s *slot, gen uint64) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case s.ended != "":
+		return s.ended
+	case s.gen != gen:
+		return "another flow-start-recording restarted it"
+	}
+	r.clock++
+	s.used = r.clock
+	return ""
+}
+
+// slotFor returns the slot of key and its take, creating the slot when
+// create is set.
+func (r *Recorder) slotFor(key string, create bool) (*slot, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.slots[key]
@@ -128,7 +151,10 @@ func (r *Recorder) slotFor(key string, create bool) *slot {
 		s = &slot{key: key, lock: make(chan struct{}, 1)}
 		r.slots[key] = s
 	}
-	return s
+	if s == nil {
+		return nil, 0
+	}
+	return s, s.gen
 }
 
 // publish records rec's identity for the bookkeeping and evicts the least
@@ -137,6 +163,7 @@ func (r *Recorder) publish(s *slot, rec *recording, rootKey string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.info = recInfo{name: rec.name, rootKey: rootKey}
+	s.gen++
 	r.clock++
 	s.used = r.clock
 	for len(r.slots) > MaxRecordings {
@@ -151,15 +178,18 @@ func (r *Recorder) publish(s *slot, rec *recording, rootKey string) {
 		if lru == nil {
 			return
 		}
+		lru.ended = fmt.Sprintf("it was evicted: more than %d recordings were in progress and it was the least recently used", MaxRecordings)
 		delete(r.slots, lru.key)
 	}
 }
 
-// drop removes s from the recorder if it is still current.
-func (r *Recorder) drop(s *slot) {
+// drop removes s from the recorder if it is still current; why is what a
+// call that waited on its lock is told.
+func (r *Recorder) drop(s *slot, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.slots[s.key] == s {
+		s.ended = why
 		delete(r.slots, s.key)
 	}
 }
@@ -264,22 +294,24 @@ func refuseNested(ctx context.Context, name string) error {
 
 // session finds the recording a call names and takes its lock; the caller
 // must call release. It answers FLOW_NO_ACTIVE_RECORDING when there is
-// none, and the no-longer-active error when a restart, a finish or an
-// eviction came first while it waited.
-func (t *Tools) session(ctx context.Context, tool string, tg target) (*slot, *recording, error) {
-	if err := refuseNested(ctx, tool); err != nil {
+// none, and Argent's no-longer-active text (same code) when a restart, a
+// finish or an eviction came first while it waited: the call was meant
+// for the take that ended, not for a new one.
+func (t *Tools) session(ctx context.Context, name string, tg target) (*slot, *recording, error) {
+	if err := refuseNested(ctx, name); err != nil {
 		return nil, nil, err
 	}
-	s := t.Recorder.slotFor(tg.key, false)
-	if s == nil {
+	s, gen := t.Recorder.slotFor(tg.key, false)
+	if s == nil || gen == 0 {
 		return nil, nil, t.noRecording(tg)
 	}
 	if err := s.acquire(ctx); err != nil {
 		return nil, nil, err
 	}
-	if !t.Recorder.current(s) || s.rec == nil {
+	if why := t.Recorder.still(s, gen); why != "" || s.rec == nil {
 		s.release()
-		return nil, nil, t.noRecording(tg)
+		return nil, nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_NO_ACTIVE_RECORDING",
+			Message: fmt.Sprintf("Recording of %q in %s is no longer active — %s. Nothing was added to the flow file; call flow-start-recording to record again.", tg.name, tg.root, why)}
 	}
 	return s, s.rec, nil
 }
@@ -524,7 +556,7 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 
 	var s *slot
 	for {
-		s = t.Recorder.slotFor(tg.key, true)
+		s, _ = t.Recorder.slotFor(tg.key, true)
 		if err := s.acquire(ctx); err != nil {
 			return nil, err
 		}
@@ -544,7 +576,7 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 	savedTo, err := rec.save(empty, data)
 	if err != nil {
 		if prev == nil {
-			t.Recorder.drop(s)
+			t.Recorder.drop(s, "its start failed")
 		}
 		return nil, err
 	}
@@ -710,7 +742,7 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 		summary[i] = fmt.Sprintf("%d. %s", i+1, summarize(st))
 	}
 	s.rec = nil
-	t.Recorder.drop(s)
+	t.Recorder.drop(s, "flow-finish-recording finished it")
 	return map[string]any{
 		// "<n> steps" is never singularized (Argent).
 		"message":               fmt.Sprintf("Finished recording %q flow (%d steps)", rec.name, len(fl.Steps)),

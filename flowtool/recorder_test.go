@@ -680,3 +680,37 @@ func TestTapSelectors(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordSupersededTake checks what a call that looked the recording up
+// before a restart or a finish learns once it holds the lock.
+func TestRecordSupersededTake(t *testing.T) {
+	t.Parallel()
+	rc := NewRecorder()
+	r := tool.NewRegistry()
+	(&Tools{Recorder: rc}).Register(r)
+	a := rec{"take", t.TempDir()}
+	if _, err := invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := resolveTarget(recArgs{Name: a.name, ProjectRoot: a.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, first := rc.slotFor(tg.key, false)
+	if got := rc.still(s, first); got != "" {
+		t.Fatalf("first take: got %q, want it current", got)
+	}
+	if _, err := invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rc.still(s, first), "another flow-start-recording restarted it"; got != want {
+		t.Fatalf("after a restart: got %q, want %q", got, want)
+	}
+	_, second := rc.slotFor(tg.key, false)
+	if _, err := invoke(t, r, "flow-finish-recording", a.args(nil), false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rc.still(s, second), "flow-finish-recording finished it"; got != want {
+		t.Fatalf("after finish: got %q, want %q", got, want)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -139,14 +138,8 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 		Device:          flowdevice.Device{D: d},
 		Source:          flow.Disk{},
 		UpdateBaselines: f.update,
-		Tools: func(ctx context.Context, name string, args map[string]any) (any, error) {
-			b, err := json.Marshal(args)
-			if err != nil {
-				return nil, err
-			}
-			return a.tools.Invoke(ctx, name, b, tool.Options{TempDir: a.tmp})
-		},
-		Progress: out.progress,
+		Tools:           a.flowTools.Caller(),
+		Progress:        out.progress,
 	}
 	if f.output != "" {
 		opts.Artifacts = outputSink{dir: f.output}
@@ -174,4 +167,6 @@ func (s outputSink) Put(fl, name, mime string, data []byte) (any, error) {
 }
 
 // seconds renders a duration in milliseconds as 1.2s.
-func seconds(ms float64) string { return fmt.Sprintf("%.1fs", time.Duration(ms*float64(time.Millisecond)).Seconds()) }
+func seconds(ms float64) string {
+	return fmt.Sprintf("%.1fs", time.Duration(ms*float64(time.Millisecond)).Seconds())
+}

@@ -223,6 +223,7 @@
     const idv = ids(c.e);
     return {
       id: idv.length ? idv[0] : "",
+      ids: idv,
       text: ownText(c.e).slice(0, 200),
       role: role(c.e),
       tag: c.e.tagName.toLowerCase(),

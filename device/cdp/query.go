@@ -25,12 +25,15 @@ type Point struct {
 
 // Element is one element of the page as a selector sees it.
 type Element struct {
-	ID      string `json:"id,omitempty"`
-	Text    string `json:"text,omitempty"`
-	Role    string `json:"role,omitempty"`
-	Tag     string `json:"tag"`
-	Frame   Frame  `json:"frame"`
-	Visible bool   `json:"visible"`
+	ID string `json:"id,omitempty"`
+	// IDs are every name an id selector matches, in the order DOM id,
+	// data-testid, aria-label, name.
+	IDs     []string `json:"ids,omitempty"`
+	Text    string   `json:"text,omitempty"`
+	Role    string   `json:"role,omitempty"`
+	Tag     string   `json:"tag"`
+	Frame   Frame    `json:"frame"`
+	Visible bool     `json:"visible"`
 	// Center is the element's centre in CSS pixels, where a tap lands.
 	Center Point `json:"-"`
 }
@@ -38,17 +41,18 @@ type Element struct {
 // elementJSON mirrors Element with the centre included, as the agent
 // returns it.
 type elementJSON struct {
-	ID      string `json:"id"`
-	Text    string `json:"text"`
-	Role    string `json:"role"`
-	Tag     string `json:"tag"`
-	Frame   Frame  `json:"frame"`
-	Visible bool   `json:"visible"`
-	Center  Point  `json:"center"`
+	ID      string   `json:"id"`
+	IDs     []string `json:"ids"`
+	Text    string   `json:"text"`
+	Role    string   `json:"role"`
+	Tag     string   `json:"tag"`
+	Frame   Frame    `json:"frame"`
+	Visible bool     `json:"visible"`
+	Center  Point    `json:"center"`
 }
 
 func (e elementJSON) element() Element {
-	return Element{ID: e.ID, Text: e.Text, Role: e.Role, Tag: e.Tag, Frame: e.Frame, Visible: e.Visible, Center: e.Center}
+	return Element{ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Tag: e.Tag, Frame: e.Frame, Visible: e.Visible, Center: e.Center}
 }
 
 // Selector is the in-page matcher's selector: any JSON-encodable value
