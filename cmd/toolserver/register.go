@@ -1,11 +1,15 @@
 package main
 
-import "github.com/toolserver/toolserver/flowtool"
+import (
+	"github.com/toolserver/toolserver/flowtool"
+	"github.com/toolserver/toolserver/snapshottool"
+)
 
 // registerMoreTools adds the flow tools and the snapshot tools.
 func registerMoreTools(a *app, poolErr error) {
 	a.flowTools = &flowtool.Tools{Pool: a.pool, PoolErr: poolErr, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
 	a.flowTools.Register(a.tools)
+	(&snapshottool.Tools{Pool: a.pool, PoolErr: poolErr, Artifacts: a.artifacts}).Register(a.tools)
 }
 
 // setNoHostFiles switches the flow tools between reading a flow at the

@@ -1,0 +1,188 @@
+// Package snapshottool owns the screenshot-diff tool: it compares two PNG
+// files a client sends (or one file against a live capture of a device)
+// with the snapshot engine and returns the summary, the changed regions
+// and the diff image as an artifact.
+package snapshottool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/snapshot"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// Tools is the snapshot tool set.
+type Tools struct {
+	Pool      *cdp.Pool
+	PoolErr   error
+	Artifacts *artifact.Store
+}
+
+// Register adds screenshot-diff to r.
+func (t *Tools) Register(r *tool.Registry) { r.Add(t.diff()) }
+
+func (t *Tools) diff() *tool.Tool {
+	return &tool.Tool{
+		Name: "screenshot-diff",
+		Description: "Compare two PNG screenshots (baselinePath and currentPath), or a baseline against a live capture of a device, " +
+			"with pixelmatch's algorithm. Returns the mismatch count and percent, the changed regions (largest first) and the diff image " +
+			"(changed pixels red over a faded baseline, anti-aliasing yellow). Different sizes are reported as such, never as a percentage.",
+		InputSchema: tool.Object(map[string]*tool.Schema{
+			"baselinePath": tool.String("The baseline PNG."),
+			"currentPath":  tool.String("The PNG to compare; omit it to capture the device instead."),
+			"outputDir":    tool.String("Also write the diff image into this directory on the tool-server's machine."),
+			"device":       tool.String("Device to capture when currentPath is not given, e.g. chromium-cdp-1280x800."),
+			"udid":         tool.String("Alias of device."),
+			"threshold":    tool.Number("pixelmatch threshold, 0..1 (default 0.1); smaller is more sensitive.", 0, 1),
+			"includeAA":    tool.Bool("Count anti-aliased pixels as differences."),
+			"maxMismatch":  tool.Number("Percent of pixels allowed to differ for passed to be true (default 0.5).", 0, 100),
+		}, "baselinePath"),
+		FileInputs: []tool.FileInput{
+			{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"},
+			{Target: "currentPath", Path: "${currentPath}", Kind: "file", Optional: true},
+			{Target: "outputDir", Path: "${outputDir}", Kind: "probe", Optional: true},
+		},
+		OutputHint: "image",
+		Run:        t.run,
+	}
+}
+
+type diffArgs struct {
+	BaselinePath string   `json:"baselinePath"`
+	CurrentPath  string   `json:"currentPath"`
+	OutputDir    string   `json:"outputDir"`
+	Device       string   `json:"device"`
+	UDID         string   `json:"udid"`
+	Threshold    *float64 `json:"threshold"`
+	IncludeAA    bool     `json:"includeAA"`
+	MaxMismatch  *float64 `json:"maxMismatch"`
+}
+
+func readPNG(field, path string) ([]byte, error) {
+	if path == "" {
+		return nil, tool.FieldError(field, "%s: required", field)
+	}
+	st, err := os.Stat(path)
+	if err == nil && st.Size() > snapshot.MaxPixels*4 {
+		return nil, tool.FieldError(field, "%s: %s is too large to be a screenshot (%d bytes)", field, path, st.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, tool.FieldError(field, "%s: %v", field, err)
+	}
+	return b, nil
+}
+
+func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
+	a, err := tool.Decode[diffArgs](call)
+	if err != nil {
+		return nil, err
+	}
+	base, err := readPNG("baselinePath", a.BaselinePath)
+	if err != nil {
+		return nil, err
+	}
+	var cur []byte
+	curName := a.CurrentPath
+	switch {
+	case a.CurrentPath != "":
+		if cur, err = readPNG("currentPath", a.CurrentPath); err != nil {
+			return nil, err
+		}
+	default:
+		id := a.Device
+		if id == "" {
+			id = a.UDID
+		}
+		if id == "" {
+			return nil, tool.FieldError("currentPath", "give currentPath, or device to compare with a live capture")
+		}
+		if t.Pool == nil {
+			return nil, devicetool.DeviceError(t.PoolErr)
+		}
+		d, err := t.Pool.Device(ctx, id)
+		if err != nil {
+			return nil, devicetool.DeviceError(err)
+		}
+		shot, err := d.StableScreenshot(ctx, 5)
+		if err != nil {
+			return nil, devicetool.DeviceError(err)
+		}
+		cur, curName = shot.PNG, "capture of "+id
+	}
+	opts := snapshot.DefaultOptions()
+	if a.Threshold != nil {
+		opts.Threshold = *a.Threshold
+	}
+	opts.IncludeAA = a.IncludeAA
+	opts.Diff = true
+	start := time.Now()
+	res, err := snapshot.CompareBytes(a.BaselinePath, base, curName, cur, opts)
+	var sizes *snapshot.SizeMismatchError
+	switch {
+	case errors.As(err, &sizes):
+		return map[string]any{
+			"identical": false, "passed": false, "sizeMismatch": true,
+			"baselineSize": map[string]int{"width": sizes.A.X, "height": sizes.A.Y},
+			"currentSize":  map[string]int{"width": sizes.B.X, "height": sizes.B.Y},
+			"summary":      err.Error(),
+		}, nil
+	case err != nil:
+		return nil, &tool.Error{Kind: tool.KindUnprocessed, Status: 422, Message: err.Error(), Err: err}
+	}
+	max := snapshot.DefaultMaxMismatch
+	if a.MaxMismatch != nil {
+		max = *a.MaxMismatch
+	}
+	out := map[string]any{
+		"width": res.Width, "height": res.Height, "identical": res.Identical,
+		"mismatchPixels": res.MismatchPixels, "mismatchPercent": res.MismatchPercent,
+		"antialiasedPixels": res.AntialiasedPixels, "regions": res.Regions, "regionCount": res.RegionCount,
+		"passed": snapshot.Passes(res, max), "durationMs": float64(time.Since(start).Microseconds()) / 1000,
+		"summary": summary(res),
+	}
+	if res.Diff != nil && !res.Identical {
+		png, err := snapshot.EncodePNG(res.Diff)
+		if err != nil {
+			return nil, err
+		}
+		if t.Artifacts != nil {
+			h, err := t.Artifacts.Put("diff.png", "image/png", png)
+			if err != nil {
+				return nil, err
+			}
+			out["diff"] = h
+		}
+		if a.OutputDir != "" {
+			p := filepath.Join(a.OutputDir, "diff.png")
+			if err := os.MkdirAll(a.OutputDir, 0o755); err != nil {
+				return nil, tool.FieldError("outputDir", "outputDir: %v", err)
+			}
+			if err := snapshot.WriteFileAtomic(p, png); err != nil {
+				return nil, tool.FieldError("outputDir", "outputDir: %v", err)
+			}
+			out["diffPath"] = p
+		}
+	}
+	return out, nil
+}
+
+func summary(res snapshot.Result) string {
+	if res.Identical || res.MismatchPixels == 0 {
+		return fmt.Sprintf("%dx%d: no pixel differs", res.Width, res.Height)
+	}
+	s := fmt.Sprintf("%dx%d: %d pixels differ (%.2f%%) in %d changed areas", res.Width, res.Height, res.MismatchPixels, res.MismatchPercent, res.RegionCount)
+	if len(res.Regions) > 0 {
+		g := res.Regions[0]
+		s += fmt.Sprintf("; the largest is %dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package snapshottool_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/snapshottool"
+	"github.com/toolserver/toolserver/tool"
+)
+
+const vectors = "../testdata/vectors/images"
+
+func registry(t *testing.T, pool *cdp.Pool) (*tool.Registry, *artifact.Store) {
+	t.Helper()
+	arts, err := artifact.New(t.TempDir(), 100, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tool.NewRegistry()
+	(&snapshottool.Tools{Pool: pool, Artifacts: arts}).Register(r)
+	return r, arts
+}
+
+// wire wraps a file as a linked client sends it: path, size and bytes.
+func wire(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"__argentFileInput": true, "path": "/client/" + filepath.Base(path), "size": len(b), "mtimeMs": 1.0, "content": base64.StdEncoding.EncodeToString(b)}
+}
+
+func invoke(t *testing.T, r *tool.Registry, args map[string]any) (map[string]any, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Invoke(ctx, "screenshot-diff", raw, tool.Options{TempDir: t.TempDir()})
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(res)
+	var out map[string]any
+	json.Unmarshal(b, &out)
+	return out, nil
+}
+
+func TestScreenshotDiffFiles(t *testing.T) {
+	r, arts := registry(t, nil)
+	res, err := invoke(t, r, map[string]any{"baselinePath": wire(t, vectors+"/1280x800/small-a.png"), "currentPath": wire(t, vectors+"/1280x800/small-b.png")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions, _ := res["regions"].([]any)
+	if res["identical"] != false || res["mismatchPixels"].(float64) == 0 || len(regions) == 0 || res["width"] != 1280.0 {
+		t.Fatalf("got %v", res)
+	}
+	diff, _ := res["diff"].(map[string]any)
+	if _, _, err := arts.Get(fmt.Sprint(diff["id"])); err != nil {
+		t.Fatalf("diff artifact: %v (%v)", err, res["diff"])
+	}
+	res, err = invoke(t, r, map[string]any{"baselinePath": wire(t, vectors+"/1280x800/small-a.png"), "currentPath": wire(t, vectors+"/1280x800/small-a.png")})
+	if err != nil || res["identical"] != true || res["passed"] != true || res["diff"] != nil {
+		t.Fatalf("identical: %v %v", res, err)
+	}
+	res, err = invoke(t, r, map[string]any{"baselinePath": wire(t, vectors+"/390x844/dims-a.png"), "currentPath": wire(t, vectors+"/390x844/dims-b.png")})
+	if err != nil || res["sizeMismatch"] != true || res["passed"] != false {
+		t.Fatalf("sizes: %v %v", res, err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.png")
+	os.WriteFile(bad, []byte("not a png at all"), 0o644)
+	_, err = invoke(t, r, map[string]any{"baselinePath": bad, "currentPath": bad})
+	var te *tool.Error
+	if !errors.As(err, &te) || te.HTTPStatus() != 422 {
+		t.Fatalf("not a PNG: got %v, want 422", err)
+	}
+}
+
+func TestScreenshotDiffLiveCapture(t *testing.T) {
+	pool, err := cdp.NewPool(cdp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	pages := httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	defer pages.Close()
+	ctx := context.Background()
+	d, err := pool.Device(ctx, "chromium-cdp-800x600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Launch(ctx, pages.URL+"/app.html"); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := d.StableScreenshot(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "base.png")
+	os.WriteFile(base, shot.PNG, 0o644)
+	r, _ := registry(t, pool)
+	res, err := invoke(t, r, map[string]any{"baselinePath": base, "device": "chromium-cdp-800x600"})
+	if err != nil || res["mismatchPixels"] != 0.0 || res["passed"] != true {
+		t.Fatalf("same page: %v %v", res, err)
+	}
+	if _, err := d.Eval(ctx, `document.getElementById('top').click(), 1`); err != nil {
+		t.Fatal(err)
+	}
+	res, err = invoke(t, r, map[string]any{"baselinePath": base, "device": "chromium-cdp-800x600", "maxMismatch": 0})
+	if err != nil || res["mismatchPixels"].(float64) == 0 || res["passed"] != false {
+		t.Fatalf("changed page: %v %v", res, err)
+	}
+}
