@@ -103,7 +103,22 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		step, warning = raw, fmt.Sprintf("kept the raw %s step: its captured selector cannot be written in a flow file (%v)", a.Command, err)
 	}
 
-	body, err := json.Marshal(args)
+	// The live call reads the files the client sent with the step; the
+	// recorded step keeps the client's paths.
+	liveArgs := make(map[string]any, len(args)+1)
+	for k, v := range args {
+		liveArgs[k] = v
+	}
+	tmpDirs, err := t.withStepMembers(call, a.Command, liveArgs)
+	defer func() {
+		for _, d := range tmpDirs {
+			os.RemoveAll(d)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(liveArgs)
 	if err != nil {
 		return nil, err
 	}

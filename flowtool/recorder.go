@@ -487,6 +487,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			// the recorded step makes the tool-server read as members.
 			FileInputs:  []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
 			LongRunning: true,
+			Prepare:     t.prepareStepMembers,
 			Run:         t.addStep,
 		},
 		{

@@ -140,3 +140,33 @@ func (s *Source) BaselineWrites() []any {
 	}
 	return out
 }
+
+// Wire returns the members as a client would send them with every byte
+// inline, for a call the tool-server makes on the client's behalf (the
+// live flow-execute of a recorded step).
+func (m *Members) Wire() []Member {
+	if m == nil {
+		return nil
+	}
+	out := make([]Member, 0, len(m.order))
+	for _, k := range m.order {
+		r := m.byKey[k]
+		w := r.Member
+		w.UploadID, w.ContentHash, w.Content = "", "", nil
+		if r.HasData {
+			c := base64.StdEncoding.EncodeToString(r.Data)
+			w.Content = &c
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// FlowFile returns the flow member with key, for a call that runs it.
+func (m *Members) FlowFile(key string) *Received {
+	r := m.Get(key)
+	if r == nil || r.Role != RoleFlow {
+		return nil
+	}
+	return r
+}

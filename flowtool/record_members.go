@@ -1,0 +1,95 @@
+package flowtool
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/tool"
+)
+
+const stepMembersKey = "link.step"
+
+// prepareStepMembers reads the members a linked client sends with
+// flow-add-step's project_root (seed, "Members of a recorded step"), before
+// the arguments are checked.
+func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
+	raw, ok := call.Args["project_root"]
+	if !ok {
+		return nil
+	}
+	in, withMembers, ok := link.ParseInput(raw)
+	if !ok || !withMembers {
+		return nil
+	}
+	m, err := link.Receive(ctx, in.Members, t.Uploads)
+	if err != nil {
+		return err
+	}
+	call.Values[stepMembersKey] = m
+	return nil
+}
+
+// withStepMembers points the live call of a recorded step at the files the
+// client sent: a flow-execute by name gets its flow and members as a
+// flow_file input, a tool's file arguments become temp files holding the
+// members' bytes. It returns the temp directories to remove.
+func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string]any) ([]string, error) {
+	m, _ := call.Values[stepMembersKey].(*link.Members)
+	if m == nil {
+		return nil, nil
+	}
+	if command == flow.ToolFlowExecute {
+		name, _ := args["name"].(string)
+		root, _ := args["project_root"].(string)
+		if name == "" || root == "" {
+			return nil, nil
+		}
+		dir := strings.TrimRight(root, `/\`) + "/.argent/flows"
+		in := link.FlowInput{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
+		if r := m.FlowFile(link.Key(dir, name+".yaml")); r != nil {
+			in.Canonical, in.Spelling = r.Canonical, r.Spelling
+			if r.HasData {
+				c := base64.StdEncoding.EncodeToString(r.Data)
+				in.Content = &c
+			}
+		}
+		args["flow_file"] = in
+		return nil, nil
+	}
+	spec, ok := t.Registry.Get(command)
+	if !ok {
+		return nil, nil
+	}
+	src := link.NewSource(m)
+	var dirs []string
+	for _, fi := range spec.FileInputs {
+		if fi.Kind != "file" || fi.Path != "${"+fi.Target+"}" {
+			continue
+		}
+		p, ok := args[fi.Target].(string)
+		if !ok {
+			continue
+		}
+		data, err := src.ToolFile(p, fi.Target, command)
+		if err != nil {
+			return dirs, &tool.Error{Kind: tool.KindValidation, Field: "args", Message: err.Error() + ". Nothing was recorded."}
+		}
+		d, err := os.MkdirTemp(t.TempDir, "toolserver-step-")
+		if err != nil {
+			return dirs, err
+		}
+		dirs = append(dirs, d)
+		local := filepath.Join(d, path.Base(filepath.ToSlash(p)))
+		if err := os.WriteFile(local, data, 0o600); err != nil {
+			return dirs, err
+		}
+		args[fi.Target] = local
+	}
+	return dirs, nil
+}
