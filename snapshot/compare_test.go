@@ -3,6 +3,8 @@ package snapshot
 import (
 	"errors"
 	"image"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -244,5 +246,35 @@ func TestCompareAllocations(t *testing.T) {
 		if allocs > 40 {
 			t.Errorf("%s: %v allocations per compare, want at most 40", p.name, allocs)
 		}
+	}
+}
+
+// TestCompareBytesOtherLayouts: pairs that are not both 8-bit RGB or RGBA of
+// one size go through image/png, with the same answers.
+func TestCompareBytesOtherLayouts(t *testing.T) {
+	res, err := CompareBytes("gray16.png", gray16PNG(), "paletted.png", palettedPNG(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Compare(mustDecode(t, gray16PNG()), mustDecode(t, palettedPNG()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res, want) || res.MismatchPixels == 0 {
+		t.Fatalf("got %+v, want %+v (and some changed pixels)", res, want)
+	}
+	dims := filepath.Join(vectorsDir, "images", "390x844")
+	a, errA := os.ReadFile(filepath.Join(dims, "dims-a.png"))
+	b, errB := os.ReadFile(filepath.Join(dims, "dims-b.png"))
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	_, err = CompareBytes("dims-a.png", a, "dims-b.png", b, DefaultOptions())
+	var sm *SizeMismatchError
+	if !errors.As(err, &sm) || sm.A != image.Pt(390, 844) || sm.B != image.Pt(390, 940) || sm.NameB != "dims-b.png" {
+		t.Fatalf("got %v, want a size mismatch naming both files", err)
+	}
+	if _, err := CompareBytes("a", a, "b", b, Options{Threshold: 2}); err == nil {
+		t.Fatal("threshold 2: got no error")
 	}
 }

@@ -100,17 +100,6 @@ func readHeader(data []byte) (header, error) {
 	return h, nil
 }
 
-// DecodeSize returns the width and height that a PNG's header declares,
-// applying the same checks as Decode (signature, zero size, MaxPixels)
-// without decoding any pixels.
-func DecodeSize(name string, data []byte) (image.Point, error) {
-	h, err := readHeader(data)
-	if err != nil {
-		return image.Point{}, &DecodeError{Name: name, Err: err}
-	}
-	return image.Point{X: int(h.width), Y: int(h.height)}, nil
-}
-
 // Check validates PNG data as thoroughly as Decode does (header limits,
 // every chunk checksum, the whole compressed stream, every row's filter) and
 // returns the image size, without producing pixels when the layout allows:
@@ -153,6 +142,11 @@ func Decode(name string, data []byte) (*Image, error) {
 		m.Name = name
 		return m, nil
 	}
+	// Walk the chunks first (structure, every CRC, IEND), so that every
+	// layout reports a cut or damaged file the same way.
+	if _, _, err := collectIDAT(data); err != nil {
+		return nil, &DecodeError{Name: name, Err: err}
+	}
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, &DecodeError{Name: name, Err: classify(err)}
@@ -163,17 +157,13 @@ func Decode(name string, data []byte) (*Image, error) {
 }
 
 // classify maps an image/png error onto the sentinels, keeping its text.
+// The chunks were walked before, so what remains is the compressed stream
+// ending early (truncated) or a format, stream or unsupported-layout error
+// (corrupt).
 func classify(err error) error {
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return fmt.Errorf("%w: the data ends before the image is complete", ErrTruncated)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: the compressed image data ends early", ErrTruncated)
 	}
-	var fe png.FormatError
-	if errors.As(err, &fe) {
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	// Errors of compress/zlib and compress/flate (bad checksum, corrupt
-	// stream) and png.UnsupportedError end up here.
 	return fmt.Errorf("%w: %v", ErrCorrupt, err)
 }
 

@@ -93,6 +93,10 @@ func TestDecodeInvalid(t *testing.T) {
 		{"invalid-zlib-dictionary.png", replaceIDAT(headerAndIDAT(), []byte("\x78\xbb\x00\x00\x00\x00")), ErrCorrupt, "dictionary"},
 		{"invalid-idat-empty.png", replaceIDAT(headerAndIDAT(), nil), ErrTruncated, "truncated"},
 		{"invalid-idat-too-short.png", replaceIDAT(headerAndIDAT(), zlibBytes([]byte{0, 9, 9, 9})), ErrTruncated, "truncated"},
+		// Layouts decoded by image/png: its errors map to the same sentinels.
+		{"invalid-16bit-cut.png", gray16PNG()[:len(gray16PNG())-30], ErrTruncated, "truncated"},
+		{"invalid-paletted-crc.png", withBadIDAT(palettedPNG()), ErrCorrupt, "checksum"},
+		{"invalid-interlaced-filter.png", interlacedBadFilter(), ErrCorrupt, "filter"},
 		{"invalid-idat-too-long.png", replaceIDAT(headerAndIDAT(), zlibBytes(bytes.Repeat([]byte{0, 9, 9, 9, 9, 9, 9}, 3))), ErrCorrupt, "too much"},
 	}
 	dir := t.TempDir()
@@ -143,6 +147,37 @@ func TestDecodeHugeDoesNotAllocate(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Fatalf("refusing a huge image allocated %d bytes, want under 1 MiB", grew)
 	}
+}
+
+// gray16PNG is a small 16-bit gray PNG made by image/png.
+func gray16PNG() []byte {
+	m := image.NewGray16(image.Rect(0, 0, 16, 16))
+	for i := range m.Pix {
+		m.Pix[i] = uint8(i * 7)
+	}
+	var b bytes.Buffer
+	png.Encode(&b, m)
+	return b.Bytes()
+}
+
+// palettedPNG is a small paletted PNG made by image/png.
+func palettedPNG() []byte {
+	m := image.NewPaletted(image.Rect(0, 0, 16, 16), color.Palette{color.White, color.Black})
+	for i := range m.Pix {
+		m.Pix[i] = uint8(i % 2)
+	}
+	var b bytes.Buffer
+	png.Encode(&b, m)
+	return b.Bytes()
+}
+
+// interlacedBadFilter is an interlaced RGB PNG with a filter byte of 7.
+func interlacedBadFilter() []byte {
+	p := rawPNG{width: 2, height: 2, depth: 8, colorType: ctRGB, interlace: true, sample: func(x, y int) []uint16 { return []uint16{1, 2, 3} }}
+	// Pass 1 holds pixel (0,0) only: one row of 1 + 3 bytes. Passes 2 to 5
+	// are empty for a 2x2 image; pass 6 holds (1,0), pass 7 row 1.
+	raw := []byte{7, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 1, 2, 3}
+	return replaceIDAT(p.encode(), zlibBytes(raw))
 }
 
 // textFirst is a PNG whose first chunk is tEXt instead of IHDR.
@@ -524,8 +559,17 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 			}
 		})
 	}
-	// Errors name the right file.
+	// Errors name the right file, on both decode paths.
 	bad := withBadIDAT(shot)
+	if _, err := decodePair("a.png", bad, "b.png", shot, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "a.png") {
+		t.Errorf("got %v, want a corrupt-PNG error naming a.png", err)
+	}
+	if _, err := decodePair("a.png", shot, "b.png", shot[:len(shot)/2], false); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "b.png") {
+		t.Errorf("got %v, want a truncation error naming b.png", err)
+	}
+	if _, err := decodePair("a.png", gray16PNG(), "b.png", withBadIDAT(palettedPNG()), false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "b.png") {
+		t.Errorf("image/png path: got %v, want a corrupt-PNG error naming b.png", err)
+	}
 	if _, err := decodePair("a.png", shot, "b.png", bad, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "b.png") {
 		t.Errorf("got %v, want a corrupt-PNG error naming b.png", err)
 	}

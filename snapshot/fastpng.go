@@ -18,7 +18,8 @@ import (
 // is compress/flate's. Every chunk's CRC-32 is verified, as image/png does,
 // so corrupted data is refused; the zlib stream's own Adler-32 of the
 // inflated bytes is not (it costs about a fifth of the inflate time and
-// only catches a broken encoder; Chromium's PNG decoder skips it too).
+// adds protection only against a broken encoder; libpng can skip it the
+// same way, with its PNG_IGNORE_ADLER32 option).
 type fastStream struct {
 	w, h, bpp int
 	idat      []byte
@@ -54,10 +55,11 @@ func openFast(data []byte, h header) (s fastStream, handled bool, err error) {
 }
 
 // inflateInPlace inflates every row into pix (the RGBA output, 4*w bytes
-// a row): the samples of row y go to the end of row y's own slot, its filter
-// type into ft[y] (h bytes). unfilterSlot then decodes each row inside its slot, so no
-// separate buffer of inflated rows exists (on a fresh process each page of
-// memory costs a fault). The stream's end and every filter type are checked.
+// a row): the samples of row y go to the end of row y's own slot, its
+// filter type into ft[y]. unfilterSlot then decodes each row inside its
+// slot, so no separate buffer of inflated rows exists (on a fresh process
+// each page of memory costs a fault). The stream's end and every filter
+// type are checked.
 // done, when not nil, is called after every row with the rows done so far.
 func (s fastStream) inflateInPlace(pix, ft []uint8, done func(rows int)) error {
 	return s.inflateRows(ft, func(y int) []uint8 {
@@ -408,9 +410,4 @@ func paethPick(a, b, c int) int {
 		a = c
 	}
 	return a
-}
-
-func absInt(x int) int {
-	m := x >> 63
-	return (x ^ m) - m
 }

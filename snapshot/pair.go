@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"sync"
 )
 
@@ -99,6 +100,12 @@ type progress struct {
 
 const progressBatch = 16
 
+func newProgress() *progress {
+	p := &progress{}
+	p.cond.L = &p.mu
+	return p
+}
+
 func (p *progress) publish(rows int, done bool) {
 	p.mu.Lock()
 	p.rows, p.done = rows, done
@@ -128,8 +135,7 @@ func decodeJoint(aName string, sa fastStream, bName string, sb fastStream, full 
 		ftB:  make([]uint8, h),
 		same: make([]bool, h),
 	}
-	prog := &progress{}
-	prog.cond.L = &prog.mu
+	prog := newProgress()
 	var (
 		errA, errB error
 		wg         sync.WaitGroup
@@ -149,50 +155,35 @@ func decodeJoint(aName string, sa fastStream, bName string, sb fastStream, full 
 		prog.publish(h, true)
 	}
 	wg.Wait()
-	if errA != nil {
-		return pair{}, &DecodeError{Name: aName, Err: errA}
-	}
-	if errB != nil {
-		return pair{}, &DecodeError{Name: bName, Err: errB}
+	if err := nameErrors(errA, aName, errB, bName); err != nil {
+		return pair{}, err
 	}
 
+	// The filter types were checked while inflating, so unfiltering cannot
+	// fail; the errors are still passed on rather than dropped.
 	if !full {
 		if need, n := j.neededRows(); n <= h/3 {
-			if err := j.unfilterNeeded(need); err != nil {
-				return pair{}, j.nameError(err, aName, bName)
+			errA, errB = j.unfilterNeeded(need)
+			if err := nameErrors(errA, aName, errB, bName); err != nil {
+				return pair{}, err
 			}
 			j.fillNeighbours()
 			return pair{a: j.imgA, b: j.imgB, same: j.same, partial: true}, nil
 		}
 	}
 	if m := j.splitRow(); m > 0 {
-		var lo error
-		wg.Go(func() { lo = j.unfilter(0, m) })
-		hi := j.unfilter(m, h)
+		var loA, loB error
+		wg.Go(func() { loA, loB = j.unfilter(0, m) })
+		errA, errB = j.unfilter(m, h)
 		wg.Wait()
-		for _, err := range []error{lo, hi} {
-			if re, ok := err.(*rowError); ok {
-				if re.inB {
-					errB = re.err
-				} else {
-					errA = re.err
-				}
-			}
-		}
-	} else if err := j.unfilter(0, h); err != nil {
+		errA, errB = cmp.Or(loA, errA), cmp.Or(loB, errB)
+	} else {
 		// No row to split at: one goroutine does all rows, since b's rows
 		// read a's.
-		if re, ok := err.(*rowError); ok && re.inB {
-			errB = re.err
-		} else if ok {
-			errA = re.err
-		}
+		errA, errB = j.unfilter(0, h)
 	}
-	if errA != nil {
-		return pair{}, &DecodeError{Name: aName, Err: errA}
-	}
-	if errB != nil {
-		return pair{}, &DecodeError{Name: bName, Err: errB}
+	if err := nameErrors(errA, aName, errB, bName); err != nil {
+		return pair{}, err
 	}
 	j.fillNeighbours()
 	return pair{a: j.imgA, b: j.imgB, same: j.same}, nil
@@ -206,13 +197,17 @@ type jointRows struct {
 	same       []bool
 }
 
-// rowError is an unfilter error and which image it belongs to.
-type rowError struct {
-	inB bool
-	err error
+// nameErrors returns the first of two decode errors as the DecodeError of
+// its image, or nil.
+func nameErrors(errA error, aName string, errB error, bName string) error {
+	if errA != nil {
+		return &DecodeError{Name: aName, Err: errA}
+	}
+	if errB != nil {
+		return &DecodeError{Name: bName, Err: errB}
+	}
+	return nil
 }
-
-func (e *rowError) Error() string { return e.err.Error() }
 
 // restart reports whether a filter type does not read the row above.
 func restart(ft uint8) bool { return ft == ftNone || ft == ftSub }
@@ -285,7 +280,7 @@ func (j *jointRows) splitRow() int {
 // unfilter decodes rows y0..y1-1: all of a and the rows of b that are not
 // same. Row y0 is 0 or a restart row of both images. The row above a row of
 // b is a's when it is same (b's copy of it is not stored).
-func (j *jointRows) unfilter(y0, y1 int) error {
+func (j *jointRows) unfilter(y0, y1 int) (errA, errB error) {
 	stride := 4 * j.a.w
 	pixA, pixB := j.imgA.Pix, j.imgB.Pix
 	for y := y0; y < y1; y++ {
@@ -298,15 +293,15 @@ func (j *jointRows) unfilter(y0, y1 int) error {
 			}
 		}
 		if err := j.a.unfilterSlot(pixA, j.ftA[y], y, prevA); err != nil {
-			return &rowError{err: err}
+			return err, nil
 		}
 		if !j.same[y] {
 			if err := j.b.unfilterSlot(pixB, j.ftB[y], y, prevB); err != nil {
-				return &rowError{inB: true, err: err}
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // window marks the rows within 2 rows of a row that is not same: the rows
@@ -346,7 +341,7 @@ func (j *jointRows) neededRows() ([]bool, int) {
 // needed too unless the row's filter does not read it; the row above a row
 // of b that is not same is b's own or, when same, a's, which is in the
 // window and so needed.
-func (j *jointRows) unfilterNeeded(need []bool) error {
+func (j *jointRows) unfilterNeeded(need []bool) (errA, errB error) {
 	stride := 4 * j.a.w
 	pixA, pixB := j.imgA.Pix, j.imgB.Pix
 	for y := range j.a.h {
@@ -360,26 +355,16 @@ func (j *jointRows) unfilterNeeded(need []bool) error {
 		}
 		if need[y] {
 			if err := j.a.unfilterSlot(pixA, j.ftA[y], y, prevA); err != nil {
-				return &rowError{err: err}
+				return err, nil
 			}
 		}
 		if !j.same[y] {
 			if err := j.b.unfilterSlot(pixB, j.ftB[y], y, prevB); err != nil {
-				return &rowError{inB: true, err: err}
+				return nil, err
 			}
 		}
 	}
-	return nil
-}
-
-// nameError wraps an unfilter error in the DecodeError of its image.
-func (j *jointRows) nameError(err error, aName, bName string) error {
-	if re, ok := err.(*rowError); ok && re.inB {
-		return &DecodeError{Name: bName, Err: re.err}
-	} else if ok {
-		return &DecodeError{Name: aName, Err: re.err}
-	}
-	return err
+	return nil, nil
 }
 
 // fillNeighbours copies a's rows into b where b's row is same but lies

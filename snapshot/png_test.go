@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/png"
 	"testing"
 )
@@ -41,5 +43,34 @@ func TestEncodePNG(t *testing.T) {
 	}
 	if _, err := EncodePNG(&Image{Name: "broken", Pix: make([]uint8, 3), Width: 1, Height: 1}); err == nil {
 		t.Error("inconsistent image: got no error")
+	}
+}
+
+// TestFromImage keeps straight colour exactly and un-premultiplies
+// premultiplied types; sub-images start at their own origin.
+func TestFromImage(t *testing.T) {
+	nrgba := image.NewNRGBA(image.Rect(0, 0, 4, 2))
+	for i := range nrgba.Pix {
+		nrgba.Pix[i] = uint8(i * 9)
+	}
+	sub := nrgba.SubImage(image.Rect(1, 1, 3, 2))
+	if got := FromImage(sub); got.Width != 2 || got.Height != 1 || !bytes.Equal(got.Pix, nrgba.Pix[20:28]) {
+		t.Errorf("NRGBA sub-image: got %dx%d %v, want 2x1 %v", got.Width, got.Height, got.Pix, nrgba.Pix[20:28])
+	}
+	rgba := image.NewRGBA(image.Rect(0, 0, 2, 1))
+	copy(rgba.Pix, []uint8{100, 50, 0, 200, 10, 20, 30, 255})
+	want := []uint8{127, 63, 0, 200, 10, 20, 30, 255}
+	if got := FromImage(rgba); !bytes.Equal(got.Pix, want) {
+		t.Errorf("premultiplied RGBA: got %v, want %v", got.Pix, want)
+	}
+	pal := image.NewPaletted(image.Rect(0, 0, 3, 1), color.Palette{color.NRGBA{1, 2, 3, 4}, color.Gray{9}})
+	pal.Pix = []uint8{1, 0, 1}
+	if got := FromImage(pal); !bytes.Equal(got.Pix, []uint8{9, 9, 9, 255, 1, 2, 3, 4, 9, 9, 9, 255}) {
+		t.Errorf("paletted: got %v", got.Pix)
+	}
+	g16 := image.NewGray16(image.Rect(0, 0, 1, 1))
+	g16.SetGray16(0, 0, color.Gray16{Y: 0x8080})
+	if got := FromImage(g16); !bytes.Equal(got.Pix, []uint8{128, 128, 128, 255}) {
+		t.Errorf("gray16: got %v", got.Pix)
 	}
 }
