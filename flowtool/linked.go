@@ -106,40 +106,53 @@ func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
 // the members) and handed to the tool as a temp file.
 func (t *Tools) linkedCaller(src *link.Source, tmp string) flow.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
-		inputs, _ := t.toolInfo(name)
-		var cleanup []string
-		defer func() {
-			for _, d := range cleanup {
-				os.RemoveAll(d)
-			}
-		}()
-		for _, in := range inputs {
-			if in.Kind != "file" || in.Path != "${"+in.Target+"}" {
-				continue
-			}
-			p, ok := args[in.Target].(string)
-			if !ok {
-				continue
-			}
-			data, err := src.ToolFile(p, in.Target, name)
-			if err != nil {
-				var refused *flow.RefusedError
-				if errors.As(err, &refused) {
-					return nil, refused
-				}
-				return nil, err
-			}
-			dir, err := os.MkdirTemp(tmp, "toolserver-member-")
-			if err != nil {
-				return nil, err
-			}
-			cleanup = append(cleanup, dir)
-			local := filepath.Join(dir, path.Base(filepath.ToSlash(p)))
-			if err := os.WriteFile(local, data, 0o600); err != nil {
-				return nil, err
-			}
-			args[in.Target] = local
+		dirs, err := t.memberFiles(src, name, args, "")
+		defer removeAll(dirs)
+		if err != nil {
+			return nil, err
 		}
 		return t.invokeStep(ctx, name, args)
 	}
+}
+
+func removeAll(dirs []string) {
+	for _, d := range dirs {
+		os.RemoveAll(d)
+	}
+}
+
+// memberFiles replaces each file argument of a call of toolName by a temp
+// file holding the bytes the client sent for its path, and returns the temp
+// directories to remove. suffix ends an error's message.
+func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) ([]string, error) {
+	inputs, _ := t.toolInfo(toolName)
+	var dirs []string
+	for _, in := range inputs {
+		if in.Kind != "file" || in.Path != "${"+in.Target+"}" {
+			continue
+		}
+		p, ok := args[in.Target].(string)
+		if !ok {
+			continue
+		}
+		data, err := src.ToolFile(p, in.Target, toolName)
+		if err != nil {
+			var refused *flow.RefusedError
+			if errors.As(err, &refused) || suffix == "" {
+				return dirs, err
+			}
+			return dirs, &tool.Error{Kind: tool.KindValidation, Field: "args", Message: err.Error() + suffix}
+		}
+		d, err := os.MkdirTemp(t.TempDir, "toolserver-member-")
+		if err != nil {
+			return dirs, err
+		}
+		dirs = append(dirs, d)
+		local := filepath.Join(d, path.Base(filepath.ToSlash(p)))
+		if err := os.WriteFile(local, data, 0o600); err != nil {
+			return dirs, err
+		}
+		args[in.Target] = local
+	}
+	return dirs, nil
 }

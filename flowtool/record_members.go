@@ -3,9 +3,6 @@ package flowtool
 import (
 	"context"
 	"encoding/base64"
-	"os"
-	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
@@ -62,34 +59,5 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 		args["flow_file"] = in
 		return nil, nil
 	}
-	spec, ok := t.Registry.Get(command)
-	if !ok {
-		return nil, nil
-	}
-	src := link.NewSource(m)
-	var dirs []string
-	for _, fi := range spec.FileInputs {
-		if fi.Kind != "file" || fi.Path != "${"+fi.Target+"}" {
-			continue
-		}
-		p, ok := args[fi.Target].(string)
-		if !ok {
-			continue
-		}
-		data, err := src.ToolFile(p, fi.Target, command)
-		if err != nil {
-			return dirs, &tool.Error{Kind: tool.KindValidation, Field: "args", Message: err.Error() + ". Nothing was recorded."}
-		}
-		d, err := os.MkdirTemp(t.TempDir, "toolserver-step-")
-		if err != nil {
-			return dirs, err
-		}
-		dirs = append(dirs, d)
-		local := filepath.Join(d, path.Base(filepath.ToSlash(p)))
-		if err := os.WriteFile(local, data, 0o600); err != nil {
-			return dirs, err
-		}
-		args[fi.Target] = local
-	}
-	return dirs, nil
+	return t.memberFiles(link.NewSource(m), command, args, ". Nothing was recorded.")
 }

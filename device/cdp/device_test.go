@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	site = httptest.NewServer(http.FileServer(http.Dir("testdata")))
+	site = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	code := m.Run()
 	site.Close()
 	pool.Close()
