@@ -30,6 +30,9 @@ type Device interface {
 	Check(ctx context.Context, cond Condition, timeout time.Duration) (Outcome, error)
 	// Idle waits until the page is still for stableFor, up to timeout.
 	Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error)
+	// Describe lists the page's elements, for messages about a selector
+	// that matched nothing.
+	Describe(ctx context.Context) ([]Element, error)
 	// Capture settles the page and captures the viewport as PNG until two
 	// consecutive captures agree (stable) or maxCaptures is reached.
 	Capture(ctx context.Context, maxCaptures int) (png []byte, stable bool, err error)
@@ -38,7 +41,10 @@ type Device interface {
 // Element is a matched element.
 type Element struct {
 	ID, Text, Role string
-	Visible        bool
+	// IDs are every name an id selector matches (DOM id, data-testid,
+	// aria-label, name).
+	IDs     []string
+	Visible bool
 	// Frame is normalized to the viewport (0..1).
 	X, Y, Width, Height float64
 	// CenterX and CenterY are where a tap lands, in CSS pixels.

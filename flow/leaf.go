@@ -141,10 +141,6 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) o
 	return outcome{status: StatusPass}
 }
 
-func notFound(sel *Selector) outcome {
-	return fail("no visible element matched selector %s — if it is off-screen, add a scroll-to step before this one", sel)
-}
-
 // tap clicks an element's centre (auto-waiting for it) or a point.
 func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, x, y float64, times int, hold time.Duration) outcome {
 	w, h := dev.Size()
@@ -155,7 +151,7 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, 
 			return errored("%v", err)
 		}
 		if el == nil {
-			return notFound(on)
+			return r.notFound(ctx, dev, on)
 		}
 		cx, cy = el.CenterX, el.CenterY
 	}
@@ -229,7 +225,7 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 		return errored("%s", r.redactIn(err.Error()))
 	}
 	if el == nil {
-		return notFound(d.Into)
+		return r.notFound(ctx, dev, d.Into)
 	}
 	return outcome{status: StatusPass}
 }
@@ -246,7 +242,7 @@ func (r *Runner) scrollTo(ctx context.Context, dev Device, d *ScrollTo) outcome 
 			return errored("%v", err)
 		}
 		if el == nil {
-			return notFound(d.Within)
+			return r.notFound(ctx, dev, d.Within)
 		}
 		px, py = el.CenterX/float64(w), el.CenterY/float64(h)
 	}

@@ -158,6 +158,15 @@ func TestFailureStopsAndSkips(t *testing.T) {
 	if !strings.Contains(rep.Steps[1].Reason, `no element matched selector text="not on this page"`) {
 		t.Fatalf("assert reason: %q", rep.Steps[1].Reason)
 	}
+	// A tap on a renamed button says what was looked for and what is there.
+	p.write(".argent/flows/renamed.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - tap: { text: Go later, role: button }
+`)
+	renamed := p.run(t, device(t, "chromium-cdp-801x601"), "renamed", false)
+	if s := renamed.Steps[1]; s.Status != "fail" || !strings.Contains(s.Reason, `no visible element matched selector text="Go later" role="button"; similar elements on the page: id="top" role="button" text="Go now"`) {
+		t.Fatalf("not found: %s %q", s.Status, s.Reason)
+	}
 	for _, s := range rep.Steps[2:] {
 		if s.Reason != "" {
 			t.Fatalf("a skip after a stop has no reason, got %q", s.Reason)

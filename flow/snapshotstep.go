@@ -20,7 +20,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 			return errored("%v", err)
 		}
 		if el == nil {
-			return notFound(d.CropOn)
+			return r.notFound(ctx, dev, d.CropOn)
 		}
 		crop = el
 	}

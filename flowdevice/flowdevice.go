@@ -30,7 +30,7 @@ func element(e *cdp.Element) *flow.Element {
 		return nil
 	}
 	return &flow.Element{
-		ID: e.ID, Text: e.Text, Role: e.Role, Visible: e.Visible,
+		ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Visible: e.Visible,
 		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
 		CenterX: e.Center.X, CenterY: e.Center.Y,
 	}
@@ -71,6 +71,19 @@ func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Durati
 func (a Device) Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error) {
 	res, err := a.D.AwaitIdle(ctx, stableFor, timeout)
 	return res.Idle, err
+}
+
+// Describe implements flow.Device.
+func (a Device) Describe(ctx context.Context) ([]flow.Element, error) {
+	els, err := a.D.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]flow.Element, len(els))
+	for i := range els {
+		out[i] = *element(&els[i])
+	}
+	return out, nil
 }
 
 // Capture implements flow.Device.

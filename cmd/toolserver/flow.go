@@ -43,6 +43,11 @@ type flowTarget struct {
 // subdirectories too with recursive). A directory run skips fragments:
 // files that do not start with a launch step run only inside other flows.
 func resolveTargets(project, arg string, recursive bool, note func(string)) ([]flowTarget, error) {
+	for _, seg := range strings.Split(filepath.ToSlash(arg), "/") {
+		if seg == ".." {
+			return nil, usageError("flow run: %q has a \"..\" segment; give the flow's path without one (or run from its project with --project)", arg)
+		}
+	}
 	st, err := os.Stat(arg)
 	switch {
 	case err == nil && st.IsDir():

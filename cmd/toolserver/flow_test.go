@@ -113,6 +113,8 @@ func TestFlowRunUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"flow", "run"},
 		{"flow", "run", "a b c"},
+		{"flow", "run", "a/b"},
+		{"flow", "run", "../x/good.yaml"},
 		{"flow", "run", "good", "--project", root, "--device", "iphone"},
 		{"flow", "frobnicate"},
 	} {
