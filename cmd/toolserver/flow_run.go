@@ -19,8 +19,8 @@ import (
 
 // flowRunFlags are the flags of toolserver flow run.
 type flowRunFlags struct {
-	project, device, output, junit string
-	update, asJSON, recursive      bool
+	project, device, output, junit, link string
+	update, asJSON, recursive            bool
 }
 
 func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -35,23 +35,39 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.BoolVar(&f.recursive, "r", false, "with a directory: also run the flows in its subdirectories")
 	fs.BoolVar(&f.recursive, "recursive", false, "same as -r")
 	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to FILE")
+	fs.StringVar(&f.link, "link", "", "run on the tool-server at URL, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return withExit(exitUsage, err)
 	}
 	if len(pos) != 1 {
-		return usageError("usage: toolserver flow run <name|file.yaml|dir> [--project DIR] [--device chromium-cdp-WxH] [--update-baselines] [--output DIR] [--json] [-r] [--junit FILE]")
+		return usageError("usage: toolserver flow run <name|file.yaml|dir> [--project DIR] [--device chromium-cdp-WxH] [--update-baselines] [--output DIR] [--json] [-r] [--junit FILE] [--link URL]")
 	}
 	out := newRenderer(stdout, stderr, f.asJSON)
 	targets, err := resolveTargets(f.project, pos[0], f.recursive, out.note)
 	if err != nil {
 		return err
 	}
-	a, err := newApp(appOptions{stderr: stderr})
-	if err != nil {
-		return err
+	// runOne runs one flow: in-process, or on a tool-server over a link.
+	// notWritten counts the baselines of the result the client refused.
+	var runOne func(ctx context.Context, t flowTarget) (rep *flow.Report, notWritten int, err error)
+	if u := linkURL(f.link); u != "" {
+		lr, err := newLinkedRun(u, pos[0], f, out)
+		if err != nil {
+			return err
+		}
+		runOne = lr.run
+	} else {
+		a, err := newApp(appOptions{stderr: stderr})
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		runOne = func(ctx context.Context, t flowTarget) (*flow.Report, int, error) {
+			rep, err := a.runLocalFlow(ctx, t, f, out)
+			return rep, 0, err
+		}
 	}
-	defer a.Close()
 
 	var reports []*flow.Report
 	failed := false
@@ -59,7 +75,7 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if ctx.Err() != nil {
 			break
 		}
-		rep, err := a.runLocalFlow(ctx, t, f, out)
+		rep, notWritten, err := runOne(ctx, t)
 		var infra *infraError
 		switch {
 		case errors.As(err, &infra):
@@ -72,7 +88,9 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		reports = append(reports, rep)
 		out.finished(rep)
-		if !rep.OK {
+		// A baseline the client did not write fails the run (seed,
+		// "Baselines in the result").
+		if !rep.OK || notWritten > 0 {
 			failed = true
 		}
 	}

@@ -66,8 +66,8 @@ func TestFlowRunExitCodesAndOutputs(t *testing.T) {
 	// JSON: the raw report on stdout, progress on stderr.
 	code, out, errOut := runCLI(t, "flow", "run", filepath.Join(flows, "good.yaml"), dev, "--json")
 	var rep struct {
-		Flow string
-		OK   bool
+		Flow  string
+		OK    bool
 		Steps []struct{ Kind, Status string }
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.OK || rep.Flow != "good" || len(rep.Steps) != 4 {

@@ -17,19 +17,23 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the GET /tools JSON")
-	if err := fs.Parse(args); err != nil {
+	linkFlag := fs.String("link", "", "list the tools of the tool-server at URL (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
 		return withExit(exitUsage, err)
+	}
+	if len(rest) > 0 && (rest[0] != "describe" || len(rest) != 2) {
+		return usageError("usage: toolserver tools [--json] [--link URL] | toolserver tools describe NAME [--link URL]")
+	}
+	if u := linkURL(*linkFlag); u != "" {
+		return runLinkedTools(ctx, u, *asJSON, rest, stdout)
 	}
 	reg, closeFn, err := localRegistry(stderr)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	rest := fs.Args()
 	if len(rest) > 0 {
-		if rest[0] != "describe" || len(rest) != 2 {
-			return usageError("usage: toolserver tools [--json] | toolserver tools describe NAME")
-		}
 		t, ok := reg.Get(rest[1])
 		if !ok {
 			return usageError("unknown tool %q; toolserver tools lists them", rest[1])
@@ -62,17 +66,22 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// runCall calls one tool in-process and prints {"data": …} or the error.
+// runCall calls one tool, in-process or over a link with --link, and
+// prints {"data": …} or the error.
 func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	argsJSON := fs.String("args", "{}", "the tool's arguments as a JSON object")
+	linkFlag := fs.String("link", "", "call the tool on the tool-server at URL, file inputs sent with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usageError("usage: toolserver call NAME [--args JSON]")
+		return usageError("usage: toolserver call NAME [--args JSON] [--link URL]")
 	}
 	name := args[0]
 	if err := fs.Parse(args[1:]); err != nil {
 		return withExit(exitUsage, err)
+	}
+	if u := linkURL(*linkFlag); u != "" {
+		return runLinkedCall(ctx, u, name, *argsJSON, stdout, stderr)
 	}
 	a, err := newApp(appOptions{stderr: stderr})
 	if err != nil {

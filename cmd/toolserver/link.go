@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+// The environment a linked command reads: the tool-server's URL (the
+// variable Argent's own clients read) and its token.
+const (
+	envToolsURL  = "ARGENT_TOOLS_URL"
+	envAuthToken = "ARGENT_AUTH_TOKEN"
+)
+
+// linkURL is the tool-server a command links to: --link, else
+// ARGENT_TOOLS_URL; "" runs in-process.
+func linkURL(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return os.Getenv(envToolsURL)
+}
+
+func newLinkClient(u string) *link.Client {
+	return link.NewClient(u, os.Getenv(envAuthToken), nil)
+}
+
+// filesLogOn reports whether ARGENT_FLOW_FILES_LOG=1 asks for the
+// [flow-files] lines.
+func filesLogOn() bool { return os.Getenv(link.FilesLogEnv) == "1" }
+
+// linkedRun runs flows on a tool-server over a link: the flow and its
+// members go with the call, progress renders as it streams, and the
+// baselines of the result land in this project.
+type linkedRun struct {
+	client  *link.Client
+	flags   flowRunFlags
+	project string // absolute
+	byName  bool   // the argument named a flow, not a file or directory
+	out     *renderer
+}
+
+// warn prints a line on stderr, or a warning object with --json.
+func (lr *linkedRun) warn(line string) {
+	if lr.out.asJSON {
+		lr.out.json(map[string]any{"event": "warning", "message": line})
+		return
+	}
+	fmt.Fprintln(lr.out.stderr, line)
+}
+
+// args are flow-execute's arguments for one target: the flow by name
+// (with project_root) or by its absolute path.
+func (lr *linkedRun) args(t flowTarget) map[string]any {
+	args := map[string]any{
+		"project_root":             lr.project,
+		"device":                   lr.flags.device,
+		"prerequisiteAcknowledged": true,
+	}
+	if lr.flags.update {
+		args["updateBaselines"] = true
+	}
+	if lr.byName {
+		args["name"] = t.name
+	} else {
+		args["flow_path"] = t.path
+	}
+	return args
+}
+
+// run runs one flow over the link and returns its report and how many of
+// its baselines were not written. A flow the tool-server rejected is an
+// error; a failure of the link or the server is an *infraError.
+func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, error) {
+	opts := link.CallOptions{Progress: func(data json.RawMessage) {
+		var s flow.StepReport
+		if err := json.Unmarshal(data, &s); err == nil {
+			lr.out.progress(s)
+		}
+	}}
+	if filesLogOn() {
+		opts.FilesLog = lr.warn
+	}
+	lr.out.start(t.name, lr.flags.device)
+	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, lr.args(t), opts)
+	if err != nil {
+		var ce *link.CallError
+		if errors.As(err, &ce) && !linkFault(ce.Status) {
+			return nil, 0, err
+		}
+		return nil, 0, &infraError{err}
+	}
+	var rep flow.Report
+	if err := json.Unmarshal(res, &rep); err != nil {
+		return nil, 0, &infraError{fmt.Errorf("%s: the result is not a flow report: %w", t.name, err)}
+	}
+	if rep.Steps == nil {
+		// No report: the tool-server answered something else (a notice).
+		return nil, 0, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.name, bytes.TrimSpace(res))
+	}
+	if lr.flags.output != "" {
+		lr.keepArtifacts(ctx, t, &rep)
+	}
+	return &rep, lr.baselineRefusals(&rep), nil
+}
+
+// keepArtifacts downloads the images of failed snapshots to
+// DIR/<flow>/<key>-<role>.png, as a local run writes them, and puts the
+// local paths in the report. Names from the tool-server are used only
+// when they are plain flow and file names.
+func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.Report) {
+	for i := range rep.Steps {
+		s := &rep.Steps[i]
+		for _, role := range []string{"baseline", "current", "diff"} {
+			h, _ := s.Artifacts[role].(map[string]any)
+			id, _ := h["id"].(string)
+			filename, _ := h["filename"].(string)
+			if id == "" {
+				continue
+			}
+			name := filepath.Base(filename)
+			if s.SnapshotKey != "" {
+				name = strings.TrimSuffix(s.SnapshotKey, ".png") + "-" + role + ".png"
+			}
+			if !filepath.IsLocal(name) || filepath.Base(name) != name {
+				continue
+			}
+			// The store names an artifact <run>-<key>-<role>.png; a nested
+			// run's images go under its own name, as locally.
+			dir := t.name
+			if run := strings.TrimSuffix(filename, "-"+name); run != filename && run != rep.Flow && flow.ValidName(run) {
+				dir = run
+			}
+			dst := filepath.Join(lr.flags.output, filepath.FromSlash(dir), name)
+			data, err := lr.client.Artifact(ctx, id)
+			if err == nil {
+				err = os.MkdirAll(filepath.Dir(dst), 0o755)
+			}
+			if err == nil {
+				err = snapshot.WriteFileAtomic(dst, data)
+			}
+			if err != nil {
+				lr.warn(fmt.Sprintf("--output: %s of step %d: %v", role, s.Index+1, err))
+				continue
+			}
+			s.Artifacts[role] = dst
+			if !lr.out.asJSON {
+				fmt.Fprintf(lr.out.stdout, "       step %d %s: %s\n", s.Index+1, role, dst)
+			}
+		}
+	}
+}
+
+// linkFault tells an answer about the link itself (the token, a proxy, a
+// gateway) from one about the flow: the former is exit 2.
+func linkFault(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired, http.StatusRequestEntityTooLarge,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// baselineRefusals prints the reason of each baseline of the report the
+// client did not write, and counts them.
+func (lr *linkedRun) baselineRefusals(rep *flow.Report) int {
+	return printRefusals(rep.BaselineWrites, lr.warn)
+}
+
+// printRefusals prints "✗ baseline not written: <path>: <reason>" for each
+// {"path", "error"} entry of a baselineWrites list.
+func printRefusals(writes []any, warn func(string)) int {
+	n := 0
+	for _, w := range writes {
+		m, ok := w.(map[string]any)
+		if !ok {
+			continue
+		}
+		why, _ := m["error"].(string)
+		p, _ := m["path"].(string)
+		warn(fmt.Sprintf("✗ baseline not written: %s: %s", p, why))
+		n++
+	}
+	return n
+}
+
+// newLinkedRun prepares a linked flow run of arg.
+func newLinkedRun(u, arg string, f flowRunFlags, out *renderer) (*linkedRun, error) {
+	project, err := filepath.Abs(f.project)
+	if err != nil {
+		return nil, err
+	}
+	_, serr := os.Stat(arg)
+	byName := serr != nil && !strings.HasSuffix(arg, ".yaml") && flow.ValidName(arg)
+	return &linkedRun{client: newLinkClient(u), flags: f, project: project, byName: byName, out: out}, nil
+}
+
+// runLinkedCall calls one tool of a tool-server over a link and prints
+// {"data": …} or the error, as runCall does in-process.
+func runLinkedCall(ctx context.Context, u, name, argsJSON string, stdout, stderr io.Writer) error {
+	dec := json.NewDecoder(strings.NewReader(argsJSON))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil || args == nil {
+		return usageError("call: --args must be a JSON object")
+	}
+	warn := func(line string) { fmt.Fprintln(stderr, line) }
+	opts := link.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(stderr, "progress: %s\n", d) }}
+	if filesLogOn() {
+		opts.FilesLog = warn
+	}
+	res, err := newLinkClient(u).Call(ctx, name, args, opts)
+	if err != nil {
+		var ce *link.CallError
+		if errors.As(err, &ce) && !linkFault(ce.Status) {
+			printJSON(stdout, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
+			return silentExit(exitFailed)
+		}
+		return withExit(exitInfra, err)
+	}
+	if err := printJSON(stdout, map[string]any{"data": res}); err != nil {
+		return err
+	}
+	var rep struct {
+		BaselineWrites []any `json:"baselineWrites"`
+	}
+	if json.Unmarshal(res, &rep) == nil && printRefusals(rep.BaselineWrites, warn) > 0 {
+		return silentExit(exitFailed)
+	}
+	return nil
+}
+
+// runLinkedTools lists the tools of a tool-server, or prints one entry.
+func runLinkedTools(ctx context.Context, u string, asJSON bool, rest []string, stdout io.Writer) error {
+	tools, err := newLinkClient(u).Tools(ctx)
+	if err != nil {
+		return withExit(exitInfra, err)
+	}
+	if len(rest) > 0 {
+		for _, t := range tools {
+			if t.Name == rest[1] {
+				return printJSON(stdout, t)
+			}
+		}
+		return usageError("unknown tool %q; toolserver tools --link %s lists them", rest[1], u)
+	}
+	if asJSON {
+		return printJSON(stdout, map[string]any{"tools": tools})
+	}
+	for _, t := range tools {
+		desc, _, _ := strings.Cut(t.Description, ". ")
+		fmt.Fprintf(stdout, "%-24s %s\n", t.Name, desc)
+	}
+	return nil
+}

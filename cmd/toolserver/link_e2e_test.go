@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// startServe runs `toolserver serve` on a loopback port with a token and
+// returns its URL; the server stops when the test ends.
+func startServe(t *testing.T, token string) string {
+	t.Helper()
+	t.Setenv(envAuthToken, token)
+	t.Setenv(envToolsURL, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := &syncBuffer{started: make(chan struct{})}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, io.Discard, stderr) }()
+	select {
+	case <-stderr.started:
+	case code := <-done:
+		cancel()
+		t.Fatalf("serve exited %d before listening: %s", code, stderr.String())
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	m := regexp.MustCompile(`listening on (http://[0-9.:]+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("serve: no address in %q", stderr.String())
+	}
+	return m[1]
+}
+
+// e2eProject writes the flows of the end-to-end tests; {{URL}} is a
+// server of ../../testdata/pages and {{ROOT}} the project.
+func e2eProject(t *testing.T) string {
+	t.Helper()
+	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(pages.Close)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		// A run: chain two levels deep, one target in a when: block.
+		"chain.yaml":        "steps:\n  - launch: \"{{URL}}/app.html\"\n  - run: shared/press\n  - assert: { text: { in: { id: out }, equals: clicked 1 } }\n",
+		"shared/press.yaml": "steps:\n  - when: { visible: Go now }\n    steps:\n      - run: ../tap\n",
+		"tap.yaml":          "steps:\n  - tap: Go now\n",
+		// A nested flow by name and project_root.
+		"outer.yaml": "steps:\n  - tool: flow-execute\n    args: { name: inner, project_root: \"{{ROOT}}\" }\n",
+		"inner.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - assert: { text: { in: { id: out }, equals: clicked 1 } }\n",
+		// A snapshot through a fragment.
+		"snap.yaml":  "steps:\n  - launch: \"{{URL}}/app.html\"\n  - run: frame\n",
+		"frame.yaml": "steps:\n  - snapshot: { name: home, maxMismatch: 0 }\n",
+		// A tool file argument.
+		"diff.yaml": "steps:\n  - tool: screenshot-diff\n    args: { baselinePath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-700x500.png\", currentPath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-700x500.png\" }\n",
+	}
+	for rel, body := range files {
+		p := filepath.Join(root, ".argent", "flows", rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body = strings.NewReplacer("{{URL}}", pages.URL, "{{ROOT}}", root).Replace(body)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestLinkEndToEnd runs `toolserver flow run --link` and `toolserver
+// call --link` against `toolserver serve` over loopback: a run: chain, a
+// nested flow, an update that writes baselines into the client's project,
+// a compare that passes and one that fails, a tool file argument, and a
+// recording over the link.
+func TestLinkEndToEnd(t *testing.T) {
+	root := e2eProject(t)
+	u := startServe(t, "e2e-token")
+	flows := filepath.Join(root, ".argent", "flows")
+	dev := "--device=chromium-cdp-700x500"
+	flowRun := func(t *testing.T, wantCode int, args ...string) (string, string) {
+		t.Helper()
+		code, out, errOut := runCLI(t, append([]string{"flow", "run", "--project", root, "--link", u, dev}, args...)...)
+		if code != wantCode {
+			t.Fatalf("flow run %v: exit %d, want %d\n%s\n%s", args, code, wantCode, out, errOut)
+		}
+		return out, errOut
+	}
+
+	t.Run("run chain", func(t *testing.T) {
+		out, _ := flowRun(t, 0, "chain")
+		if !strings.Contains(out, "PASS chain") {
+			t.Errorf("got\n%s\nwant PASS chain", out)
+		}
+	})
+	t.Run("nested flow", func(t *testing.T) {
+		out, _ := flowRun(t, 0, "outer")
+		if !strings.Contains(out, "PASS outer") || !strings.Contains(out, "tap") {
+			t.Errorf("got\n%s\nwant the nested steps and PASS outer", out)
+		}
+	})
+	baseline := filepath.Join(flows, "__baselines__", "snap", "home__chromium-700x500.png")
+	t.Run("update writes baselines on the client", func(t *testing.T) {
+		t.Setenv("ARGENT_FLOW_FILES_LOG", "1")
+		out, errOut := flowRun(t, 0, "snap", "--update-baselines")
+		if !strings.Contains(out, "the client writes it when the run ends") {
+			t.Errorf("got\n%s\nwant the linked adoption reason", out)
+		}
+		if !strings.Contains(errOut, "[flow-files] baseline "+baseline+": written") {
+			t.Errorf("stderr: got\n%s\nwant the written line", errOut)
+		}
+		if st, err := os.Stat(baseline); err != nil || st.Size() == 0 {
+			t.Fatalf("baseline: %v", err)
+		}
+	})
+	t.Run("compare passes", func(t *testing.T) {
+		flowRun(t, 0, "snap")
+	})
+	t.Run("tool file argument", func(t *testing.T) {
+		out, _ := flowRun(t, 0, "diff")
+		if !strings.Contains(out, "PASS diff") {
+			t.Errorf("got\n%s\nwant PASS diff", out)
+		}
+	})
+	t.Run("compare fails", func(t *testing.T) {
+		frame := filepath.Join(flows, "frame.yaml")
+		if err := os.WriteFile(frame, []byte("steps:\n  - tap: Go now\n  - snapshot: { name: home, maxMismatch: 0 }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		outDir := t.TempDir()
+		out, _ := flowRun(t, 1, "snap", "--output", outDir)
+		if !strings.Contains(out, "FAIL snap") {
+			t.Errorf("got\n%s\nwant FAIL snap", out)
+		}
+		if _, err := os.Stat(filepath.Join(outDir, "snap", "home__chromium-700x500-diff.png")); err != nil {
+			t.Errorf("--output: %v", err)
+		}
+	})
+	t.Run("recording over the link", func(t *testing.T) {
+		call := func(name string, args map[string]any) string {
+			t.Helper()
+			b, _ := json.Marshal(args)
+			code, out, errOut := runCLI(t, "call", name, "--args", string(b), "--link", u)
+			if code != 0 {
+				t.Fatalf("call %s: exit %d\n%s\n%s", name, code, out, errOut)
+			}
+			return out
+		}
+		rec := filepath.Join(flows, "rec.yaml")
+		base := map[string]any{"name": "rec", "project_root": root}
+		with := func(extra map[string]any) map[string]any {
+			m := map[string]any{}
+			for k, v := range base {
+				m[k] = v
+			}
+			for k, v := range extra {
+				m[k] = v
+			}
+			return m
+		}
+		if out := call("flow-start-recording", base); !strings.Contains(out, fmt.Sprintf("%q", rec)) {
+			t.Errorf("start: got\n%s\nwant savedTo %s", out, rec)
+		}
+		call("flow-add-echo", with(map[string]any{"message": "recorded over a link"}))
+		step, _ := json.Marshal(map[string]any{"name": "inner", "project_root": root, "device": "chromium-cdp-700x500"})
+		call("flow-add-step", with(map[string]any{"command": "flow-execute", "args": string(step)}))
+		call("flow-finish-recording", base)
+		got, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"echo: recorded over a link", "inner"} {
+			if !strings.Contains(string(got), want) {
+				t.Errorf("recording: got\n%s\nwant %q", got, want)
+			}
+		}
+		flowRun(t, 0, "rec")
+	})
+}

@@ -1,0 +1,212 @@
+package link
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+// clientPNGMagic starts every PNG file.
+var clientPNGMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// savedToName is the file name a savedTo directive may write (wire
+// reference §5.3).
+var savedToName = regexp.MustCompile(`^[A-Za-z0-9_-]+\.yaml$`)
+
+// apply applies the client-file directives of a result (seed, "Baselines
+// in the result"; wire reference §5.3) and returns the result with each
+// replaced: a baseline by the path written or {"path", "error"}, a
+// recording by its path or null. A result without directives comes back
+// as it arrived.
+func (st *callState) apply(data json.RawMessage) json.RawMessage {
+	if !bytes.Contains(data, []byte(`"__argentClientFile"`)) {
+		return data
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return data
+	}
+	v = st.applyIn(v)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return data
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
+func (st *callState) applyIn(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if marker, _ := x["__argentClientFile"].(bool); marker {
+			p, okPath := x["path"].(string)
+			content, okContent := x["content"].(string)
+			if okPath && okContent {
+				enc, _ := x["encoding"].(string)
+				return st.applyDirective(p, content, enc)
+			}
+		}
+		for k, e := range x {
+			x[k] = st.applyIn(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = st.applyIn(e)
+		}
+	}
+	return v
+}
+
+func (st *callState) applyDirective(p, content, encoding string) any {
+	switch encoding {
+	case "base64":
+		written, why := st.writeBaseline(p, content)
+		if why != "" {
+			return map[string]any{"path": p, "error": why}
+		}
+		st.log(writtenLogLine(written))
+		return written
+	case "", "utf8":
+		if err := st.writeRecording(p, content); err != nil {
+			return nil
+		}
+		return p
+	}
+	return map[string]any{"path": p, "error": fmt.Sprintf("unknown encoding %q", encoding)}
+}
+
+// writeBaseline writes a baseline of the result: a .png path without a
+// ".." segment, directly in the baseline directory of a run of this call
+// that updates baselines, with PNG bytes within the cap, through a temp
+// file and one rename. why is the refusal.
+func (st *callState) writeBaseline(p, content string) (written, why string) {
+	switch {
+	case !strings.HasSuffix(p, ".png"):
+		return "", p + " does not end in .png"
+	case !filepath.IsAbs(p) || pathHasDotDot(p):
+		return "", p + ` is not an absolute path without ".." segments`
+	}
+	roots, ok := st.writable[filepath.Dir(p)]
+	if !ok {
+		return "", p + " is not in the baseline directory of a run of this call that updates baselines"
+	}
+	if len(content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+		return "", p + " is larger than the 32 MiB cap on a baseline"
+	}
+	png, err := base64.StdEncoding.DecodeString(content)
+	if err != nil {
+		return "", fmt.Sprintf("the content of %s is not valid base64: %v", p, err)
+	}
+	if !bytes.HasPrefix(png, clientPNGMagic) {
+		return "", fmt.Sprintf("the content of %s is not a PNG image", p)
+	}
+	target, why := directiveTarget(p, roots, ".png", "a PNG file")
+	if why != "" {
+		return "", why
+	}
+	if err := snapshot.WriteFileAtomic(target, png); err != nil {
+		return "", err.Error()
+	}
+	return p, ""
+}
+
+// writeRecording applies a recording's savedTo directive with §5.3's
+// rules: an absolute path without "..", a flow file name, in a
+// .argent/flows directory; and, when the call names a recording, that
+// file only. The same link checks as for a baseline apply.
+func (st *callState) writeRecording(p, content string) error {
+	dir := filepath.Dir(p)
+	switch {
+	case !filepath.IsAbs(p) || pathHasDotDot(p):
+		return errors.New("not an absolute path without ..")
+	case !savedToName.MatchString(filepath.Base(p)):
+		return errors.New("not a flow file name")
+	case filepath.Base(dir) != "flows" || filepath.Base(filepath.Dir(dir)) != ".argent":
+		return errors.New("not in .argent/flows")
+	case st.recording != "" && filepath.Clean(p) != filepath.Clean(st.recording):
+		return errors.New("not the recording of the call")
+	case len(content) > MaxFileBytes:
+		return errors.New("over the cap")
+	}
+	target, why := directiveTarget(p, nil, ".yaml", "a YAML file")
+	if why != "" {
+		return errors.New(why)
+	}
+	return snapshot.WriteFileAtomic(target, []byte(content))
+}
+
+// directiveTarget decides where a directive for p writes: p itself in its
+// real directory, or the file a link at p names when that is a regular
+// file with the same ending in the same directory. It refuses a link to
+// nothing, a link out of the directory, a link to another kind of file, a
+// file that is not a regular file, and (with roots) a directory whose
+// real location is under no root. The directory is created when missing.
+func directiveTarget(p string, roots []string, ext, kind string) (target, why string) {
+	dir := filepath.Dir(p)
+	if roots != nil {
+		if real, _ := landing(dir); !underAnyRoot(real, roots) {
+			return "", outsideRoots(p, roots)
+		}
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", osErrorText(err, "mkdir", dir)
+		}
+	case err != nil:
+		return "", osErrorText(err, "lstat", p)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", osErrorText(err, "realpath", dir)
+	}
+	if roots != nil && !underAnyRoot(realDir, roots) {
+		return "", outsideRoots(p, roots)
+	}
+	switch {
+	case fi == nil:
+		return filepath.Join(realDir, filepath.Base(p)), ""
+	case fi.Mode()&fs.ModeSymlink != 0:
+		real, err := filepath.EvalSymlinks(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", p + " is a symbolic link to a missing file"
+		case err != nil:
+			return "", osErrorText(err, "realpath", p)
+		case filepath.Dir(real) != realDir:
+			return "", fmt.Sprintf("%s links out of its directory (to %s)", p, real)
+		case !strings.HasSuffix(strings.ToLower(real), ext):
+			return "", fmt.Sprintf("%s links to a file that is not %s", p, kind)
+		}
+		if rfi, err := os.Stat(real); err != nil || !rfi.Mode().IsRegular() {
+			return "", p + " is not a regular file"
+		}
+		return real, ""
+	case !fi.Mode().IsRegular():
+		return "", p + " is not a regular file"
+	}
+	return filepath.Join(realDir, filepath.Base(p)), ""
+}
+
+// pathHasDotDot reports whether p has a ".." segment.
+func pathHasDotDot(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}

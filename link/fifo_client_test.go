@@ -1,0 +1,27 @@
+//go:build unix
+
+package link_test
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/toolserver/toolserver/link"
+)
+
+// TestFIFOIsRefused: a pipe named like a flow is refused without being
+// opened (opening it would wait for a writer forever).
+func TestFIFOIsRefused(t *testing.T) {
+	f := newFixture(t)
+	s := newStub(t)
+	pipe := filepath.Join(f.flows, "pipe.yaml")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.put("main.yaml", "steps:\n  - run: pipe\n")
+	in := f.run(s, "main.yaml", nil, link.CallOptions{})
+	assertJSON(t, "members", in["members"], []link.Member{
+		stateOf(flowMember(f.flows, "pipe.yaml", pipe, listed), link.StateRefused, pipe+" is not a regular file"),
+	})
+}

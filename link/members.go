@@ -1,0 +1,232 @@
+package link
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/snapshot"
+)
+
+// memberCollector gathers the members of one file input (seed, "Members"): each
+// flow by its key, each tool file by its path, then the baselines of the
+// runs, in the order found. Members get their bytes from the call's
+// sender, so the inline budget is the call's.
+type memberCollector struct {
+	st    *callState
+	roots []string
+
+	members []Member
+	// flows are the flow members by key; each pair of directory and
+	// target is resolved once.
+	flows map[string]*walkedFlow
+	// toolPaths are the tool files sent, by path as written.
+	toolPaths map[string]bool
+	// runs are the runs walked: a flow reached again as the same run adds
+	// nothing.
+	runs map[string]bool
+	// baselineDirs are the baseline directories of the runs, in order.
+	baselineDirs []*baselineSet
+}
+
+// walkedFlow is a flow member as the walk knows it.
+type walkedFlow struct {
+	canonical string
+	// flow is the parsed file; nil when it was not sent or does not parse
+	// (the runner reports it then).
+	flow *flow.Flow
+}
+
+// memberRun is one run whose files a call sends: the flow the call names
+// or one a nested tool: flow-execute step runs.
+type memberRun struct {
+	canonical string
+	fl        *flow.Flow
+	// name keys the run's baselines when the canonical's stem is not a
+	// valid flow name: the stem of the path, or the nested step's name.
+	name string
+	// hop is the run's level in the run: chain, the call's flow being 0.
+	hop      int
+	update   bool
+	platform string
+}
+
+func (st *callState) newCollector(roots []string) *memberCollector {
+	return &memberCollector{st: st, roots: roots, members: []Member{}, flows: map[string]*walkedFlow{},
+		toolPaths: map[string]bool{}, runs: map[string]bool{}}
+}
+
+// emit adds a member and prints its [flow-files] line.
+func (c *memberCollector) emit(m Member, sent string) {
+	c.members = append(c.members, m)
+	c.st.members++
+	c.st.log(memberLogLine(&m, sent))
+}
+
+// walk collects the files of the runs and of each run they nest: per run,
+// every run: target of its flow and of each file it reaches, in all steps
+// and when: blocks, breadth first, each resolution once per run and as
+// deep as the runner goes (MaxDepth, nested runs counted); the file
+// arguments of their tool: steps; and each flow a followable nested
+// tool: flow-execute step names, walked as a run of its own. The snapshot
+// names of a run select its baselines (sendBaselines).
+func (c *memberCollector) walk(start ...memberRun) error {
+	queue := append([]memberRun(nil), start...)
+	for len(queue) > 0 {
+		run := queue[0]
+		queue = queue[1:]
+		id := run.canonical + "\x00" + run.name + "\x00" + strconv.FormatBool(run.update) + "\x00" + run.platform
+		if c.runs[id] {
+			continue
+		}
+		c.runs[id] = true
+		var snaps []string
+		visited := map[string]bool{}
+		type item struct {
+			canonical string
+			fl        *flow.Flow
+			hop       int
+		}
+		files := []item{{run.canonical, run.fl, run.hop}}
+		for len(files) > 0 {
+			f := files[0]
+			files = files[1:]
+			for _, n := range f.fl.SnapshotNames() {
+				if !inList(snaps, n) {
+					snaps = append(snaps, n)
+				}
+			}
+			for _, ts := range f.fl.ToolSteps() {
+				if err := c.toolFiles(ts.Tool.Name, ts.Tool.Args); err != nil {
+					return err
+				}
+			}
+			// Targets resolve beside the real file that names them, as the
+			// runner resolves them (File.Dir of the canonical).
+			dir := filepath.Dir(f.canonical)
+			for _, rt := range f.fl.RunTargets() {
+				target := (&flow.Run{Target: rt.Target}).File()
+				key := Key(dir, target)
+				if visited[key] {
+					continue
+				}
+				visited[key] = true
+				ff, err := c.flowMember(dir, target)
+				if err != nil {
+					return err
+				}
+				if ff.flow != nil && f.hop+1 < MaxDepth {
+					files = append(files, item{ff.canonical, ff.flow, f.hop + 1})
+				}
+			}
+			for _, n := range f.fl.NestedFlows() {
+				if !n.Followable() {
+					continue
+				}
+				// The runner: the step's updateBaselines, else the run's.
+				update := run.update
+				if n.UpdateBaselines != nil {
+					update = *n.UpdateBaselines
+				}
+				// A nested run compares on the platform of the call; the
+				// runner binds its own device into the step.
+				next, err := c.nestedRun(n, f.hop+1, update, run.platform)
+				if err != nil {
+					return err
+				}
+				if next != nil {
+					queue = append(queue, *next)
+				}
+			}
+		}
+		if len(snaps) > 0 {
+			c.noteBaselines(snapshot.BaselineDir(run.canonical, run.name), snaps, run.update, run.platform)
+		}
+	}
+	return nil
+}
+
+// nestedRun sends the flow a nested step names, by the directory
+// <project_root>/.argent/flows and the target <name>.yaml, and returns its
+// run when the flow was sent, parses, and is not past the depth limit.
+func (c *memberCollector) nestedRun(n flow.NestedFlow, hop int, update bool, platform string) (*memberRun, error) {
+	f, err := c.flowMember(n.FlowsDir(), n.FileName())
+	if err != nil || f.flow == nil || hop >= MaxDepth {
+		return nil, err
+	}
+	return &memberRun{canonical: f.canonical, fl: f.flow, name: n.Name, hop: hop, update: update, platform: platform}, nil
+}
+
+// flowMember sends the flow that target names beside dir, once per key:
+// with its bytes when it is a YAML file under the roots within the cap,
+// else missing or refused with the reason of the seed's policy table.
+func (c *memberCollector) flowMember(dir, target string) (*walkedFlow, error) {
+	key := Key(dir, target)
+	if f, ok := c.flows[key]; ok {
+		return f, nil
+	}
+	spelled := dir + string(filepath.Separator) + target
+	canonical, landErr := landing(spelled)
+	sp := flow.SpellingOf(spelledDir(spelled), path.Base(target))
+	m := Member{Role: RoleFlow, Key: key, Path: spelled, Canonical: canonical, Spelling: &sp}
+	f := &walkedFlow{canonical: canonical}
+	c.flows[key] = f
+	refuse := func(why string) (*walkedFlow, error) {
+		m.State, m.Error = StateRefused, why
+		c.emit(m, sentRefused(why))
+		return f, nil
+	}
+	// The directory check comes first: a missing file outside the roots
+	// is refused, not missing.
+	if !underAnyRoot(canonical, c.roots) {
+		return refuse(outsideRoots(target, c.roots))
+	}
+	if landErr != "" {
+		return refuse(landErr)
+	}
+	fi, err := os.Stat(canonical)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		m.State = StateMissing
+		c.emit(m, StateMissing)
+		return f, nil
+	case err != nil:
+		return refuse(osErrorText(err, "stat", canonical))
+	case fi.IsDir():
+		return refuse(eisdirText)
+	case !isYAMLName(canonical):
+		// A .yaml name that links to a .env would send that file.
+		return refuse(target + " links to a file that is not a YAML file")
+	}
+	data, sent, err := c.sendBytes(&m, canonical)
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		if fl, perr := flow.Parse(canonical, data); perr == nil {
+			f.flow = fl
+		}
+	}
+	c.emit(m, sent)
+	return f, nil
+}
+
+// sendBytes reads a member's bytes from its real path and places them
+// inline or as an upload. A file it cannot read, or one over the cap,
+// leaves m refused with the reason and no bytes.
+func (c *memberCollector) sendBytes(m *Member, real string) ([]byte, string, error) {
+	data, mt, why := readMemberFile(real)
+	if why != "" {
+		m.State, m.Error = StateRefused, why
+		return nil, sentRefused(why), nil
+	}
+	sent, err := c.st.send.place(m, real, data, mt)
+	if err != nil {
+		return nil, "", err
+	}
+	return data, sent, nil
+}

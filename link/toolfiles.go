@@ -1,0 +1,96 @@
+package link
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// toolFileArgs returns the file arguments of a tool: step (seed, "Tool
+// files"): the arguments its tool declares as a file input whose path is
+// only that argument ("${<target>}"), whose value is an absolute path
+// ending in .png or .yaml in any case. An input whose unwrapWhenSet
+// argument is also set stays unread: the tool's own check refuses the
+// call. No other argument is ever a file, an absolute .png path that a
+// keyboard step types among them.
+func toolFileArgs(specs []tool.FileInput, args map[string]any) []string {
+	var out []string
+	for _, in := range specs {
+		if in.Kind != "file" || in.Path != "${"+in.Target+"}" {
+			continue
+		}
+		if in.UnwrapWhenSet != "" {
+			if _, set := args[in.UnwrapWhenSet]; set {
+				continue
+			}
+		}
+		v, ok := args[in.Target].(string)
+		if !ok || !filepath.IsAbs(v) || !hasSentToolExt(v) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// toolFiles sends the file arguments of one tool: step, each path once.
+// A tool: flow-execute step has none: the walk follows it as a nested
+// flow.
+func (c *memberCollector) toolFiles(name string, args map[string]any) error {
+	if name == flow.ToolFlowExecute {
+		return nil
+	}
+	for _, p := range toolFileArgs(c.st.specs[name], args) {
+		if c.toolPaths[p] {
+			continue
+		}
+		c.toolPaths[p] = true
+		if err := c.toolMember(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolMember sends one tool file by the path as written: missing when
+// nothing is there, refused outside the roots, for a name that links to
+// a file not ending in .png or .yaml, a directory, a file the client
+// cannot read or one over the cap.
+func (c *memberCollector) toolMember(file string) error {
+	m := Member{Role: RoleTool, Key: file, Path: file}
+	refuse := func(why string) error {
+		m.State, m.Error = StateRefused, why
+		c.emit(m, sentRefused(why))
+		return nil
+	}
+	canonical, _ := landing(file)
+	if !underAnyRoot(canonical, c.roots) {
+		return refuse(outsideRoots(file, c.roots))
+	}
+	if !hasSentToolExt(canonical) {
+		return refuse(file + " links to a file that is not one of " + strings.Join(sentToolExts, ", "))
+	}
+	fi, err := os.Stat(canonical)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		m.State = StateMissing
+		c.emit(m, StateMissing)
+		return nil
+	case err != nil:
+		return refuse(osErrorText(err, "stat", canonical))
+	case fi.IsDir():
+		return refuse(eisdirText)
+	}
+	_, sent, err := c.sendBytes(&m, canonical)
+	if err != nil {
+		return err
+	}
+	c.emit(m, sent)
+	return nil
+}
