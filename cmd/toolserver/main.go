@@ -29,11 +29,11 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "serve [--addr 127.0.0.1:3000]   run the HTTP tool-server", runServe},
-		{"flow", "flow run <name|file.yaml|dir> [flags] | flow list | flow schema   run and list flows", runFlow},
+		{"serve", "serve [--addr 127.0.0.1:3000] [--max-devices 4] [--insecure] [--no-host-files]   run the HTTP tool-server", runServe},
+		{"flow", "flow run <name|file.yaml|dir> [flags] [--link URL] | flow list | flow schema   run and list flows", runFlow},
 		{"snapshot", "snapshot diff A.png B.png [--threshold 0.1] [--include-aa] [--diff OUT.png] [--json]", runSnapshot},
-		{"tools", "tools [describe NAME]   list the tools or print one tool's schema", runTools},
-		{"call", "call NAME [--args JSON]   call one tool in-process", runCall},
+		{"tools", "tools [--link URL] [describe NAME]   list the tools or print one tool's schema", runTools},
+		{"call", "call NAME [--args JSON] [--link URL]   call one tool, in-process or on a tool-server", runCall},
 		{"version", "version   print the version and commit", runVersion},
 		{"healthcheck", "healthcheck [--addr 127.0.0.1:3000]   exit 0 when a running server answers /healthz", runHealthcheck},
 	}
