@@ -434,3 +434,46 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 		t.Fatal("a tar entry was written to /etc")
 	}
 }
+
+// TestLinkedUpdateThenCompareInOneCall: a nested run writes a baseline,
+// and a later nested run of the same call compares with those new bytes;
+// the result carries one directive for the path, first written.
+func TestLinkedUpdateThenCompareInOneCall(t *testing.T) {
+	r := newRig(t, "")
+	const dev = "chromium-cdp-822x600"
+	t.Cleanup(func() { pool.Stop(dev) })
+	child := flowMember(flows, "child.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: { name: home, maxMismatch: 0 }\n")
+	body := "steps:\n" +
+		"  - tool: flow-execute\n    args: { name: child, project_root: " + proj + ", updateBaselines: true }\n" +
+		"  - tool: flow-execute\n    args: { name: child, project_root: " + proj + ", updateBaselines: false }\n"
+	rep, e, _ := stream(t, r.url, linkedCall("twice", body, []map[string]any{child}, map[string]any{"device": dev}))
+	if rep == nil || rep["ok"] != true {
+		t.Fatalf("got %v %v", rep, e)
+	}
+	want := flows + "/__baselines__/child/home__chromium-822x600.png"
+	s := rep["steps"].([]any)
+	if got := s[2].(map[string]any)["reason"]; got != "baseline captured; the client writes it when the run ends ("+want+")" {
+		t.Fatalf("first write: %v", got)
+	}
+	if got := s[5].(map[string]any)["reason"]; !strings.HasPrefix(fmt.Sprint(got), "diff 0.00% ≤ 0% (home__chromium-822x600.png)") {
+		t.Fatalf("the later compare did not read the new baseline: %v", got)
+	}
+	if w, _ := rep["baselineWrites"].([]any); len(w) != 1 || w[0].(map[string]any)["path"] != want {
+		t.Fatalf("baselineWrites: %v", rep["baselineWrites"])
+	}
+}
+
+// TestLinkedFlowMembersTotalCap: flow members over 32 MiB in total are a
+// 422, though each is under the per-file cap.
+func TestLinkedFlowMembersTotalCap(t *testing.T) {
+	r := newRig(t, "")
+	big := strings.Repeat("# padding\n", 1153434) // 11 MiB of YAML comments
+	var members []map[string]any
+	for i := range 3 {
+		members = append(members, flowMember(flows, fmt.Sprintf("f%d.yaml", i), "steps: []\n"+big))
+	}
+	_, e, status := stream(t, r.url, linkedCall("main", "steps: []\n", members, nil))
+	if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), "32 MiB") {
+		t.Fatalf("got %d %v, want a 422 about the 32 MiB total", status, e)
+	}
+}
