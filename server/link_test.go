@@ -240,7 +240,10 @@ func TestLinkedToolFiles(t *testing.T) {
 
 func TestLinkedPrevalidation(t *testing.T) {
 	r := newRig(t, "")
-	inner := flowMember(flows, "inner.yaml", "steps:\n  - echo: a\n  - script: { path: ../../scripts/hello.mjs }\n")
+	inner := flowMember(flows, "inner.yaml", "steps:\n  - echo: a\n  - script: { path: ../../scripts/hello.mjs }\n  - run: deeper\n")
+	// Two levels down, in a nested flow's fragment: every kind again.
+	deeper := flowMember(flows, "deeper.yaml", "steps:\n  - when: { platform: chromium }\n    steps:\n      - tool: list-dir\n        args: { dir: /tmp }\n  - tool: flow-execute\n    args: { name: nested, project_root: "+proj+" }\n")
+	nested := flowMember(flows, "nested.yaml", "steps:\n  - tool: flow-add-echo\n    args: { name: x, project_root: /p, message: hi }\n  - launch: rel/page.html\n  - tool: read-file\n    args: { file: /p/notes.txt }\n")
 	refused := map[string]any{"role": "flow", "key": flows + "\x00gone.yaml", "path": flows + "/gone.yaml", "canonical": "/elsewhere/gone.yaml",
 		"spelling": map[string]any{"state": "listed"}, "state": "refused", "error": "gone.yaml is outside every root this client serves (/client/proj)"}
 	body := `steps:
@@ -256,7 +259,7 @@ func TestLinkedPrevalidation(t *testing.T) {
   - launch: ../site/index.html
   - run: gone
 `
-	_, e, status := stream(t, r.url, linkedCall("main", body, []map[string]any{inner, refused}, nil))
+	_, e, status := stream(t, r.url, linkedCall("main", body, []map[string]any{inner, refused, deeper, nested}, nil))
 	msg, _ := e["error"].(string)
 	if e["error_code"] != "FLOW_FILE_INVALID" {
 		t.Fatalf("got %d %v", status, e)
@@ -269,6 +272,10 @@ func TestLinkedPrevalidation(t *testing.T) {
 		"step 5 in " + flows + "/main.yaml: tool: read-file",
 		"step 6 in " + flows + "/main.yaml: launch: ../site/index.html",
 		"step 7 in " + flows + "/main.yaml: run: gone",
+		"step 1.1 in " + flows + "/deeper.yaml: tool: list-dir",
+		"step 1 in " + flows + "/nested.yaml: tool: flow-add-echo",
+		"step 2 in " + flows + "/nested.yaml: launch: rel/page.html",
+		"step 3 in " + flows + "/nested.yaml: tool: read-file",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the rejection lacks %q:\n%s", want, msg)
