@@ -95,7 +95,7 @@ func TestFlowRunExitCodesAndOutputs(t *testing.T) {
 
 	// A directory run: -r reaches sub/, fragments are skipped, the broken
 	// flow is reported as not run, the JUnit file names every flow.
-	junit := filepath.Join(t.TempDir(), "junit.xml")
+	junit := filepath.Join(t.TempDir(), "reports", "junit.xml") // a directory that does not exist yet
 	code, out, errOut = runCLI(t, "flow", "run", flows, "-r", dev, "--junit", junit)
 	if code != 1 || !strings.Contains(out, `Flow "sub/bad"`) || !strings.Contains(out, "not run (invalid flow)") || !strings.Contains(errOut, "skipping press.yaml") {
 		t.Fatalf("dir run: exit %d\n%s\n%s", code, out, errOut)

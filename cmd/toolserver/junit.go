@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/xml"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
@@ -74,6 +76,9 @@ func writeJUnit(path string, reps []*flow.Report) error {
 	}
 	b, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return snapshot.WriteFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
