@@ -54,12 +54,42 @@ func (a deviceArgs) id() (string, error) {
 	return "", tool.FieldError("device", "device: required (a device id such as chromium-cdp-1280x800)")
 }
 
-// device resolves the call's device, booting it if needed.
-func (t *Tools) device(ctx context.Context, a deviceArgs) (*cdp.Device, error) {
-	id, err := a.id()
-	if err != nil {
-		return nil, err
+// named is an argument struct that names a device (it embeds deviceArgs).
+type named interface{ id() (string, error) }
+
+// onDevice makes the handler of a device tool: decode the arguments into
+// A, run check (argument rules beyond the schema) before any browser
+// starts, resolve the device (booting it on first use), and run fn; device
+// errors become tool errors of the right kind.
+func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *cdp.Device, A) (any, error)) tool.Handler {
+	return func(ctx context.Context, call *tool.Call) (any, error) {
+		a, err := tool.Decode[A](call)
+		if err != nil {
+			return nil, err
+		}
+		if check != nil {
+			if err := check(a); err != nil {
+				return nil, err
+			}
+		}
+		id, err := a.id()
+		if err != nil {
+			return nil, err
+		}
+		d, err := t.deviceByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		res, err := fn(ctx, d, a)
+		if err != nil {
+			return nil, DeviceError(err)
+		}
+		return res, nil
 	}
+}
+
+// device resolves the call's device, booting it if needed.
+func (t *Tools) deviceByID(ctx context.Context, id string) (*cdp.Device, error) {
 	if t.Pool == nil {
 		return nil, DeviceError(t.PoolErr)
 	}
@@ -135,26 +165,15 @@ func (t *Tools) bootDevice() *tool.Tool {
 		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
 			"url": tool.String("Optional page to open after booting."),
 		})),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				URL string `json:"url"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a bootArgs) (any, error) {
 			if a.URL != "" {
 				if err := d.Launch(ctx, a.URL); err != nil {
-					return nil, DeviceError(err)
+					return nil, err
 				}
 			}
 			w, h := d.Size()
 			return map[string]any{"id": d.ID(), "platform": "chromium", "width": w, "height": h, "booted": true}, nil
-		},
+		}),
 	}
 }
 
@@ -191,32 +210,21 @@ func (t *Tools) openURL() *tool.Tool {
 			"url":   tool.String("The URL to open (http, https, file or data)."),
 			"fresh": tool.Bool("Start from a fresh browser context."),
 		}), "url"),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				URL   string `json:"url"`
-				Fresh bool   `json:"fresh"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, func(a openArgs) error {
 			if a.URL == "" {
-				return nil, tool.FieldError("url", "url: required")
+				return tool.FieldError("url", "url: required")
 			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
-				return nil, err
-			}
+			return nil
+		}, func(ctx context.Context, d *cdp.Device, a openArgs) (any, error) {
+			open := d.Navigate
 			if a.Fresh {
-				err = d.Launch(ctx, a.URL)
-			} else {
-				err = d.Navigate(ctx, a.URL)
+				open = d.Launch
 			}
-			if err != nil {
-				return nil, DeviceError(err)
+			if err := open(ctx, a.URL); err != nil {
+				return nil, err
 			}
 			return map[string]any{"opened": a.URL, "device": d.ID()}, nil
-		},
+		}),
 	}
 }
 
@@ -225,22 +233,14 @@ func (t *Tools) describe() *tool.Tool {
 		Name:        "describe",
 		Description: "List the page's elements that a selector can reach, in reading order: id (DOM id, data-testid, aria-label or name), text, role, frame normalized to the viewport (0..1), and visibility.",
 		InputSchema: tool.Object(deviceProps(nil)),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[deviceArgs](call)
-			if err != nil {
-				return nil, err
-			}
-			d, err := t.device(ctx, a)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a deviceArgs) (any, error) {
 			els, err := d.Describe(ctx)
 			if err != nil {
-				return nil, DeviceError(err)
+				return nil, err
 			}
 			w, h := d.Size()
 			return map[string]any{"device": d.ID(), "width": w, "height": h, "url": d.URL(), "elements": els}, nil
-		},
+		}),
 	}
 }
 
@@ -250,18 +250,10 @@ func (t *Tools) screenshot() *tool.Tool {
 		Description: "Capture the device's viewport as a PNG of exactly W×H pixels, returned as an artifact (GET /artifacts/{id}).",
 		InputSchema: tool.Object(deviceProps(nil)),
 		OutputHint:  "image",
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[deviceArgs](call)
-			if err != nil {
-				return nil, err
-			}
-			d, err := t.device(ctx, a)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a deviceArgs) (any, error) {
 			png, err := d.Screenshot(ctx)
 			if err != nil {
-				return nil, DeviceError(err)
+				return nil, err
 			}
 			h, err := t.Artifacts.Put(fmt.Sprintf("screenshot-%s-%d.png", d.ID(), time.Now().UnixMilli()), "image/png", png)
 			if err != nil {
@@ -269,6 +261,17 @@ func (t *Tools) screenshot() *tool.Tool {
 			}
 			w, hh := d.Size()
 			return map[string]any{"image": h, "width": w, "height": hh, "device": d.ID()}, nil
-		},
+		}),
 	}
+}
+
+type bootArgs struct {
+	deviceArgs
+	URL string `json:"url"`
+}
+
+type openArgs struct {
+	deviceArgs
+	URL   string `json:"url"`
+	Fresh bool   `json:"fresh"`
 }

@@ -21,25 +21,13 @@ func (t *Tools) gestureTap() *tool.Tool {
 			"y":          norm("Vertical position"),
 			"durationMs": tool.Number("Hold time in ms (a long press when above 0)", 0, 60000),
 		}), "x", "y"),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				X, Y       float64
-				DurationMs float64 `json:"durationMs"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a tapArgs) (any, error) {
 			ts := time.Now().UnixMilli()
 			if err := d.TapNormalized(ctx, a.X, a.Y, ms(a.DurationMs, 0)); err != nil {
-				return nil, DeviceError(err)
+				return nil, err
 			}
 			return map[string]any{"tapped": true, "timestampMs": ts}, nil
-		},
+		}),
 	}
 }
 
@@ -54,28 +42,13 @@ func (t *Tools) gestureSwipe() *tool.Tool {
 			"toY":        norm("End y"),
 			"durationMs": tool.Number("Gesture duration in ms (default 300)", 0, 60000),
 		}), "fromX", "fromY", "toX", "toY"),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				FromX      float64 `json:"fromX"`
-				FromY      float64 `json:"fromY"`
-				ToX        float64 `json:"toX"`
-				ToY        float64 `json:"toY"`
-				DurationMs float64 `json:"durationMs"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a swipeArgs) (any, error) {
 			ts := time.Now().UnixMilli()
 			if err := d.Swipe(ctx, a.FromX, a.FromY, a.ToX, a.ToY, ms(a.DurationMs, 300*time.Millisecond)); err != nil {
-				return nil, DeviceError(err)
+				return nil, err
 			}
 			return map[string]any{"swiped": true, "timestampMs": ts}, nil
-		},
+		}),
 	}
 }
 
@@ -89,17 +62,7 @@ func (t *Tools) gestureScroll() *tool.Tool {
 			"deltaX": tool.Number("Horizontal scroll in CSS pixels", -100000, 100000),
 			"deltaY": tool.Number("Vertical scroll in CSS pixels", -100000, 100000),
 		})),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				X      *float64 `json:"x"`
-				Y      *float64 `json:"y"`
-				DeltaX float64  `json:"deltaX"`
-				DeltaY float64  `json:"deltaY"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a scrollArgs) (any, error) {
 			x, y := 0.5, 0.5
 			if a.X != nil {
 				x = *a.X
@@ -107,15 +70,11 @@ func (t *Tools) gestureScroll() *tool.Tool {
 			if a.Y != nil {
 				y = *a.Y
 			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
+			if err := d.Scroll(ctx, x, y, a.DeltaX, a.DeltaY); err != nil {
 				return nil, err
 			}
-			if err := d.Scroll(ctx, x, y, a.DeltaX, a.DeltaY); err != nil {
-				return nil, DeviceError(err)
-			}
 			return map[string]any{"scrolled": true}, nil
-		},
+		}),
 	}
 }
 
@@ -128,26 +87,16 @@ func (t *Tools) keyboard() *tool.Tool {
 			"key":     tool.String("A named key to press after the text."),
 			"delayMs": tool.Number("Accepted for compatibility; keys are sent back to back.", 0, 10000),
 		})),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				Text string `json:"text"`
-				Key  string `json:"key"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
+		Run: onDevice(t, func(a keyboardArgs) error {
 			if a.Text == "" && a.Key == "" {
-				return nil, tool.FieldError("text", "give text, key, or both")
+				return tool.FieldError("text", "give text, key, or both")
 			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
-				return nil, err
-			}
+			return nil
+		}, func(ctx context.Context, d *cdp.Device, a keyboardArgs) (any, error) {
 			keys := 0
 			if a.Text != "" {
 				if err := d.TypeText(ctx, a.Text); err != nil {
-					return nil, DeviceError(err)
+					return nil, err
 				}
 				keys += len([]rune(a.Text))
 			}
@@ -162,7 +111,7 @@ func (t *Tools) keyboard() *tool.Tool {
 				typed = a.Key
 			}
 			return map[string]any{"typed": typed, "keys": keys}, nil
-		},
+		}),
 	}
 }
 
@@ -185,48 +134,18 @@ func (t *Tools) awaitUIElement() *tool.Tool {
 			"pollIntervalMs": tool.Integer("Accepted for compatibility; the page checks on every frame.", 0, 5000),
 			"bundleId":       tool.String("Ignored on Chromium."),
 		}), "condition", "selector"),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				Condition string `json:"condition"`
-				Selector  struct {
-					Text       string `json:"text"`
-					Identifier string `json:"identifier"`
-					ID         string `json:"id"`
-					Role       string `json:"role"`
-				} `json:"selector"`
-				ExpectedText string  `json:"expectedText"`
-				TimeoutMs    float64 `json:"timeoutMs"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
-			spec := map[string]any{}
-			if a.Selector.Text != "" {
-				spec["text"] = a.Selector.Text
-			}
-			if id := a.Selector.Identifier + a.Selector.ID; id != "" {
-				if a.Selector.Identifier != "" {
-					id = a.Selector.Identifier
-				}
-				spec["id"] = id
-			}
-			if a.Selector.Role != "" {
-				spec["role"] = a.Selector.Role
-			}
-			if len(spec) == 0 {
-				return nil, tool.FieldError("selector", "selector needs at least one of text, identifier or role")
+		Run: onDevice(t, func(a awaitArgs) error {
+			if len(a.spec()) == 0 {
+				return tool.FieldError("selector", "selector needs at least one of text, identifier or role")
 			}
 			if a.Condition == "text" && a.ExpectedText == "" {
-				return nil, tool.FieldError("expectedText", "condition text requires expectedText")
+				return tool.FieldError("expectedText", "condition text requires expectedText")
 			}
-			d, err := t.device(ctx, a.deviceArgs)
+			return nil
+		}, func(ctx context.Context, d *cdp.Device, a awaitArgs) (any, error) {
+			res, err := d.Wait(ctx, cdp.Condition{Selector: a.spec(), State: a.Condition, Text: a.ExpectedText}, ms(a.TimeoutMs, 5*time.Second))
 			if err != nil {
 				return nil, err
-			}
-			res, err := d.Wait(ctx, cdp.Condition{Selector: spec, State: a.Condition, Text: a.ExpectedText}, ms(a.TimeoutMs, 5*time.Second))
-			if err != nil {
-				return nil, DeviceError(err)
 			}
 			out := map[string]any{"success": res.OK, "elapsed": int64(res.Elapsed)}
 			if res.Element != nil {
@@ -236,7 +155,7 @@ func (t *Tools) awaitUIElement() *tool.Tool {
 				out["note"] = waitNote(a.Condition, res)
 			}
 			return out, nil
-		},
+		}),
 	}
 }
 
@@ -262,24 +181,75 @@ func (t *Tools) awaitScreenIdle() *tool.Tool {
 			"stableForMs": tool.Integer("Quiet time that counts as idle (default 300).", 0, 60000),
 			"timeoutMs":   tool.Integer("Maximum wait in ms (default 5000).", 1, 120000),
 		})),
-		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			a, err := tool.Decode[struct {
-				deviceArgs
-				StableForMs float64 `json:"stableForMs"`
-				TimeoutMs   float64 `json:"timeoutMs"`
-			}](call)
-			if err != nil {
-				return nil, err
-			}
-			d, err := t.device(ctx, a.deviceArgs)
-			if err != nil {
-				return nil, err
-			}
-			res, err := d.AwaitIdle(ctx, ms(a.StableForMs, 300*time.Millisecond), ms(a.TimeoutMs, 5*time.Second))
-			if err != nil {
-				return nil, DeviceError(err)
-			}
-			return res, nil
-		},
+		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a idleArgs) (any, error) {
+			return d.AwaitIdle(ctx, ms(a.StableForMs, 300*time.Millisecond), ms(a.TimeoutMs, 5*time.Second))
+		}),
 	}
+}
+
+type tapArgs struct {
+	deviceArgs
+	X          float64 `json:"x"`
+	Y          float64 `json:"y"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+type swipeArgs struct {
+	deviceArgs
+	FromX      float64 `json:"fromX"`
+	FromY      float64 `json:"fromY"`
+	ToX        float64 `json:"toX"`
+	ToY        float64 `json:"toY"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+type scrollArgs struct {
+	deviceArgs
+	X      *float64 `json:"x"`
+	Y      *float64 `json:"y"`
+	DeltaX float64  `json:"deltaX"`
+	DeltaY float64  `json:"deltaY"`
+}
+
+type keyboardArgs struct {
+	deviceArgs
+	Text string `json:"text"`
+	Key  string `json:"key"`
+}
+
+type awaitArgs struct {
+	deviceArgs
+	Condition string `json:"condition"`
+	Selector  struct {
+		Text       string `json:"text"`
+		Identifier string `json:"identifier"`
+		ID         string `json:"id"`
+		Role       string `json:"role"`
+	} `json:"selector"`
+	ExpectedText string  `json:"expectedText"`
+	TimeoutMs    float64 `json:"timeoutMs"`
+}
+
+// spec is the in-page matcher's selector: identifier (or id) exact, text a
+// substring, role exact.
+func (a awaitArgs) spec() map[string]any {
+	spec := map[string]any{}
+	if a.Selector.Text != "" {
+		spec["text"] = a.Selector.Text
+	}
+	if id := a.Selector.Identifier; id != "" {
+		spec["id"] = id
+	} else if a.Selector.ID != "" {
+		spec["id"] = a.Selector.ID
+	}
+	if a.Selector.Role != "" {
+		spec["role"] = a.Selector.Role
+	}
+	return spec
+}
+
+type idleArgs struct {
+	deviceArgs
+	StableForMs float64 `json:"stableForMs"`
+	TimeoutMs   float64 `json:"timeoutMs"`
 }

@@ -118,22 +118,32 @@ func resolveSource(call *tool.Call) (source, error) {
 		stem := strings.TrimSuffix(filepath.Base(p), ".yaml")
 		return source{name: stem, entry: flow.Entry{File: f, Name: stem, StemFallback: stem}}, nil
 	}
-	if !flow.ValidName(a.Name) {
-		return source{}, invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", a.Name)
-	}
-	if !filepath.IsAbs(a.ProjectRoot) {
-		return source{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", a.ProjectRoot)
-	}
-	for _, seg := range strings.Split(filepath.ToSlash(a.ProjectRoot), "/") {
-		if seg == ".." {
-			return source{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", a.ProjectRoot)
-		}
+	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
+		return source{}, err
 	}
 	f, err := disk.Open(filepath.Join(a.ProjectRoot, ".argent", "flows"), a.Name+".yaml")
 	if err != nil {
 		return source{}, err
 	}
 	return source{name: a.Name, entry: flow.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
+}
+
+// checkNameRoot validates a flow name and a project_root with the
+// messages and codes Argent's tools give.
+func checkNameRoot(name, root string) error {
+	invalid := func(code, field, format string, v ...any) error {
+		return &tool.Error{Kind: tool.KindValidation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+	}
+	if !flow.ValidName(name) {
+		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
+	}
+	if !clientAbs(root) {
+		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)
+	}
+	if hasDotDot(root) {
+		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", root)
+	}
+	return nil
 }
 
 // prepareError maps a flow rejected before its first step to a tool error.

@@ -232,17 +232,8 @@ type recArgs struct {
 // flow-execute (FLOW_NAME_INVALID, FLOW_PROJECT_ROOT_INVALID) and derives
 // the flow file and its key.
 func resolveTarget(a recArgs) (target, error) {
-	invalid := func(code, field, format string, v ...any) error {
-		return &tool.Error{Kind: tool.KindValidation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
-	}
-	if !flow.ValidName(a.Name) {
-		return target{}, invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", a.Name)
-	}
-	if !clientAbs(a.ProjectRoot) {
-		return target{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", a.ProjectRoot)
-	}
-	if hasDotDot(a.ProjectRoot) {
-		return target{}, invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", a.ProjectRoot)
+	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
+		return target{}, err
 	}
 	tg := target{name: a.Name, root: a.ProjectRoot}
 	// The client writes a directive only to an absolute path whose two
