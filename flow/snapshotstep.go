@@ -28,11 +28,9 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	if err != nil {
 		return errored("%v", err)
 	}
-	cur, err := snapshot.Decode("capture", png)
-	if err != nil {
-		return errored("%v", err)
-	}
-	w, h := cur.Width, cur.Height
+	// A full capture is exactly the viewport at DPR 1; it is decoded only
+	// to crop it, or when it differs from its baseline.
+	w, h := dev.Size()
 	key, err := snapshot.BaselineKey(d.Name, w, h)
 	if crop != nil {
 		key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.Spec())
@@ -41,6 +39,10 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 		return errored("%v", err)
 	}
 	if crop != nil {
+		cur, err := snapshot.Decode("capture", png)
+		if err != nil {
+			return errored("%v", err)
+		}
 		cur, err = snapshot.Crop(cur, snapshot.Frame{X: crop.X, Y: crop.Y, Width: crop.Width, Height: crop.Height})
 		if err != nil {
 			return fail("cropOn matched %s but its on-screen region is empty at this resolution — nothing was compared", d.CropOn)
@@ -72,26 +74,24 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	case err != nil:
 		return errored("read baseline %s: %v", path, err)
 	}
-	baseImg, err := snapshot.Decode(path, base)
-	if err != nil {
-		return errored("%v", err)
-	}
+	// Compare the files first, without a diff image: identical files are
+	// only validated, and only the rows that differ are decoded.
+	opts := snapshot.DefaultOptions()
+	res, err := snapshot.CompareBytes(key, base, "capture", png, opts)
 	art := map[string]any{}
-	if baseImg.Width != cur.Width || baseImg.Height != cur.Height {
+	var sizes *snapshot.SizeMismatchError
+	switch {
+	case errors.As(err, &sizes):
 		r.keep(art, fr, "baseline", key, base)
 		r.keep(art, fr, "current", key, png)
 		what, more := "capture", ""
 		if crop != nil {
 			what, more = "cropOn region", ". The element's size drifted — crop a fixed-size container, or re-adopt with updateBaselines"
 		}
-		o := fail("baseline is %dx%d but the %s is %dx%d (%s) — nothing was compared%s", baseImg.Width, baseImg.Height, what, cur.Width, cur.Height, key, more)
+		o := fail("baseline is %dx%d but the %s is %dx%d (%s) — nothing was compared%s", sizes.A.X, sizes.A.Y, what, sizes.B.X, sizes.B.Y, key, more)
 		o.artifacts, o.snapshotKey = art, key
 		return o
-	}
-	opts := snapshot.DefaultOptions()
-	opts.Diff = true
-	res, err := snapshot.Compare(baseImg, cur, opts)
-	if err != nil {
+	case err != nil:
 		return errored("%v", err)
 	}
 	max := d.MaxMismatch
@@ -105,10 +105,8 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	}
 	r.keep(art, fr, "baseline", key, base)
 	r.keep(art, fr, "current", key, png)
-	if res.Diff != nil {
-		if dpng, err := snapshot.EncodePNG(res.Diff); err == nil {
-			r.keep(art, fr, "diff", key, dpng)
-		}
+	if dpng := diffImage(key, base, png); dpng != nil {
+		r.keep(art, fr, "diff", key, dpng)
 	}
 	mm.Regions = res.Regions
 	where := ""
@@ -116,7 +114,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 		g := res.Regions[0]
 		where = fmt.Sprintf("; the largest changed area is %dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
 	}
-	o := fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, max, key, res.MismatchPixels, w*h, plural(res.RegionCount, "area"), where)
+	o := fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, max, key, res.MismatchPixels, res.Width*res.Height, plural(res.RegionCount, "area"), where)
 	if unsettled != "" {
 		o.reason += "; note: " + unsettled
 	}
@@ -169,4 +167,28 @@ func (r *Runner) keep(art map[string]any, fr *frame, role, key string, data []by
 	if err == nil && h != nil {
 		art[role] = h
 	}
+}
+
+// diffImage decodes a failed comparison's two images and draws its diff
+// (changed pixels red over a faded baseline), or nil when it cannot.
+func diffImage(key string, base, png []byte) []byte {
+	a, err := snapshot.Decode(key, base)
+	if err != nil {
+		return nil
+	}
+	b, err := snapshot.Decode("capture", png)
+	if err != nil {
+		return nil
+	}
+	opts := snapshot.DefaultOptions()
+	opts.Diff = true
+	res, err := snapshot.Compare(a, b, opts)
+	if err != nil || res.Diff == nil {
+		return nil
+	}
+	out, err := snapshot.EncodePNG(res.Diff)
+	if err != nil {
+		return nil
+	}
+	return out
 }
