@@ -6,6 +6,8 @@ BIN     ?= bin/toolserver
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# The race detector needs cgo: used when a C compiler is there.
+RACE    ?= $(shell command -v gcc >/dev/null 2>&1 && echo -race)
 # nginx serves the reverse-proxy tests of the link.
 TEST_PACKAGES ?= nginx
 
@@ -33,7 +35,7 @@ test: check-go
 	@EXTRA_PACKAGES="$(TEST_PACKAGES)" ./docker/install-runtime.sh
 	@./scripts/fetch-argent.sh
 	$(MAKE) vet
-	$(GO) test -race -count=1 ./...
+	$(GO) test $(RACE) -count=1 ./...
 
 bench: check-go deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
