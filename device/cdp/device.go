@@ -239,10 +239,22 @@ func (d *Device) dropSpare() {
 	ch := d.spare
 	d.spare = nil
 	d.spareMu.Unlock()
-	if ch != nil {
-		if sp := <-ch; sp.err == nil {
+	if ch == nil {
+		return
+	}
+	// A browser that stopped answering must not hold up a shutdown: the
+	// page is closed whenever it is done, or with the browser.
+	select {
+	case sp := <-ch:
+		if sp.err == nil {
 			sp.stop()
 		}
+	case <-time.After(5 * time.Second):
+		go func() {
+			if sp := <-ch; sp.err == nil {
+				sp.stop()
+			}
+		}()
 	}
 }
 
