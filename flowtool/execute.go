@@ -41,7 +41,7 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		src := link.NewSource(lc.members)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
-			tools:  t.linkedCaller(src, t.TempDir),
+			tools:  t.linkedCaller(src),
 			check:  func(fl *flow.Flow) error { return link.Prevalidate(fl, entry.File, src, t.toolInfo) },
 			writes: src.BaselineWrites,
 		}, nil
@@ -53,7 +53,7 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		src := link.NewSource(nil)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
-			tools: t.linkedCaller(src, t.TempDir),
+			tools: t.linkedCaller(src),
 			check: func(fl *flow.Flow) error { return link.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
 		}, nil
 	}

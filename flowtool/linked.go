@@ -104,7 +104,7 @@ func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
 // the members) and handed to the tool as a temp file.
-func (t *Tools) linkedCaller(src *link.Source, tmp string) flow.ToolCaller {
+func (t *Tools) linkedCaller(src *link.Source) flow.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		dirs, err := t.memberFiles(src, name, args, "")
 		defer removeAll(dirs)
