@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type Device struct {
 	tab         context.Context // chromedp context of the current page
 	tabStop     context.CancelFunc
 	dead        chan struct{}
+	deadOnce    sync.Once
 
 	mu  sync.Mutex
 	url string
@@ -53,6 +55,10 @@ func (d *Device) ID() string { return d.id }
 
 // Size returns the viewport in CSS pixels (equal to screenshot pixels).
 func (d *Device) Size() (width, height int) { return d.width, d.height }
+
+// markDead records that the browser is gone; the next Pool.Device call
+// boots a fresh one.
+func (d *Device) markDead() { d.deadOnce.Do(func() { close(d.dead) }) }
 
 // Dead reports whether the browser has exited or lost its connection.
 func (d *Device) Dead() bool {
@@ -173,7 +179,7 @@ func (d *Device) start(ctx context.Context, p *Pool) error {
 	b := chromedp.FromContext(bctx).Browser
 	go func() {
 		<-b.LostConnection
-		close(d.dead)
+		d.markDead()
 	}()
 	tab, tabStop, err := d.newTab(bctx)
 	if err != nil {
@@ -314,6 +320,13 @@ func (d *Device) call(ctx context.Context, what string, fn func(tab context.Cont
 	err := fn(cctx)
 	if err == nil {
 		return nil
+	}
+	// chromedp wraps the browser's exit error into the error of a call
+	// that was running when it died, possibly before LostConnection is
+	// seen here.
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		d.markDead()
 	}
 	if d.Dead() {
 		return fmt.Errorf("%s on %s: %w; the next call boots a fresh browser", what, d.id, ErrCrashed)
