@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -286,6 +287,19 @@ func TestDisconnectCancelsTool(t *testing.T) {
 	case <-r.cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tool's context was not cancelled after the client went away")
+	}
+}
+
+func TestAccessLogNeverHoldsTheToken(t *testing.T) {
+	var buf bytes.Buffer
+	srv := server.New(server.Config{Addr: "127.0.0.1:0", Token: "s3cret", Tools: tool.NewRegistry(), Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	do(t, "GET", ts.URL+"/tools", "", "Authorization", "Bearer s3cret")
+	do(t, "GET", ts.URL+"/tools", "", "Authorization", "Bearer wrong")
+	log := buf.String()
+	if !strings.Contains(log, "path=/tools status=200") || !strings.Contains(log, "status=401") || strings.Contains(log, "s3cret") {
+		t.Fatalf("access log: %s", log)
 	}
 }
 
