@@ -33,7 +33,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	w, h := dev.Size()
 	key, err := snapshot.BaselineKey(d.Name, w, h)
 	if crop != nil {
-		key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.Spec())
+		key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.CropHash())
 	}
 	if err != nil {
 		return errored("%v", err)

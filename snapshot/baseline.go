@@ -1,15 +1,12 @@
 package snapshot
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -72,33 +69,21 @@ func BaselineKey(name string, width, height int) (string, error) {
 
 // CropBaselineKey returns the file name of a cropped baseline:
 // "<name>__chromium-<W>x<H>-crop-<hash>.png", W and H being the size of the
-// full capture and hash the CropHash of the crop selector.
-func CropBaselineKey(name string, width, height int, selector map[string]any) (string, error) {
+// full capture and hash the 8 lower-case hex digits that identify the crop
+// selector. Which selector fields make the hash is the selector's owner's
+// business (the flow package hashes them as Argent does, so a cropped
+// baseline Argent recorded is found under the same name).
+func CropBaselineKey(name string, width, height int, hash string) (string, error) {
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
-	h, err := CropHash(selector)
-	if err != nil {
-		return "", err
+	if !cropHashRE.MatchString(hash) {
+		return "", fmt.Errorf("snapshot: crop hash %q is not 8 lower-case hex digits", hash)
 	}
-	return fmt.Sprintf("%s__%s-%dx%d-crop-%s.png", name, Platform, width, height, h), nil
+	return fmt.Sprintf("%s__%s-%dx%d-crop-%s.png", name, Platform, width, height, hash), nil
 }
 
-// CropHash returns the first 8 hex digits of the SHA-256 of the canonical
-// encoding of a crop selector: JSON with the keys of every object sorted, no
-// insignificant white space, and <, > and & not escaped. Map order therefore
-// never changes the hash; a number hashes the same whether it arrived as an
-// int or a float64 (1 and 1.0 both encode as 1).
-func CropHash(selector map[string]any) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(selector); err != nil {
-		return "", fmt.Errorf("snapshot: crop selector cannot be encoded: %w", err)
-	}
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	return hex.EncodeToString(sum[:4]), nil
-}
+var cropHashRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 // BaselineDir returns the baseline directory of a flow run by the link
 // seed's rule: "<dir>/__baselines__/<stem>", where dir is the directory of
