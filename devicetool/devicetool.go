@@ -111,6 +111,8 @@ func DeviceError(err error) error {
 		return err
 	case errors.Is(err, cdp.ErrBadID):
 		return &tool.Error{Kind: tool.KindValidation, Field: "device", Message: err.Error(), Err: err}
+	case errors.Is(err, cdp.ErrFileURL):
+		return &tool.Error{Kind: tool.KindValidation, Field: "url", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrTooManyDevices):
 		return &tool.Error{Kind: tool.KindConflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed):

@@ -34,8 +34,9 @@ type app struct {
 }
 
 type appOptions struct {
-	maxDevices int
-	stderr     io.Writer
+	maxDevices   int
+	stderr       io.Writer
+	denyFileURLs bool
 }
 
 func newApp(o appOptions) (*app, error) {
@@ -59,7 +60,7 @@ func newApp(o appOptions) (*app, error) {
 		a.Close()
 		return nil, err
 	}
-	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr})
+	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
 	a.pool = pool
 	dt := &devicetool.Tools{Pool: pool, PoolErr: poolErr, Artifacts: a.artifacts}
 	dt.Register(a.tools)

@@ -29,7 +29,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "serve [--addr 127.0.0.1:3000] [--max-devices 4] [--insecure] [--no-host-files]   run the HTTP tool-server", runServe},
+		{"serve", "serve [--addr 127.0.0.1:3000] [--max-devices 4] [--insecure] [--allow-file-urls] [--no-host-files]   run the HTTP tool-server", runServe},
 		{"flow", "flow run <name|file.yaml|dir> [flags] [--link URL] | flow list | flow schema   run and list flows", runFlow},
 		{"snapshot", "snapshot diff A.png B.png [--threshold 0.1] [--include-aa] [--diff OUT.png] [--json]", runSnapshot},
 		{"tools", "tools [--link URL] [describe NAME]   list the tools or print one tool's schema", runTools},

@@ -18,6 +18,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
 	maxDevices := fs.Int("max-devices", 4, "how many devices may be booted at once")
 	insecure := fs.Bool("insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
+	allowFiles := fs.Bool("allow-file-urls", false, "let callers open file: URLs even with a wildcard bind (remote callers could then screenshot this machine's files)")
 	noHostFiles := fs.Bool("no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
 	if err := fs.Parse(args); err != nil {
 		return withExit(exitUsage, err)
@@ -29,7 +30,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if server.IsWildcard(*addr) && token == "" && !*insecure {
 		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set ARGENT_AUTH_TOKEN, or pass --insecure if the network is yours alone", *addr)
 	}
-	a, err := newApp(appOptions{maxDevices: *maxDevices, stderr: stderr})
+	// A server that answers other machines never opens its own files for
+	// them, unless told to.
+	a, err := newApp(appOptions{maxDevices: *maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(*addr) && !*allowFiles})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ var agentJS string
 type Device struct {
 	id            string
 	width, height int
+	denyFiles     bool
 
 	sem chan struct{} // one call at a time
 
@@ -355,6 +356,9 @@ func (deadContext) Value(any) any { return nil }
 // Launch replaces the current page with a fresh browser context and page
 // (no cookies, no storage) and navigates it to url, waiting for the load.
 func (d *Device) Launch(ctx context.Context, url string) error {
+	if err := d.checkURL(url); err != nil {
+		return err
+	}
 	return d.call(ctx, "launch", func(_ context.Context) error {
 		d.bootMu.Lock()
 		browser, oldStop := d.browser, d.tabStop
@@ -376,9 +380,21 @@ func (d *Device) Launch(ctx context.Context, url string) error {
 
 // Navigate loads url in the current page and waits for the load event.
 func (d *Device) Navigate(ctx context.Context, url string) error {
+	if err := d.checkURL(url); err != nil {
+		return err
+	}
 	return d.call(ctx, "open-url", func(tab context.Context) error {
 		return d.navigate(ctx, tab, url)
 	})
+}
+
+// checkURL refuses a file: URL on a device of a pool that denies them,
+// before the page changes.
+func (d *Device) checkURL(url string) error {
+	if d.denyFiles && strings.HasPrefix(strings.ToLower(strings.TrimSpace(url)), "file:") {
+		return fmt.Errorf("open %s: %w (it serves remote callers; a page must come from a URL this machine can fetch)", url, ErrFileURL)
+	}
+	return nil
 }
 
 func (d *Device) navigate(ctx context.Context, tab context.Context, url string) error {

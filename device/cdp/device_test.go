@@ -326,6 +326,30 @@ func TestMaxDevices(t *testing.T) {
 	}
 }
 
+func TestDenyFileURLs(t *testing.T) {
+	closed, err := cdp.NewPool(cdp.Options{DenyFileURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closed.Close()
+	ctx := ctxT(t)
+	d, err := closed.Device(ctx, "chromium-cdp-400x300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"file:///etc/passwd", " FILE:///etc/hostname"} {
+		if err := d.Launch(ctx, u); !errors.Is(err, cdp.ErrFileURL) {
+			t.Errorf("launch %q: got %v, want ErrFileURL", u, err)
+		}
+		if err := d.Navigate(ctx, u); !errors.Is(err, cdp.ErrFileURL) {
+			t.Errorf("navigate %q: got %v, want ErrFileURL", u, err)
+		}
+	}
+	if err := d.Navigate(ctx, site.URL+"/app.html"); err != nil {
+		t.Fatalf("an http page: %v", err)
+	}
+}
+
 func TestMissingChromium(t *testing.T) {
 	_, err := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
 	if !errors.Is(err, cdp.ErrNoChromium) {

@@ -26,6 +26,8 @@ var (
 	ErrCrashed = errors.New("chromium exited")
 	// ErrClosed means the pool was closed.
 	ErrClosed = errors.New("device pool closed")
+	// ErrFileURL means a file: URL was refused (Options.DenyFileURLs).
+	ErrFileURL = errors.New("file: URLs are off on this tool-server")
 	// ErrNotBooted means a device that was never booted was asked for.
 	ErrNotBooted = errors.New("device not booted")
 )
@@ -39,6 +41,9 @@ type Options struct {
 	MaxDevices int
 	// Log receives one-off notices, such as the sandbox fallback. May be nil.
 	Log io.Writer
+	// DenyFileURLs refuses to open file: URLs, so a remote caller cannot
+	// look at the tool-server's own files through a screenshot.
+	DenyFileURLs bool
 }
 
 // Pool holds the booted devices, at most one per id.
@@ -47,6 +52,7 @@ type Pool struct {
 	max       int
 	log       io.Writer
 	noSandbox bool
+	denyFiles bool
 
 	mu      sync.Mutex
 	devices map[string]*Device
@@ -100,6 +106,7 @@ func NewPool(opts Options) (*Pool, error) {
 		log:      log,
 		// Root cannot use Chromium's sandbox at all.
 		noSandbox: os.Getuid() == 0 || os.Getenv("TOOLSERVER_NO_SANDBOX") == "1",
+		denyFiles: opts.DenyFileURLs,
 		devices:   make(map[string]*Device),
 		notices:   make(map[string]bool),
 	}, nil
@@ -156,6 +163,7 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 			return nil, fmt.Errorf("%w: %d devices are booted (%v), the limit is %d; stop one with stop-device or raise --max-devices", ErrTooManyDevices, len(ids), ids, p.max)
 		}
 		d = newDevice(id, w, h)
+		d.denyFiles = p.denyFiles
 		p.devices[id] = d
 	}
 	p.mu.Unlock()
