@@ -104,6 +104,18 @@ func TestSnapshotLifecycle(t *testing.T) {
 	if s.Mismatch == nil || s.Mismatch.Pixels == 0 {
 		t.Fatalf("no mismatch detail: %+v", s.Mismatch)
 	}
+
+	// Within the default tolerance the step passes, and still says that
+	// pixels differ and where.
+	p.write(".argent/flows/home.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - tap: Go now
+  - snapshot: start
+`)
+	rep = p.run(t, dev, "home", false)
+	if s := rep.Steps[2]; s.Status != "pass" || !strings.Contains(s.Reason, "differ within the tolerance, largest area") {
+		t.Fatalf("small change: %s %q", s.Status, s.Reason)
+	}
 }
 
 func TestNestedFlowExecute(t *testing.T) {

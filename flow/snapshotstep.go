@@ -99,7 +99,15 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	if snapshot.Passes(res, max) {
 		o := outcome{status: StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, max, key), warning: unsettled}
 		if res.MismatchPixels > 0 {
+			// Within the tolerance, but say so: a small real change (a
+			// digit of a price) must not read as "nothing changed".
+			mm.Regions = res.Regions
 			o.mismatch = mm
+			o.reason += fmt.Sprintf(" — %d %s differ within the tolerance", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"))
+			if len(res.Regions) > 0 {
+				g := res.Regions[0]
+				o.reason += fmt.Sprintf(", largest area %dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
+			}
 		}
 		return o
 	}
@@ -191,4 +199,11 @@ func diffImage(key string, base, png []byte) []byte {
 		return nil
 	}
 	return out
+}
+
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
