@@ -54,6 +54,9 @@ func (a deviceArgs) id() (string, error) {
 	return "", tool.FieldError("device", "device: required (a device id such as chromium-cdp-1280x800)")
 }
 
+// callLimit bounds one device tool call.
+const callLimit = 3 * time.Minute
+
 // named is an argument struct that names a device (it embeds deviceArgs).
 type named interface{ id() (string, error) }
 
@@ -80,6 +83,10 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 		if err != nil {
 			return nil, err
 		}
+		// A page whose script never returns must not hold a call (and the
+		// device) forever; the longest wait a tool accepts is 120 s.
+		ctx, cancel := context.WithTimeout(ctx, callLimit)
+		defer cancel()
 		res, err := fn(ctx, d, a)
 		if err != nil {
 			return nil, DeviceError(err)

@@ -319,3 +319,35 @@ func TestIdleNeverFails(t *testing.T) {
 }
 
 func devAdapter(d *cdp.Device) flow.Device { return flowdevice.Device{D: d} }
+
+// TestHungPageNeverHangsTheRun: a page whose script never returns fails
+// its step after the step's budget; the run ends, and the next launch on
+// the same device works.
+func TestHungPageNeverHangsTheRun(t *testing.T) {
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-807x600")
+	p.write(".argent/flows/hang.yaml", `steps:
+  - launch: "{{URL}}/hang.html"
+  - tap: Freeze
+  - assert: { visible: { text: Freeze } }
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f, _ := flow.Disk{}.Open(p.flows(), "hang.yaml")
+	rep, err := flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, StepTimeout: 3 * time.Second}, flow.Entry{File: f, Name: "hang", StemFallback: "hang"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lines(rep); !strings.HasPrefix(got, "launch:pass") || !strings.Contains(got, "error") || !strings.HasSuffix(got, "skip") {
+		t.Fatalf("got %s\n%s", got, dump(rep))
+	}
+	for _, s := range rep.Steps {
+		if s.Status == "error" && !strings.Contains(s.Reason, "did not finish within 3s") {
+			t.Fatalf("reason: %q", s.Reason)
+		}
+	}
+	p.write(".argent/flows/after.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n")
+	if rep := p.run(t, dev, "after", false); !rep.OK {
+		t.Fatalf("the device did not recover: %s", dump(rep))
+	}
+}

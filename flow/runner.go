@@ -29,6 +29,9 @@ type Options struct {
 	Progress func(StepReport)
 	// MaxCaptures bounds the captures of one snapshot (default 5).
 	MaxCaptures int
+	// StepTimeout, when set, bounds every step instead of its own timeout
+	// plus 30 s of slack.
+	StepTimeout time.Duration
 }
 
 // Runner runs one call: a flow, its fragments and nested flows, into one
@@ -251,9 +254,20 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 			return
 		}
 	}
-	res := r.leaf(ctx, fr, s)
+	budget := stepBudget(s)
+	if r.opts.StepTimeout > 0 {
+		budget = r.opts.StepTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	res := r.leaf(sctx, fr, s)
+	cancel()
 	if res.status == "" {
 		res.status = StatusPass
+	}
+	if ctx.Err() == nil && sctx.Err() != nil && res.status != StatusPass {
+		// The page stopped answering (a script that never returns, a
+		// renderer that hung): the run goes on to its end, never hangs.
+		res = errored("the step did not finish within %s: the page stopped answering (a script that never returns?)", budget)
 	}
 	if ctx.Err() != nil && res.status != StatusPass {
 		r.rep.Aborted = true
@@ -266,6 +280,30 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
 	sr.DurationMs = ms(time.Since(start))
 	r.emit(sr)
+}
+
+// stepSlack is what a step may take beyond its own timeout before the
+// runner gives up on it.
+const stepSlack = 30 * time.Second
+
+// stepBudget bounds one step: its own timeout or duration, plus slack.
+func stepBudget(s *Step) time.Duration {
+	base := DefaultAwaitTimeout
+	switch d := s.Directive.(type) {
+	case *Await:
+		base = max(base, d.Timeout)
+	case *Wait:
+		base = max(base, d.Duration)
+	case *LongPress:
+		base += d.Duration
+	case *Script:
+		base = max(base, d.Timeout, 60*time.Second)
+	case *Tool:
+		// A tool runs as long as it needs (an await tool has its own
+		// timeout); give it generous room, and the delay after it.
+		base = 10*time.Minute + d.Delay
+	}
+	return base + stepSlack
 }
 
 // outcome is what a leaf step produced.
