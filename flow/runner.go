@@ -260,11 +260,12 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	res := r.leaf(sctx, fr, s)
+	timedOut := errors.Is(sctx.Err(), context.DeadlineExceeded)
 	cancel()
 	if res.status == "" {
 		res.status = StatusPass
 	}
-	if ctx.Err() == nil && sctx.Err() != nil && res.status != StatusPass {
+	if ctx.Err() == nil && timedOut && res.status != StatusPass {
 		// The page stopped answering (a script that never returns, a
 		// renderer that hung): the run goes on to its end, never hangs.
 		res = errored("the step did not finish within %s: the page stopped answering (a script that never returns?)", budget)
