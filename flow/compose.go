@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"path"
 	"slices"
 	"strings"
@@ -112,18 +113,18 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 		done(StatusError, "Pass exactly one flow source: name or flow_path.")
 		return
 	case flowPath != "":
-		if r.opts.Linked || !isAbsPath(flowPath) || hasDotDot(flowPath) {
+		if r.opts.Linked || !clientpath.IsAbs(flowPath) || clientpath.HasDotDot(flowPath) {
 			done(StatusError, fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", flowPath))
 			return
 		}
 		name = strings.TrimSuffix(path.Base(flowPath), ".yaml")
-		f, err = r.opts.Source.Open(dirOf(flowPath), baseOf(flowPath))
+		f, err = r.opts.Source.Open(clientpath.Dir(flowPath), clientpath.Base(flowPath))
 	default:
 		if !ValidName(name) {
 			done(StatusError, fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name))
 			return
 		}
-		if !isAbsPath(root) || hasDotDot(root) {
+		if !clientpath.IsAbs(root) || clientpath.HasDotDot(root) {
 			done(StatusError, fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root))
 			return
 		}

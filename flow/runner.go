@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"strings"
 	"time"
 )
@@ -84,7 +85,7 @@ type Entry struct {
 func Prepare(e Entry) (*Flow, error) {
 	f := e.File
 	if f.Spelling.State == SpellCaseFolded {
-		return nil, caseFoldedNameError(strings.TrimSuffix(baseOf(f.Path), ".yaml"), f.Spelling)
+		return nil, caseFoldedNameError(strings.TrimSuffix(clientpath.Base(f.Path), ".yaml"), f.Spelling)
 	}
 	if f.Err != nil {
 		return nil, openError(f)

@@ -3,6 +3,7 @@ package flow
 import (
 	"errors"
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,20 +65,7 @@ type Source interface {
 
 // Dir returns the directory a file's run: targets resolve in: the
 // directory of its canonical path.
-func (f *File) Dir() string { return dirOf(f.Canonical) }
-
-func dirOf(p string) string {
-	i := strings.LastIndexAny(p, `/\`)
-	if i <= 0 {
-		if i == 0 {
-			return p[:1]
-		}
-		return "."
-	}
-	return p[:i]
-}
-
-func baseOf(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
+func (f *File) Dir() string { return clientpath.Dir(f.Canonical) }
 
 // Disk is the Source of a local run: the files on this machine.
 type Disk struct {

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"iter"
 	"path"
 	"regexp"
@@ -509,7 +510,7 @@ type NestedFlow struct {
 // ".." segment, and no flow_path. A flow-execute step that is not followable
 // stops a run over a link before its first step.
 func (n NestedFlow) Followable() bool {
-	return ValidName(n.Name) && n.FlowPath == "" && isAbsPath(n.ProjectRoot) && !hasDotDot(n.ProjectRoot)
+	return ValidName(n.Name) && n.FlowPath == "" && clientpath.IsAbs(n.ProjectRoot) && !clientpath.HasDotDot(n.ProjectRoot)
 }
 
 // FlowsDir returns <project_root>/.argent/flows, the directory half of the
@@ -539,24 +540,4 @@ func (f *Flow) NestedFlows() []NestedFlow {
 		out = append(out, n)
 	}
 	return out
-}
-
-// isAbsPath accepts a POSIX absolute path and a Windows drive path, because
-// project_root is the client's path and the client may be either.
-func isAbsPath(p string) bool {
-	if strings.HasPrefix(p, "/") {
-		return true
-	}
-	return len(p) >= 3 && isLetter(p[0]) && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-func hasDotDot(p string) bool {
-	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if seg == ".." {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"path/filepath"
 	"strings"
 
@@ -137,10 +138,10 @@ func checkNameRoot(name, root string) error {
 	if !flow.ValidName(name) {
 		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
 	}
-	if !clientAbs(root) {
+	if !clientpath.IsAbs(root) {
 		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)
 	}
-	if hasDotDot(root) {
+	if clientpath.HasDotDot(root) {
 		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", root)
 	}
 	return nil

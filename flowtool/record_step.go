@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"os"
 	"regexp"
 	"strings"
@@ -300,7 +301,7 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 			why = "a " + in.Kind + " input"
 		case !isStr:
 			why = "not a path"
-		case !clientAbs(v):
+		case !clientpath.IsAbs(v):
 			why = "a relative path"
 		case !hasExt(v, ".png", ".yaml"):
 			why = "a file that does not end in .png or .yaml"
@@ -351,9 +352,9 @@ func planFlowExecute(rec *recording, call *tool.Call, args map[string]any) (map[
 	name, _ := args["name"].(string)
 	fp, _ := args["flow_path"].(string)
 	if fp != "" && name == "" {
-		dir, base := splitClient(fp)
+		dir, base := clientpath.Split(fp)
 		stem := strings.TrimSuffix(base, ".yaml")
-		recDir, _ := splitClient(rec.file)
+		recDir, _ := clientpath.Split(rec.file)
 		var detail string
 		switch {
 		case !strings.HasSuffix(base, ".yaml"):
@@ -382,15 +383,6 @@ func planFlowExecute(rec *recording, call *tool.Call, args map[string]any) (map[
 		return nil, olderClientError(rec, fmt.Sprintf("flow-execute of the flow %q", name))
 	}
 	return args, nil
-}
-
-// splitClient splits a client path at its last separator, '/' or '\'.
-func splitClient(p string) (dir, base string) {
-	i := strings.LastIndexAny(p, `/\`)
-	if i < 0 {
-		return "", p
-	}
-	return p[:i], p[i+1:]
 }
 
 // sameDir compares two directories: as spelled, or as the same directory
@@ -503,7 +495,7 @@ func nestedStep(rec *recording, fl *flow.Flow, args map[string]any, delay time.D
 // dirOfReal is the real directory of a file, where its run: targets
 // resolve.
 func dirOfReal(file string) string {
-	d, _ := splitClient(flow.RealPath(file))
+	d, _ := clientpath.Split(flow.RealPath(file))
 	return d
 }
 

@@ -251,24 +251,6 @@ func resolveTarget(a recArgs) (target, error) {
 	return tg, nil
 }
 
-// clientAbs accepts a POSIX absolute path and a Windows drive path, since
-// project_root is the client's path and the client may be either.
-func clientAbs(p string) bool {
-	if strings.HasPrefix(p, "/") || filepath.IsAbs(p) {
-		return true
-	}
-	return len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
-}
-
-func hasDotDot(p string) bool {
-	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if seg == ".." {
-			return true
-		}
-	}
-	return false
-}
-
 // ctxKey marks a context that runs inside a step being recorded.
 type ctxKey struct{}
 

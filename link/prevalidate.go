@@ -2,6 +2,7 @@ package link
 
 import (
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"regexp"
 	"strings"
 
@@ -57,7 +58,7 @@ func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
 			return fmt.Sprintf("%s is a path built from %s", in.Target, in.Path)
 		}
 		v, _ := args[in.Target].(string)
-		if !isAbs(v) {
+		if !clientpath.IsAbs(v) {
 			return fmt.Sprintf("%s is not an absolute path", in.Target)
 		}
 		low := strings.ToLower(v)
@@ -66,10 +67,6 @@ func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
 		}
 	}
 	return ""
-}
-
-func isAbs(p string) bool {
-	return strings.HasPrefix(p, "/") || (len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
 }
 
 var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://|^(about|data|javascript):`)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolserver/toolserver/clientpath"
 	"io"
 	"os"
 	"path"
@@ -180,10 +181,7 @@ func refuseInvalid(r *Received) {
 }
 
 func validCanonical(p string) bool {
-	if p == "" || strings.ContainsRune(p, 0) {
-		return false
-	}
-	return strings.HasPrefix(p, "/") || (len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\'))
+	return !strings.ContainsRune(p, 0) && clientpath.IsAbs(p)
 }
 
 func validSpelling(s *flow.Spelling) bool {
@@ -244,7 +242,7 @@ func readUpload(u upload.Upload, m Member) ([]byte, error) {
 			return nil, unprocessable("member %q: the upload is not a valid tar (or over the 32 MiB cap): %v", m.Path, err)
 		}
 		name := hdr.Name
-		if path.IsAbs(name) || strings.HasPrefix(name, "\\") || hasDotDot(name) {
+		if path.IsAbs(name) || strings.HasPrefix(name, "\\") || clientpath.HasDotDot(name) {
 			return nil, unprocessable("member %q: the upload holds an unsafe name %q", m.Path, name)
 		}
 		switch hdr.Typeflag {
@@ -273,13 +271,4 @@ func readUpload(u upload.Upload, m Member) ([]byte, error) {
 		return nil, unprocessable("member %q: the upload holds no file", m.Path)
 	}
 	return data, nil
-}
-
-func hasDotDot(p string) bool {
-	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if seg == ".." {
-			return true
-		}
-	}
-	return false
 }

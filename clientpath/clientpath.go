@@ -1,0 +1,55 @@
+// Package clientpath owns the rules for paths as a client spells them: a
+// link carries paths of the client's machine (POSIX or Windows), which this
+// machine may never open, only compare, split and check.
+package clientpath
+
+import "strings"
+
+// IsAbs reports whether p is absolute on its client: a POSIX path from the
+// root, or a Windows drive path such as C:\proj or C:/proj.
+func IsAbs(p string) bool {
+	if strings.HasPrefix(p, "/") {
+		return true
+	}
+	return len(p) >= 3 && isLetter(p[0]) && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// HasDotDot reports whether p has a ".." segment, with either separator.
+func HasDotDot(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, isSep) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func isSep(r rune) bool { return r == '/' || r == '\\' }
+
+// Split splits p at its last separator, '/' or '\'; dir is "" when p has
+// none.
+func Split(p string) (dir, base string) {
+	i := strings.LastIndexAny(p, `/\`)
+	if i < 0 {
+		return "", p
+	}
+	return p[:i], p[i+1:]
+}
+
+// Dir returns the directory of p: "/" for a file at the root, "." for a
+// bare name.
+func Dir(p string) string {
+	i := strings.LastIndexAny(p, `/\`)
+	switch {
+	case i == 0:
+		return p[:1]
+	case i < 0:
+		return "."
+	}
+	return p[:i]
+}
+
+// Base returns the last element of p.
+func Base(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }

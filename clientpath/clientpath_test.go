@@ -1,0 +1,34 @@
+package clientpath
+
+import "testing"
+
+func TestClientPaths(t *testing.T) {
+	for _, tc := range []struct {
+		p           string
+		abs, dotdot bool
+		dir, base   string
+	}{
+		{"/work/proj/a.yaml", true, false, "/work/proj", "a.yaml"},
+		{`C:\proj\flows\a.yaml`, true, false, `C:\proj\flows`, "a.yaml"},
+		{"c:/proj/a.yaml", true, false, "c:/proj", "a.yaml"},
+		{"rel/a.yaml", false, false, "rel", "a.yaml"},
+		{"/work/../etc", true, true, "/work/..", "etc"},
+		{`C:\a\..\b`, true, true, `C:\a\..`, "b"},
+		{"/a.yaml", true, false, "/", "a.yaml"},
+		{"a.yaml", false, false, ".", "a.yaml"},
+		{"1:/x", false, false, "1:", "x"},
+	} {
+		if got := IsAbs(tc.p); got != tc.abs {
+			t.Errorf("IsAbs(%q): got %v, want %v", tc.p, got, tc.abs)
+		}
+		if got := HasDotDot(tc.p); got != tc.dotdot {
+			t.Errorf("HasDotDot(%q): got %v, want %v", tc.p, got, tc.dotdot)
+		}
+		if got := Dir(tc.p); got != tc.dir {
+			t.Errorf("Dir(%q): got %q, want %q", tc.p, got, tc.dir)
+		}
+		if got := Base(tc.p); got != tc.base {
+			t.Errorf("Base(%q): got %q, want %q", tc.p, got, tc.base)
+		}
+	}
+}
