@@ -128,7 +128,7 @@ func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]a
 	inputs, _ := t.toolInfo(toolName)
 	var dirs []string
 	for _, in := range inputs {
-		if in.Kind != "file" || in.Path != "${"+in.Target+"}" {
+		if !in.IsFileArgument() {
 			continue
 		}
 		p, ok := args[in.Target].(string)

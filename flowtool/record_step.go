@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/toolserver/toolserver/clientpath"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -246,14 +245,6 @@ func launchStep(args map[string]any) *flow.Step {
 	return &flow.Step{Directive: &flow.Launch{URL: url}}
 }
 
-// placeholder matches ${arg} in a file input's path.
-var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
-
-func isSet(args map[string]any, k string) bool {
-	v, ok := args[k]
-	return ok && v != nil
-}
-
 // refuseFileInputs applies the seed's refusals for a tool: step's file
 // inputs ("The x-argent-linked header"). A file argument is an input whose
 // path is only that argument ("${<target>}"), of kind file, whose value is
@@ -266,48 +257,9 @@ func isSet(args map[string]any, k string) bool {
 // so for its client-side recording a file argument is refused too.
 func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
 	var bad, files []string
-	for _, in := range spec.FileInputs {
-		if in.SkipWhenSet != "" && isSet(args, in.SkipWhenSet) || in.UnwrapWhenSet != "" && isSet(args, in.UnwrapWhenSet) {
-			continue // the client skips it too
-		}
-		refs := placeholder.FindAllStringSubmatch(in.Path, -1)
-		single := in.Path == "${"+in.Target+"}"
-		if single && !isSet(args, in.Target) {
-			continue
-		}
-		if !single {
-			active := len(refs) > 0
-			for _, r := range refs {
-				if s, _ := args[r[1]].(string); s == "" {
-					active = false // the client interpolates only when all are set
-				}
-			}
-			if !active {
-				continue
-			}
-		}
-		v, isStr := args[in.Target].(string)
-		var why string
-		switch {
-		case !single:
-			why = "a path the tool builds from other arguments (" + in.Path + ")"
-		case in.Kind == "directory":
-			why = "a directory"
-		case in.Kind == "tar-upload":
-			why = "an app or directory sent as an upload"
-		case in.Kind == "probe":
-			why = "an output directory or a path the tool probes"
-		case in.Kind != "file":
-			why = "a " + in.Kind + " input"
-		case !isStr:
-			why = "not a path"
-		case !clientpath.IsAbs(v):
-			why = "a relative path"
-		case !hasExt(v, ".png", ".yaml"):
-			why = "a file that does not end in .png or .yaml"
-		}
-		if why != "" {
-			bad = append(bad, fmt.Sprintf("argument %s is %s", in.Target, why))
+	for _, in := range tool.SetFileInputs(spec.FileInputs, args) {
+		if in.Problem != "" {
+			bad = append(bad, fmt.Sprintf("argument %s is %s", in.Target, in.Problem))
 		} else {
 			files = append(files, in.Target)
 		}
@@ -320,16 +272,6 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 		return olderClientError(rec, fmt.Sprintf("tool: %s with a file argument (%s)", spec.Name, strings.Join(files, ", ")))
 	}
 	return nil
-}
-
-func hasExt(p string, exts ...string) bool {
-	l := strings.ToLower(p)
-	for _, e := range exts {
-		if strings.HasSuffix(l, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // olderClient tells a call from a client older than this tool-server (no

@@ -59,11 +59,9 @@ func OlderClient(fl *flow.Flow, canonical string, tools ToolInfo) error {
 
 // hasFileArg reports whether the step sets a file argument of the tool.
 func hasFileArg(args map[string]any, inputs []tool.FileInput) bool {
-	for _, in := range inputs {
-		if in.Kind == "file" && in.Path == "${"+in.Target+"}" {
-			if _, ok := args[in.Target]; ok {
-				return true
-			}
+	for _, in := range tool.SetFileInputs(inputs, args) {
+		if in.Problem == "" {
+			return true
 		}
 	}
 	return false

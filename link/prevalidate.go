@@ -2,7 +2,6 @@ package link
 
 import (
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"regexp"
 	"strings"
 
@@ -21,49 +20,13 @@ var recordingTools = map[string]bool{
 	"flow-add-script": true, "flow-finish-recording": true,
 }
 
-var templateArg = regexp.MustCompile(`\$\{([^}]+)\}`)
-
 // fileArgProblem tells why a tool: step's file input is not a file
 // argument a client can send, or "" when every input it sets is one
 // (seed, "Tool files" and pre-validation).
 func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
-	for _, in := range inputs {
-		refs := templateArg.FindAllStringSubmatch(in.Path, -1)
-		set := false
-		for _, r := range refs {
-			if _, ok := args[r[1]]; ok {
-				set = true
-			}
-		}
-		if _, ok := args[in.Target]; ok {
-			set = true
-		}
-		if !set {
-			continue
-		}
-		if in.UnwrapWhenSet != "" {
-			if _, ok := args[in.UnwrapWhenSet]; ok {
-				continue
-			}
-		}
-		switch in.Kind {
-		case "directory":
-			return fmt.Sprintf("%s is a directory", in.Target)
-		case "tar-upload":
-			return fmt.Sprintf("%s is an app or a directory", in.Target)
-		case "probe":
-			return fmt.Sprintf("%s is an output directory on the tool-server", in.Target)
-		}
-		if in.Path != "${"+in.Target+"}" {
-			return fmt.Sprintf("%s is a path built from %s", in.Target, in.Path)
-		}
-		v, _ := args[in.Target].(string)
-		if !clientpath.IsAbs(v) {
-			return fmt.Sprintf("%s is not an absolute path", in.Target)
-		}
-		low := strings.ToLower(v)
-		if !strings.HasSuffix(low, ".png") && !strings.HasSuffix(low, ".yaml") {
-			return fmt.Sprintf("%s does not end in .png or .yaml", in.Target)
+	for _, in := range tool.SetFileInputs(inputs, args) {
+		if in.Problem != "" {
+			return fmt.Sprintf("argument %s is %s", in.Target, in.Problem)
 		}
 	}
 	return ""

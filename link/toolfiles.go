@@ -22,7 +22,7 @@ import (
 func toolFileArgs(specs []tool.FileInput, args map[string]any) []string {
 	var out []string
 	for _, in := range specs {
-		if in.Kind != "file" || in.Path != "${"+in.Target+"}" {
+		if !in.IsFileArgument() {
 			continue
 		}
 		if in.UnwrapWhenSet != "" {
