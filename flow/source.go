@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/toolserver/toolserver/clientpath"
+	"github.com/toolserver/toolserver/snapshot"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,10 +69,7 @@ type Source interface {
 func (f *File) Dir() string { return clientpath.Dir(f.Canonical) }
 
 // Disk is the Source of a local run: the files on this machine.
-type Disk struct {
-	// Write writes a baseline; nil means an atomic write to disk.
-	Write func(path string, data []byte) error
-}
+type Disk struct{}
 
 // Open implements Source.
 func (d Disk) Open(dir, target string) (*File, error) {
@@ -110,38 +108,8 @@ func (d Disk) WriteBaseline(path string, png []byte) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	write := d.Write
-	if write == nil {
-		write = writeAtomic
-	}
-	return updated, write(path, png)
-}
-
-// writeAtomic writes data to a temp file in path's directory and renames it
-// into place, so a crash never leaves half a file.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	// Through a temp file and one rename: a crash never leaves half a PNG.
+	return updated, snapshot.WriteFileAtomic(path, png)
 }
 
 // RealPath returns the real path of p: symlinks resolved, or for a path
