@@ -43,19 +43,14 @@ func NewSource(m *Members) *Source {
 }
 
 // notExist is a missing member, rendered as the client's OS would.
-type notExist struct{ path string }
-
-func (e notExist) Error() string {
-	return fmt.Sprintf("ENOENT: no such file or directory, open '%s'", e.path)
-}
-func (notExist) Unwrap() error { return fs.ErrNotExist }
+func notExist(path string) error { return &flow.OpenError{Path: path, Err: fs.ErrNotExist} }
 
 // Open implements flow.Source: the member with key dir NUL target.
 func (s *Source) Open(dir, target string) (*flow.File, error) {
 	r := s.m.Get(Key(dir, target))
 	if r == nil || r.Role != RoleFlow {
 		p := strings.TrimRight(dir, `/\`) + "/" + target
-		return &flow.File{Path: p, Canonical: p, Spelling: flow.Spelling{State: flow.SpellListed}, Err: notExist{p}}, nil
+		return &flow.File{Path: p, Canonical: p, Spelling: flow.Spelling{State: flow.SpellListed}, Err: notExist(p)}, nil
 	}
 	f := &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: *r.Spelling}
 	switch {
@@ -64,30 +59,39 @@ func (s *Source) Open(dir, target string) (*flow.File, error) {
 	case r.HasData:
 		f.Data = r.Data
 	default:
-		f.Err = notExist{r.Canonical}
+		f.Err = notExist(r.Canonical)
 	}
 	return f, nil
+}
+
+// lookup returns the bytes the call has for a client path: a baseline
+// written earlier in the call, else the member with that path. ok is false
+// when there are none; a refused member is an error.
+func (s *Source) lookup(path string) (data []byte, ok bool, err error) {
+	s.mu.Lock()
+	b, written := s.written[path]
+	s.mu.Unlock()
+	if written {
+		return b, true, nil
+	}
+	r := s.byPath[path]
+	switch {
+	case r == nil:
+		return nil, false, nil
+	case r.State == StateRefused:
+		return nil, false, &flow.RefusedError{Reason: r.Error}
+	}
+	return r.Data, r.HasData, nil
 }
 
 // ReadBaseline implements flow.Source: a baseline written earlier in the
 // call, else the member with that path.
 func (s *Source) ReadBaseline(path string) ([]byte, error) {
-	s.mu.Lock()
-	b, ok := s.written[path]
-	s.mu.Unlock()
-	if ok {
-		return b, nil
+	b, ok, err := s.lookup(path)
+	if err == nil && !ok {
+		err = notExist(path)
 	}
-	r := s.byPath[path]
-	switch {
-	case r == nil:
-		return nil, notExist{path}
-	case r.State == StateRefused:
-		return nil, &flow.RefusedError{Reason: r.Error}
-	case r.HasData:
-		return r.Data, nil
-	}
-	return nil, notExist{path}
+	return b, err
 }
 
 // WriteBaseline implements flow.Source: the baseline is kept for the
@@ -110,20 +114,11 @@ func (s *Source) WriteBaseline(path string, png []byte) (bool, error) {
 // ToolFile returns the bytes of a tool's file argument by the path as
 // written: a baseline written earlier in the call first, then the members.
 func (s *Source) ToolFile(path, arg, toolName string) ([]byte, error) {
-	s.mu.Lock()
-	b, ok := s.written[path]
-	s.mu.Unlock()
-	if ok {
-		return b, nil
+	b, ok, err := s.lookup(path)
+	if err == nil && !ok {
+		err = fmt.Errorf("the client has no file at %q (argument %s of %s)", path, arg, toolName)
 	}
-	r := s.byPath[path]
-	switch {
-	case r == nil || (!r.HasData && r.State != StateRefused):
-		return nil, fmt.Errorf("the client has no file at %q (argument %s of %s)", path, arg, toolName)
-	case r.State == StateRefused:
-		return nil, &flow.RefusedError{Reason: r.Error}
-	}
-	return r.Data, nil
+	return b, err
 }
 
 // BaselineWrites returns one client-file directive per baseline path the
