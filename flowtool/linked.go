@@ -2,7 +2,6 @@ package flowtool
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"os"
 	"path"
@@ -50,17 +49,10 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 	return nil
 }
 
-// hostCopy reports whether the client's flow file is this machine's file
-// (same path, size and mtime): a co-located client, run from disk.
+// hostCopy reports whether the client's flow file is this machine's file:
+// a co-located client, run from disk.
 func hostCopy(in link.FlowInput) bool {
-	if in.Size == nil || in.MtimeMs == nil || !filepath.IsAbs(in.Path) {
-		return false
-	}
-	st, err := os.Stat(in.Path)
-	if err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	return st.Size() == *in.Size && int64(*in.MtimeMs+0.5) == (st.ModTime().UnixNano()+500_000)/1_000_000
+	return in.Size != nil && in.MtimeMs != nil && tool.SameHostFile(in.Path, *in.Size, *in.MtimeMs)
 }
 
 // linkedEntry builds the entry of a linked run from the flow input: its
@@ -79,7 +71,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 	if in.Content == nil {
 		f.Err = &flow.OpenError{Path: canonical, Err: os.ErrNotExist}
 	} else {
-		b, err := base64.StdEncoding.DecodeString(*in.Content)
+		b, err := tool.DecodeBase64(*in.Content)
 		if err != nil {
 			return flow.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Status: 422, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}

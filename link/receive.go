@@ -201,11 +201,9 @@ func decodeContent(m Member) ([]byte, error) {
 	if len(*m.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
 		return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
 	}
-	b, err := base64.StdEncoding.DecodeString(*m.Content)
+	b, err := tool.DecodeBase64(*m.Content)
 	if err != nil {
-		if b, err = base64.RawStdEncoding.DecodeString(*m.Content); err != nil {
-			return nil, unprocessable("member %q: content is not valid base64: %v", m.Path, err)
-		}
+		return nil, unprocessable("member %q: content is not valid base64: %v", m.Path, err)
 	}
 	return b, nil
 }

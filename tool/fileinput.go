@@ -68,7 +68,7 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
 				Message: fmt.Sprintf("%s: %s is larger than the 32 MiB cap on a file sent to the tool-server", target, w.Path)}
 		}
-		b, err := decodeBase64(*w.Content)
+		b, err := DecodeBase64(*w.Content)
 		if err != nil {
 			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
 				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
@@ -84,18 +84,18 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 
 func base64Len(n int) int { return (n + 2) / 3 * 4 }
 
-// sameHostFile reports whether path on this machine is the file the client
-// described (same size and mtime to the millisecond), so its bytes can be
-// read here instead of the content sent.
-func sameHostFile(f *File) bool {
-	if !filepath.IsAbs(f.Path) {
+// SameHostFile reports whether path on this machine is the file a client
+// described (same size, same mtime to the millisecond), so its bytes can be
+// read here instead of the content sent: a client on the same machine.
+func SameHostFile(path string, size int64, mtimeMs float64) bool {
+	if !filepath.IsAbs(path) {
 		return false
 	}
-	st, err := os.Stat(f.Path)
+	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	return st.Size() == f.Size && math.Round(f.MtimeMs) == math.Round(float64(st.ModTime().UnixNano())/1e6)
+	return st.Size() == size && math.Round(mtimeMs) == math.Round(float64(st.ModTime().UnixNano())/1e6)
 }
 
 // unwrapFileInputs replaces each declared file-input object by a path the
@@ -118,7 +118,7 @@ func unwrapFileInputs(call *Call, tempDir string) error {
 		switch {
 		case spec.Kind != "file":
 			f.LocalPath = f.Path
-		case sameHostFile(f):
+		case SameHostFile(f.Path, f.Size, f.MtimeMs):
 			f.LocalPath = f.Path
 		case f.HasContent:
 			dir, err := os.MkdirTemp(tempDir, "toolserver-input-")
