@@ -114,6 +114,13 @@ func (r *Runner) leaf(ctx context.Context, fr *frame, s *Step) outcome {
 
 var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
+// IsLaunchURL reports whether a launch: target is a URL (it has a scheme)
+// rather than a file path; a Windows drive path such as C:\site\a.html is
+// a path. Only a local run can open a path, beside the flow file.
+func IsLaunchURL(t string) bool {
+	return schemeRE.MatchString(t) && !(len(t) > 2 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && !strings.Contains(t, "://"))
+}
+
 // launch opens a fresh browser context on a URL, or on a file beside the
 // flow file (local runs only).
 func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) outcome {
@@ -122,7 +129,7 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) o
 		return errored("no app id declared for platform %q — add a launch entry for it", r.opts.Platform)
 	}
 	u := t
-	if !schemeRE.MatchString(t) || (len(t) > 1 && t[1] == ':' && !strings.Contains(t, "://")) {
+	if !IsLaunchURL(t) {
 		if r.opts.Linked {
 			return errored("launch %q: a relative path resolves on the tool-server's machine, not the client's; over a link launch a URL", t)
 		}

@@ -351,3 +351,14 @@ func TestHungPageNeverHangsTheRun(t *testing.T) {
 		t.Fatalf("the device did not recover: %s", dump(rep))
 	}
 }
+
+func TestIsLaunchURL(t *testing.T) {
+	for t2, want := range map[string]bool{
+		"https://shop.example/": true, "file:///tmp/a.html": true, "about:blank": true, "data:text/html,hi": true,
+		"../site/index.html": false, "site/index.html": false, "/abs/index.html": false, `C:\site\a.html`: false, "C:/site/a.html": false,
+	} {
+		if got := flow.IsLaunchURL(t2); got != want {
+			t.Errorf("IsLaunchURL(%q): got %v, want %v", t2, got, want)
+		}
+	}
+}

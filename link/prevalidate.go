@@ -2,7 +2,6 @@ package link
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
@@ -31,8 +30,6 @@ func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
 	}
 	return ""
 }
-
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://|^(about|data|javascript):`)
 
 // Prevalidate checks, before the first step, the flow and every member it
 // can reach to the depth limit, and rejects with FLOW_FILE_INVALID and one
@@ -87,7 +84,7 @@ func Prevalidate(root *flow.Flow, rootFile *flow.File, src *Source, tools ToolIn
 			case *flow.Script:
 				bad(it.file, s, "")
 			case *flow.Launch:
-				if t, ok := d.ChromiumTarget(); ok && !schemeRE.MatchString(t) {
+				if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) {
 					bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
 				}
 			case *flow.Run:
