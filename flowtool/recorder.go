@@ -270,6 +270,16 @@ func refuseNested(ctx context.Context, name string) error {
 // none, and Argent's no-longer-active text (same code) when a restart, a
 // finish or an eviction came first while it waited: the call was meant
 // for the take that ended, not for a new one.
+// open resolves the recording a call names and takes its lock, for the
+// tools that only append to it.
+func (t *Tools) open(ctx context.Context, toolName string, a recArgs) (*slot, *recording, error) {
+	tg, err := resolveTarget(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.session(ctx, toolName, tg)
+}
+
 func (t *Tools) session(ctx context.Context, name string, tg target) (*slot, *recording, error) {
 	if err := refuseNested(ctx, name); err != nil {
 		return nil, nil, err
@@ -582,11 +592,7 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tg, err := resolveTarget(a.recArgs)
-	if err != nil {
-		return nil, err
-	}
-	s, rec, err := t.session(ctx, toolAddEcho, tg)
+	s, rec, err := t.open(ctx, toolAddEcho, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -622,11 +628,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tg, err := resolveTarget(a.recArgs)
-	if err != nil {
-		return nil, err
-	}
-	s, rec, err := t.session(ctx, toolAddScript, tg)
+	s, rec, err := t.open(ctx, toolAddScript, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
