@@ -25,6 +25,7 @@ var (
 // app wires the parts a server or an in-process call needs.
 type app struct {
 	pool      *cdp.Pool
+	poolErr   error // why pool is nil
 	tools     *tool.Registry
 	artifacts *artifact.Store
 	uploads   *upload.Store
@@ -61,10 +62,10 @@ func newApp(o appOptions) (*app, error) {
 		return nil, err
 	}
 	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
-	a.pool = pool
+	a.pool, a.poolErr = pool, poolErr
 	dt := &devicetool.Tools{Pool: pool, PoolErr: poolErr, Artifacts: a.artifacts}
 	dt.Register(a.tools)
-	registerMoreTools(a, poolErr)
+	registerMoreTools(a)
 	return a, nil
 }
 

@@ -142,8 +142,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 		return nil, err
 	}
 	if a.pool == nil {
-		_, perr := newPoolError()
-		return nil, &infraError{perr}
+		return nil, &infraError{a.poolErr}
 	}
 	d, err := a.pool.Device(ctx, f.device)
 	if err != nil {
@@ -164,10 +163,6 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 	}
 	out.start(t.name, d.ID())
 	return flow.Execute(ctx, opts, entry)
-}
-
-func newPoolError() (any, error) {
-	return nil, errors.New("no Chromium found: set CHROMIUM_PATH or install Debian's chromium (apt-get install chromium fonts-liberation)")
 }
 
 // outputSink writes the images of failed snapshots to DIR/<flow>/.

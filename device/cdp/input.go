@@ -246,7 +246,7 @@ func (d *Device) Fill(ctx context.Context, sel Selector, text string, submit boo
 			return err
 		}
 		if focused == nil {
-			return fmt.Errorf("element went away before typing")
+			return fmt.Errorf("the element matching %s went away before typing", arg)
 		}
 		if text != "" {
 			if err := send(tab, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
