@@ -3,11 +3,12 @@ package flow
 import (
 	"context"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"path"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 
 	"github.com/toolserver/toolserver/snapshot"
 )

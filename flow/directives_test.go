@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
-	"github.com/toolserver/toolserver/devicetool"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
 // TestEveryDirective runs the directives the other tests do not reach on a
@@ -22,7 +22,7 @@ func TestEveryDirective(t *testing.T) {
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-806x600")
 	reg := tool.NewRegistry()
-	arts, _ := artifact.New(t.TempDir(), 10, 1<<20)
+	arts, _ := store.NewArtifacts(t.TempDir(), 10, 1<<20)
 	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(reg)
 	caller := func(ctx context.Context, name string, args map[string]any) (any, error) {
 		b, _ := json.Marshal(args)

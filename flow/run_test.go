@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flowdevice"
+	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 var (
@@ -74,7 +74,7 @@ func device(t *testing.T, id string) flow.Device {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Stop(id) })
-	return flowdevice.Device{D: d}
+	return flowtool.Device{D: d}
 }
 
 // run runs <project>/.argent/flows/<name>.yaml.
@@ -318,7 +318,7 @@ func TestIdleNeverFails(t *testing.T) {
 	}
 }
 
-func devAdapter(d *cdp.Device) flow.Device { return flowdevice.Device{D: d} }
+func devAdapter(d *cdp.Device) flow.Device { return flowtool.Device{D: d} }
 
 // TestHungPageNeverHangsTheRun: a page whose script never returns fails
 // its step after the step's budget; the run ends, and the next launch on

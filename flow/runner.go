@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"strings"
 	"time"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // Options configure a run.

@@ -3,12 +3,13 @@ package flow
 import (
 	"errors"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
-	"github.com/toolserver/toolserver/snapshot"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // Spelling tells how the directory of a file lists its name (link seed,
@@ -109,7 +110,7 @@ func (d Disk) WriteBaseline(path string, png []byte) (bool, error) {
 		return false, err
 	}
 	// Through a temp file and one rename: a crash never leaves half a PNG.
-	return updated, snapshot.WriteFileAtomic(path, png)
+	return updated, atomicfile.WriteFile(path, png)
 }
 
 // RealPath returns the real path of p: symlinks resolved, or for a path

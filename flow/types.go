@@ -2,13 +2,14 @@ package flow
 
 import (
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"iter"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // Defaults and limits of the flow format. The values come from PRODUCT.md

@@ -12,7 +12,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/toolserver/toolserver/snapshot"
+	"github.com/toolserver/toolserver/internal/atomicfile"
 )
 
 // clientPNGMagic starts every PNG file.
@@ -116,7 +116,7 @@ func (st *callState) writeBaseline(p, content string) (written, why string) {
 	if why != "" {
 		return "", why
 	}
-	if err := snapshot.WriteFileAtomic(target, png); err != nil {
+	if err := atomicfile.WriteFile(target, png); err != nil {
 		return "", err.Error()
 	}
 	return p, ""
@@ -144,7 +144,7 @@ func (st *callState) writeRecording(p, content string) error {
 	if why != "" {
 		return errors.New(why)
 	}
-	return snapshot.WriteFileAtomic(target, []byte(content))
+	return atomicfile.WriteFile(target, []byte(content))
 }
 
 // directiveTarget decides where a directive for p writes: p itself in its

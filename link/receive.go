@@ -8,15 +8,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"io"
 	"os"
 	"path"
 	"strings"
 
+	"github.com/toolserver/toolserver/internal/clientpath"
+
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/upload"
 )
 
 // MaxMembers caps the members of one call, so a call cannot make the
@@ -57,8 +58,8 @@ func (m *Members) Len() int {
 
 // Uploads is where Receive takes uploaded members from.
 type Uploads interface {
-	Take(id string) (upload.Upload, error)
-	Remove(u upload.Upload)
+	Take(id string) (store.Upload, error)
+	Remove(u store.Upload)
 }
 
 // unprocessable is the 422 of a member that fails a check.
@@ -90,7 +91,7 @@ func ParseInput(raw json.RawMessage) (in FlowInput, withMembers bool, ok bool) {
 func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, error) {
 	// Every upload the call names goes, also when the call fails: an
 	// uploadId is good for one call only.
-	var taken []upload.Upload
+	var taken []store.Upload
 	defer func() {
 		for _, u := range taken {
 			uploads.Remove(u)
@@ -114,7 +115,7 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 		r := &Received{Member: m}
 		var err error
 		if m.UploadID != "" {
-			var u upload.Upload
+			var u store.Upload
 			if uploads == nil {
 				err = unprocessable("member %q: uploads are off on this tool-server", m.Path)
 			} else if u, err = uploads.Take(m.UploadID); err != nil {
@@ -211,7 +212,7 @@ func decodeContent(m Member) ([]byte, error) {
 // readUpload checks an uploaded member against its contentHash and reads
 // the one file of its gzipped tar, refusing absolute or ".." names, links,
 // several files and anything over the cap, while reading.
-func readUpload(u upload.Upload, m Member) ([]byte, error) {
+func readUpload(u store.Upload, m Member) ([]byte, error) {
 	if m.ContentHash == "" || !strings.EqualFold(m.ContentHash, u.SHA256) {
 		return nil, unprocessable("member %q: contentHash %q does not match the upload (sha256 %s)", m.Path, m.ContentHash, u.SHA256)
 	}

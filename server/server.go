@@ -16,9 +16,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/upload"
 )
 
 // MaxCallBody caps a POST /tools/{name} body: a flow with 256 KiB of inline
@@ -32,8 +31,8 @@ type Config struct {
 	// Token, when set, is required as Authorization: Bearer <token>.
 	Token     string
 	Tools     *tool.Registry
-	Artifacts *artifact.Store
-	Uploads   *upload.Store
+	Artifacts *store.Artifacts
+	Uploads   *store.Uploads
 	Log       *slog.Logger
 	// TempDir holds the files of file inputs during a call.
 	TempDir string

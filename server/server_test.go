@@ -17,13 +17,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/devicetool"
-	"github.com/toolserver/toolserver/flowtool"
 	"github.com/toolserver/toolserver/server"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/upload"
+	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 var (
@@ -51,7 +50,7 @@ func TestMain(m *testing.M) {
 type rig struct {
 	url       string
 	srv       *server.Server
-	uploads   *upload.Store
+	uploads   *store.Uploads
 	release   chan struct{}
 	cancelled chan struct{}
 	now       *time.Time
@@ -60,13 +59,13 @@ type rig struct {
 func newRig(t *testing.T, token string) *rig {
 	t.Helper()
 	dir := t.TempDir()
-	arts, err := artifact.New(dir+"/artifacts", 100, 1<<30)
+	arts, err := store.NewArtifacts(dir+"/artifacts", 100, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
 	r := &rig{release: make(chan struct{}), cancelled: make(chan struct{}, 1), now: &now}
-	r.uploads, err = upload.New(upload.Config{Dir: dir + "/uploads", MaxUpload: 1 << 20, MaxPending: 3 << 19, TTL: time.Minute, Now: func() time.Time { return *r.now }})
+	r.uploads, err = store.NewUploads(store.UploadConfig{Dir: dir + "/uploads", MaxUpload: 1 << 20, MaxPending: 3 << 19, TTL: time.Minute, Now: func() time.Time { return *r.now }})
 	if err != nil {
 		t.Fatal(err)
 	}

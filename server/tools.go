@@ -10,9 +10,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/upload"
 )
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
@@ -103,12 +102,12 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status := http.StatusBadRequest
 		switch {
-		case errors.Is(err, upload.ErrTooLarge):
+		case errors.Is(err, store.ErrUploadTooLarge):
 			status = http.StatusRequestEntityTooLarge
 			err = fmt.Errorf("%w: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())
-		case errors.Is(err, upload.ErrNoSpace):
+		case errors.Is(err, store.ErrUploadSpace):
 			status = http.StatusInsufficientStorage
-		case errors.Is(err, upload.ErrNotGzip), errors.Is(err, upload.ErrEmpty):
+		case errors.Is(err, store.ErrNotGzip), errors.Is(err, store.ErrEmptyUpload):
 			err = fmt.Errorf("%w: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)
 		default:
 			if r.Context().Err() != nil {
@@ -124,7 +123,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	h, path, err := s.cfg.Artifacts.Get(chi.URLParam(r, "id"))
 	if err != nil {
-		if errors.Is(err, artifact.ErrNotFound) {
+		if errors.Is(err, store.ErrNoArtifact) {
 			writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: err.Error()})
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -161,50 +160,4 @@ func Crop(img *Image, f Frame) (*Image, error) {
 // edge maps a normalized coordinate to a pixel edge, rounded and clamped.
 func edge(v float64, size int) int {
 	return int(math.Max(0, math.Min(float64(size), math.Round(v*float64(size)))))
-}
-
-// WriteFileAtomic writes data to path so that path holds either its old
-// content or all of data, never a part: it writes a temporary file in the
-// same directory, syncs it, and renames it over path (then syncs the
-// directory). The temporary file is removed on every error. The file gets
-// mode 0644.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("snapshot: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("snapshot: write %s: %w", path, err)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; not every platform can sync a
-	// directory, and the file is already complete, so this is best effort.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

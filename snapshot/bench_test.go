@@ -87,7 +87,7 @@ func TestBenchPairs(t *testing.T) {
 		}
 		t.Logf("%s: %d pixels (%.4f%%), %d regions", p.name, res.MismatchPixels, res.MismatchPercent, res.RegionCount)
 		for suffix, data := range map[string][]byte{"-a.png": p.a, "-b.png": p.b} {
-			if err := WriteFileAtomic(filepath.Join(dir, p.name+suffix), data); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, p.name+suffix), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

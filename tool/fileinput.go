@@ -6,10 +6,11 @@ import (
 
 	"encoding/json"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).

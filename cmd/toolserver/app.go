@@ -8,12 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/devicetool"
-	"github.com/toolserver/toolserver/flowtool"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/upload"
+	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // Build stamps, set with -ldflags "-X main.version=… -X main.commit=…".
@@ -27,8 +26,8 @@ type app struct {
 	pool      *cdp.Pool
 	poolErr   error // why pool is nil
 	tools     *tool.Registry
-	artifacts *artifact.Store
-	uploads   *upload.Store
+	artifacts *store.Artifacts
+	uploads   *store.Uploads
 	tmp       string
 	log       *slog.Logger
 	flowTools *flowtool.Tools
@@ -46,12 +45,12 @@ func newApp(o appOptions) (*app, error) {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
 	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil))}
-	a.artifacts, err = artifact.New(filepath.Join(tmp, "artifacts"), 500, 1<<30)
+	a.artifacts, err = store.NewArtifacts(filepath.Join(tmp, "artifacts"), 500, 1<<30)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	a.uploads, err = upload.New(upload.Config{
+	a.uploads, err = store.NewUploads(store.UploadConfig{
 		Dir:        filepath.Join(tmp, "uploads"),
 		MaxUpload:  64 << 20,
 		MaxPending: 512 << 20,

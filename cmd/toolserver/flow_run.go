@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/internal/atomicfile"
+
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flowdevice"
-	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // flowRunFlags are the flags of toolserver flow run.
@@ -152,7 +153,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 		return nil, &infraError{err}
 	}
 	opts := flow.Options{
-		Device:          flowdevice.Device{D: d},
+		Device:          flowtool.Device{D: d},
 		Source:          flow.Disk{},
 		UpdateBaselines: f.update,
 		Tools:           a.flowTools.Caller(),
@@ -173,7 +174,7 @@ func (s outputSink) Put(fl, name, mime string, data []byte) (any, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
-	if err := snapshot.WriteFileAtomic(p, data); err != nil {
+	if err := atomicfile.WriteFile(p, data); err != nil {
 		return nil, err
 	}
 	return p, nil

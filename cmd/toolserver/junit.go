@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/internal/atomicfile"
+
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/snapshot"
 )
 
 type junitSuites struct {
@@ -81,5 +82,5 @@ func writeJUnit(path string, reps []*flow.Report) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return snapshot.WriteFileAtomic(path, append([]byte(xml.Header), append(b, '\n')...))
+	return atomicfile.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
 }

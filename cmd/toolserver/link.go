@@ -12,9 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/internal/atomicfile"
+
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
-	"github.com/toolserver/toolserver/snapshot"
 )
 
 // The environment a linked command reads: the tool-server's URL (the
@@ -149,7 +150,7 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 				err = os.MkdirAll(filepath.Dir(dst), 0o755)
 			}
 			if err == nil {
-				err = snapshot.WriteFileAtomic(dst, data)
+				err = atomicfile.WriteFile(dst, data)
 			}
 			if err != nil {
 				lr.warn(fmt.Sprintf("--output: %s of step %d: %v", role, s.Index+1, err))

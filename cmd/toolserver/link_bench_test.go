@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flowdevice"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/server"
+	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // BenchmarkLinkedVsLocal runs one flow with 50 snapshot steps, whose
@@ -56,7 +56,7 @@ func BenchmarkLinkedVsLocal(b *testing.B) {
 	}
 	local := func(update bool) {
 		f, _ := flow.Disk{}.Open(dir, "bench.yaml")
-		rep, err := flow.Execute(ctx, flow.Options{Device: flowdevice.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flow.Entry{File: f, Name: "bench", StemFallback: "bench"})
+		rep, err := flow.Execute(ctx, flow.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flow.Entry{File: f, Name: "bench", StemFallback: "bench"})
 		if err != nil || !rep.OK {
 			b.Fatalf("local run: %v %+v", err, rep)
 		}

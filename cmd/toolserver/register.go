@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/toolserver/toolserver/flowtool"
-	"github.com/toolserver/toolserver/snapshottool"
+	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/tool/snapshottool"
 )
 
 // registerMoreTools adds the flow tools and the snapshot tools.

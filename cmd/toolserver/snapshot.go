@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolserver/toolserver/internal/atomicfile"
+
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -90,7 +92,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *diffOut != "" {
 		data, err := snapshot.EncodePNG(res.Diff)
 		if err == nil {
-			err = snapshot.WriteFileAtomic(*diffOut, data)
+			err = atomicfile.WriteFile(*diffOut, data)
 		}
 		if err != nil {
 			return withExit(exitInfra, err)

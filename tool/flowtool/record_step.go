@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"

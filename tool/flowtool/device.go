@@ -1,7 +1,8 @@
-// Package flowdevice adapts a device/cdp device to the device interface
-// the flow runner declares, translating selectors, conditions and elements
-// between the two, so neither package imports the other.
-package flowdevice
+package flowtool
+
+// This file adapts a device/cdp device to the device interface the flow
+// runner declares, translating selectors, conditions and elements between
+// the two, so neither package imports the other.
 
 import (
 	"context"

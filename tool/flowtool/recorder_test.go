@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/devicetool"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
 var (
@@ -59,13 +59,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	arts, err := artifact.New(dir, 100, 1<<30)
+	arts, err := store.NewArtifacts(dir, 100, 1<<30)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	reg = newRegistry(arts)
-	pages = httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	pages = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	code := m.Run()
 	pages.Close()
 	pool.Close()
@@ -76,7 +76,7 @@ func TestMain(m *testing.M) {
 // newRegistry returns the device and flow tools over the shared pool, with
 // a recorder of their own, plus two test tools that declare a directory
 // and a file input.
-func newRegistry(arts *artifact.Store) *tool.Registry {
+func newRegistry(arts *store.Artifacts) *tool.Registry {
 	r := tool.NewRegistry()
 	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(r)
 	(&Tools{Pool: pool, Artifacts: arts}).Register(r)

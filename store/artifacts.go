@@ -1,8 +1,4 @@
-// Package artifact owns the files tools produce (screenshots, diff images):
-// it stores them under a directory with an id, hands out the artifact
-// handles of the Argent protocol, serves them back by id, and evicts the
-// oldest past a count or byte budget.
-package artifact
+package store
 
 import (
 	"crypto/rand"
@@ -17,12 +13,12 @@ import (
 	"time"
 )
 
-// ErrNotFound is returned for an unknown or evicted artifact id.
-var ErrNotFound = errors.New("artifact not found")
+// ErrNoArtifact is returned for an unknown or evicted artifact id.
+var ErrNoArtifact = errors.New("artifact not found")
 
-// Handle is the artifact handle a result carries; the Argent client fetches
+// Artifact is the artifact handle a result carries; the Argent client fetches
 // GET /artifacts/{id} for it, or uses HostPath when it is on the same machine.
-type Handle struct {
+type Artifact struct {
 	Artifact bool    `json:"__argentArtifact"`
 	ID       string  `json:"id"`
 	Filename string  `json:"filename"`
@@ -33,13 +29,13 @@ type Handle struct {
 }
 
 type entry struct {
-	h       Handle
+	h       Artifact
 	path    string
 	created time.Time
 }
 
-// Store keeps artifacts on disk.
-type Store struct {
+// Artifacts keeps artifacts on disk.
+type Artifacts struct {
 	dir      string
 	maxCount int
 	maxBytes int64
@@ -49,40 +45,40 @@ type Store struct {
 	bytes int64
 }
 
-// New returns a store in dir (created if needed) keeping at most maxCount
+// NewArtifacts returns a store in dir (created if needed) keeping at most maxCount
 // artifacts and maxBytes bytes; the oldest go first.
-func New(dir string, maxCount int, maxBytes int64) (*Store, error) {
+func NewArtifacts(dir string, maxCount int, maxBytes int64) (*Artifacts, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("artifact store: %w", err)
 	}
-	return &Store{dir: dir, maxCount: maxCount, maxBytes: maxBytes, items: map[string]*entry{}}, nil
+	return &Artifacts{dir: dir, maxCount: maxCount, maxBytes: maxBytes, items: map[string]*entry{}}, nil
 }
 
 var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Put stores data as a new artifact named filename.
-func (s *Store) Put(filename, mimeType string, data []byte) (Handle, error) {
+func (s *Artifacts) Put(filename, mimeType string, data []byte) (Artifact, error) {
 	var idb [12]byte
 	if _, err := rand.Read(idb[:]); err != nil {
-		return Handle{}, err
+		return Artifact{}, err
 	}
 	id := hex.EncodeToString(idb[:])
 	name := safeName.ReplaceAllString(filepath.Base(filename), "_")
 	dir := filepath.Join(s.dir, id)
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return Handle{}, fmt.Errorf("artifact %s: %w", name, err)
+		return Artifact{}, fmt.Errorf("artifact %s: %w", name, err)
 	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		os.RemoveAll(dir)
-		return Handle{}, fmt.Errorf("artifact %s: %w", name, err)
+		return Artifact{}, fmt.Errorf("artifact %s: %w", name, err)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
 		os.RemoveAll(dir)
-		return Handle{}, fmt.Errorf("artifact %s: %w", name, err)
+		return Artifact{}, fmt.Errorf("artifact %s: %w", name, err)
 	}
-	h := Handle{Artifact: true, ID: id, Filename: name, MimeType: mimeType, Size: st.Size(), HostPath: path,
+	h := Artifact{Artifact: true, ID: id, Filename: name, MimeType: mimeType, Size: st.Size(), HostPath: path,
 		MtimeMs: float64(st.ModTime().UnixNano()) / 1e6}
 	s.mu.Lock()
 	s.items[id] = &entry{h: h, path: path, created: time.Now()}
@@ -95,7 +91,7 @@ func (s *Store) Put(filename, mimeType string, data []byte) (Handle, error) {
 	return h, nil
 }
 
-func (s *Store) evictLocked() []string {
+func (s *Artifacts) evictLocked() []string {
 	if len(s.items) <= s.maxCount && s.bytes <= s.maxBytes {
 		return nil
 	}
@@ -117,18 +113,18 @@ func (s *Store) evictLocked() []string {
 }
 
 // Get returns the handle and the file path of an artifact.
-func (s *Store) Get(id string) (Handle, string, error) {
+func (s *Artifacts) Get(id string) (Artifact, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.items[id]
 	if !ok {
-		return Handle{}, "", fmt.Errorf("%w: %q", ErrNotFound, id)
+		return Artifact{}, "", fmt.Errorf("%w: %q", ErrNoArtifact, id)
 	}
 	return e.h, e.path, nil
 }
 
 // Close removes every artifact.
-func (s *Store) Close() error {
+func (s *Artifacts) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items = map[string]*entry{}

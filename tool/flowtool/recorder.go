@@ -12,8 +12,9 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/toolserver/toolserver/internal/atomicfile"
+
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -380,7 +381,7 @@ func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
 // the client applies (wire reference §5.3).
 func (rec *recording) save(fl *flow.Flow, data []byte) (any, error) {
 	if !rec.client {
-		if err := snapshot.WriteFileAtomic(rec.file, data); err != nil {
+		if err := atomicfile.WriteFile(rec.file, data); err != nil {
 			return nil, writeFailed(fmt.Sprintf("Failed to write flow file %s", rec.file), err)
 		}
 	}

@@ -12,18 +12,20 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/internal/atomicfile"
+
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/devicetool"
 	"github.com/toolserver/toolserver/snapshot"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
 // Tools is the snapshot tool set.
 type Tools struct {
 	Pool      *cdp.Pool
 	PoolErr   error
-	Artifacts *artifact.Store
+	Artifacts *store.Artifacts
 }
 
 // Register adds screenshot-diff to r.
@@ -166,7 +168,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 			if err := os.MkdirAll(a.OutputDir, 0o755); err != nil {
 				return nil, tool.FieldError("outputDir", "outputDir: %v", err)
 			}
-			if err := snapshot.WriteFileAtomic(p, png); err != nil {
+			if err := atomicfile.WriteFile(p, png); err != nil {
 				return nil, tool.FieldError("outputDir", "outputDir: %v", err)
 			}
 			out["diffPath"] = p

@@ -1,8 +1,4 @@
-// Package upload owns POST /upload: gzipped tar archives streamed to disk
-// with their SHA-256 computed while they arrive, capped per upload and in
-// total pending bytes, handed out once by id, and removed when used, when
-// they fail, or when they expire unused.
-package upload
+package store
 
 import (
 	"bufio"
@@ -20,11 +16,11 @@ import (
 
 // Errors callers branch on; the server maps them to 413, 507, 400 and 404.
 var (
-	ErrTooLarge = errors.New("upload too large")
-	ErrNoSpace  = errors.New("too many pending upload bytes")
-	ErrNotGzip  = errors.New("upload is not a gzip stream")
-	ErrNotFound = errors.New("unknown upload")
-	ErrEmpty    = errors.New("empty upload")
+	ErrUploadTooLarge = errors.New("upload too large")
+	ErrUploadSpace    = errors.New("too many pending upload bytes")
+	ErrNotGzip        = errors.New("upload is not a gzip stream")
+	ErrNoUpload       = errors.New("unknown upload")
+	ErrEmptyUpload    = errors.New("empty upload")
 )
 
 // Upload is one received archive.
@@ -40,8 +36,8 @@ type pending struct {
 	expires time.Time
 }
 
-// Store holds uploads until they are taken or expire.
-type Store struct {
+// Uploads holds uploads until they are taken or expire.
+type Uploads struct {
 	dir        string
 	maxUpload  int64
 	maxPending int64
@@ -53,8 +49,8 @@ type Store struct {
 	reserved int64
 }
 
-// Config sets the limits of a Store.
-type Config struct {
+// UploadConfig sets the limits of an Uploads store.
+type UploadConfig struct {
 	Dir        string        // where archives are kept
 	MaxUpload  int64         // cap on one upload
 	MaxPending int64         // cap on the bytes of all pending uploads
@@ -62,8 +58,8 @@ type Config struct {
 	Now        func() time.Time
 }
 
-// New returns a store; Dir is created if needed.
-func New(cfg Config) (*Store, error) {
+// NewUploads returns a store; Dir is created if needed.
+func NewUploads(cfg UploadConfig) (*Uploads, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("upload store: %w", err)
 	}
@@ -71,24 +67,24 @@ func New(cfg Config) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{dir: cfg.Dir, maxUpload: cfg.MaxUpload, maxPending: cfg.MaxPending, ttl: cfg.TTL, now: now, uploads: map[string]*pending{}}, nil
+	return &Uploads{dir: cfg.Dir, maxUpload: cfg.MaxUpload, maxPending: cfg.MaxPending, ttl: cfg.TTL, now: now, uploads: map[string]*pending{}}, nil
 }
 
 // MaxUpload returns the per-upload cap in bytes.
-func (s *Store) MaxUpload() int64 { return s.maxUpload }
+func (s *Uploads) MaxUpload() int64 { return s.maxUpload }
 
-// reserve claims n more pending bytes, or fails with ErrNoSpace.
-func (s *Store) reserve(n int64) error {
+// reserve claims n more pending bytes, or fails with ErrUploadSpace.
+func (s *Uploads) reserve(n int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.reserved+n > s.maxPending {
-		return fmt.Errorf("%w: %d bytes are pending, the limit is %d", ErrNoSpace, s.reserved, s.maxPending)
+		return fmt.Errorf("%w: %d bytes are pending, the limit is %d", ErrUploadSpace, s.reserved, s.maxPending)
 	}
 	s.reserved += n
 	return nil
 }
 
-func (s *Store) release(n int64) {
+func (s *Uploads) release(n int64) {
 	s.mu.Lock()
 	s.reserved -= n
 	s.mu.Unlock()
@@ -97,14 +93,14 @@ func (s *Store) release(n int64) {
 // capWriter reserves pending bytes as they are written and enforces the
 // per-upload cap.
 type capWriter struct {
-	s    *Store
+	s    *Uploads
 	n    int64
 	head []byte
 }
 
 func (w *capWriter) Write(p []byte) (int, error) {
 	if w.n+int64(len(p)) > w.s.maxUpload {
-		return 0, fmt.Errorf("%w: over %d bytes", ErrTooLarge, w.s.maxUpload)
+		return 0, fmt.Errorf("%w: over %d bytes", ErrUploadTooLarge, w.s.maxUpload)
 	}
 	if err := w.s.reserve(int64(len(p))); err != nil {
 		return 0, err
@@ -122,7 +118,7 @@ func (w *capWriter) Write(p []byte) (int, error) {
 
 // Receive streams r to disk and returns the upload. On any error the
 // partial file is removed and its bytes released.
-func (s *Store) Receive(ctx context.Context, r io.Reader) (Upload, error) {
+func (s *Uploads) Receive(ctx context.Context, r io.Reader) (Upload, error) {
 	var idb [16]byte
 	if _, err := rand.Read(idb[:]); err != nil {
 		return Upload{}, err
@@ -140,7 +136,7 @@ func (s *Store) Receive(ctx context.Context, r io.Reader) (Upload, error) {
 		err = bw.Flush()
 	}
 	if err == nil && cw.n == 0 {
-		err = ErrEmpty
+		err = ErrEmptyUpload
 	}
 	if err == nil && len(cw.head) < 2 {
 		err = ErrNotGzip
@@ -174,32 +170,32 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // Take hands the upload id out once: it leaves the store, and the caller
 // must call Remove when done with the file.
-func (s *Store) Take(id string) (Upload, error) {
+func (s *Uploads) Take(id string) (Upload, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.uploads[id]
 	if !ok {
-		return Upload{}, fmt.Errorf("%w %q (an uploadId is good for one call and expires unused)", ErrNotFound, id)
+		return Upload{}, fmt.Errorf("%w %q (an uploadId is good for one call and expires unused)", ErrNoUpload, id)
 	}
 	delete(s.uploads, id)
 	return p.u, nil
 }
 
 // Remove deletes a taken upload's file and releases its bytes.
-func (s *Store) Remove(u Upload) {
+func (s *Uploads) Remove(u Upload) {
 	os.Remove(u.Path)
 	s.release(u.Size)
 }
 
 // Pending returns the number of uploads waiting to be taken.
-func (s *Store) Pending() int {
+func (s *Uploads) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.uploads)
 }
 
 // Sweep removes the uploads that expired by now and returns how many.
-func (s *Store) Sweep() int {
+func (s *Uploads) Sweep() int {
 	now := s.now()
 	s.mu.Lock()
 	var gone []Upload
@@ -218,7 +214,7 @@ func (s *Store) Sweep() int {
 
 // Run sweeps every interval until ctx ends, then removes every pending
 // upload.
-func (s *Store) Run(ctx context.Context, interval time.Duration) {
+func (s *Uploads) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -8,17 +8,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toolserver/toolserver/clientpath"
 	"path/filepath"
 	"strings"
 
-	"github.com/toolserver/toolserver/artifact"
+	"github.com/toolserver/toolserver/internal/clientpath"
+
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/devicetool"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flowdevice"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
 // DefaultDevice is the device a flow runs on when the call names none and
@@ -29,7 +29,7 @@ const DefaultDevice = "chromium-cdp-1280x800"
 type Tools struct {
 	Pool      *cdp.Pool
 	PoolErr   error
-	Artifacts *artifact.Store
+	Artifacts *store.Artifacts
 	// Registry is where tool: steps find their tools.
 	Registry *tool.Registry
 	// Recorder holds the recordings in progress.
@@ -202,7 +202,7 @@ func (t *Tools) resolveDevice(ctx context.Context, id string) (flow.Device, erro
 	if err != nil {
 		return nil, devicetool.DeviceError(err)
 	}
-	return flowdevice.Device{D: d}, nil
+	return Device{D: d}, nil
 }
 
 // caller lets tool: steps call the registry's tools.
@@ -232,7 +232,7 @@ func (t *Tools) invokeStep(ctx context.Context, name string, args map[string]any
 }
 
 // artifactSink stores a run's artifacts in the server's artifact store.
-type artifactSink struct{ s *artifact.Store }
+type artifactSink struct{ s *store.Artifacts }
 
 func (a artifactSink) Put(fl, name, mime string, data []byte) (any, error) {
 	return a.s.Put(fl+"-"+name, mime, data)

@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/snapshottool"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/snapshottool"
 )
 
-const vectors = "../testdata/vectors/images"
+const vectors = "../../testdata/vectors/images"
 
-func registry(t *testing.T, pool *cdp.Pool) (*tool.Registry, *artifact.Store) {
+func registry(t *testing.T, pool *cdp.Pool) (*tool.Registry, *store.Artifacts) {
 	t.Helper()
-	arts, err := artifact.New(t.TempDir(), 100, 1<<30)
+	arts, err := store.NewArtifacts(t.TempDir(), 100, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestScreenshotDiffLiveCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	defer pages.Close()
 	ctx := context.Background()
 	d, err := pool.Device(ctx, "chromium-cdp-800x600")

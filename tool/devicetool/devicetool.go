@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -21,7 +21,7 @@ type Tools struct {
 	// every device call fails with it while the tools stay listed.
 	Pool      *cdp.Pool
 	PoolErr   error
-	Artifacts *artifact.Store
+	Artifacts *store.Artifacts
 }
 
 // deviceProps are the properties every device tool takes: device, or udid

@@ -14,15 +14,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/artifact"
 	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/devicetool"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
 var (
 	reg   *tool.Registry
-	arts  *artifact.Store
+	arts  *store.Artifacts
 	pool  *cdp.Pool
 	pages *httptest.Server
 )
@@ -35,10 +35,10 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	dir, _ := os.MkdirTemp("", "devicetool-test-")
-	arts, _ = artifact.New(dir, 100, 1<<30)
+	arts, _ = store.NewArtifacts(dir, 100, 1<<30)
 	reg = tool.NewRegistry()
 	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(reg)
-	pages = httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
+	pages = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	code := m.Run()
 	pages.Close()
 	pool.Close()
