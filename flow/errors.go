@@ -16,6 +16,12 @@ var ErrInvalid = errors.New("flow: invalid flow file")
 // but has no meaning on a Chromium device.
 var ErrUnsupported = errors.New("flow: directive unsupported on chromium")
 
+// ErrInfrastructure is matched (errors.Is) by every error that says the
+// machinery under a flow failed rather than the flow itself: Chromium is
+// missing or died, the tool-server is unreachable, the protocol was
+// violated. The CLI exits 2 for such an error and 1 for a flow that failed.
+var ErrInfrastructure = errors.New("infrastructure failure")
+
 // Problem classifies an Error so that tests and callers branch on a value
 // rather than on message text.
 type Problem uint8

@@ -1,5 +1,7 @@
 package flow
 
+import "errors"
+
 // The statuses of a step.
 const (
 	StatusPass  = "pass"
@@ -50,6 +52,22 @@ type StepReport struct {
 	ScriptLog   string         `json:"scriptLog,omitempty"`
 	DurationMs  float64        `json:"durationMs"`
 	Artifacts   map[string]any `json:"artifacts,omitempty"`
+	// Err is the typed error behind an error status, kept for callers
+	// that branch on it (errors.Is(Err, ErrInfrastructure)); it never
+	// reaches the wire.
+	Err error `json:"-"`
+}
+
+// InfrastructureError returns the error of the first step that failed
+// because the machinery under the flow failed (it matches
+// ErrInfrastructure), or nil when every failure was the flow's own.
+func (r *Report) InfrastructureError() error {
+	for _, s := range r.Steps {
+		if s.Err != nil && errors.Is(s.Err, ErrInfrastructure) {
+			return s.Err
+		}
+	}
+	return nil
 }
 
 // Mismatch explains a snapshot comparison: how many pixels differ and
