@@ -11,7 +11,14 @@ RACE    ?= $(shell command -v gcc >/dev/null 2>&1 && echo -race)
 # nginx serves the reverse-proxy tests of the link.
 TEST_PACKAGES ?= nginx
 
-.PHONY: all build deps demo test vet bench clean docker check-go
+# Linters, pinned, run with `go run` so nothing is installed by hand.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOIMPORTS   ?= $(GO) run golang.org/x/tools/cmd/goimports@v0.52.0
+MODULE      := github.com/toolserver/toolserver
+# How long each fuzz target runs: briefly in `make test`, long in `make fuzz`.
+FUZZTIME    ?= 10s
+
+.PHONY: all build deps demo test vet fuzz bench clean docker check-go
 
 all: build
 
@@ -27,15 +34,25 @@ deps:
 demo: deps build
 	./examples/demo.sh $(BIN)
 
+# gofmt, imports grouped stdlib / modules / ours, go vet, a tidy go.mod,
+# staticcheck.
 vet: check-go
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: the files above need formatting"; exit 1; }
+	@test -z "$$($(GOIMPORTS) -l -local $(MODULE) $$(git ls-files -co --exclude-standard '*.go') | tee /dev/stderr)" || { echo "goimports -local $(MODULE): the files above need their imports grouped"; exit 1; }
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	$(STATICCHECK) ./...
 
 test: check-go
 	@EXTRA_PACKAGES="$(TEST_PACKAGES)" ./docker/install-runtime.sh
 	@./scripts/fetch-argent.sh
 	$(MAKE) vet
 	$(GO) test $(RACE) -count=1 ./...
+	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)
+
+# Every fuzz target for 10 minutes (FUZZTIME=… to change).
+fuzz: check-go
+	GO=$(GO) ./scripts/fuzz.sh $(if $(filter 10s,$(FUZZTIME)),10m,$(FUZZTIME))
 
 bench: check-go deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...

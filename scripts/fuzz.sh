@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every Fuzz* target of the module for a while each, one after another.
+#
+#   scripts/fuzz.sh 10s     what `make test` runs
+#   scripts/fuzz.sh 10m     what `make fuzz` runs
+#
+# Go runs one fuzz target per `go test` call, so the targets are found
+# first (a `func FuzzX(f *testing.F)` in a _test.go file). A crash fails the script; Go keeps the input under the
+# package's testdata/fuzz/<Target>/, where it stays as a corpus entry once
+# the bug is fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+time=${1:-10s}
+GO=${GO:-go}
+status=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+while read -r file target; do
+  pkg=./$(dirname "$file")
+  if ! $GO test -run '^$' -fuzz "^${target}\$" -fuzztime "$time" "$pkg" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "fuzz: $pkg $target FAILED (the input is kept under $pkg/testdata/fuzz/$target/)" >&2
+    status=1
+  else
+    # the engine's last progress line: executions and corpus
+    echo "fuzz: $pkg $target $time: $(grep -E '^fuzz: elapsed' "$log" | tail -1 | sed 's/^fuzz: //')" >&2
+  fi
+done < <(grep -rEo --include='*_test.go' --exclude-dir=.cache --exclude-dir=.git '^func Fuzz[A-Za-z0-9_]+' . | sed -E 's/^\.\/(.*):func (.*)$/\1 \2/' | sort)
+exit $status
