@@ -77,6 +77,13 @@ func (k Kind) info() (kindInfo, bool) {
 	return kindInfo{}, false
 }
 
+// Known reports whether kind is in the table: a client falls back on the
+// status of an answer whose error_kind is another server's.
+func (k Kind) Known() bool {
+	_, ok := k.info()
+	return ok
+}
+
 // Status returns the HTTP status of kind; an unknown kind is a 500.
 func (k Kind) Status() int {
 	if row, ok := k.info(); ok {
@@ -145,8 +152,7 @@ func (e *Error) HTTPStatus() int { return e.Kind.Status() }
 // server's log, not for the client: kind internal, or a kind the table
 // does not know.
 func (e *Error) Internal() bool {
-	_, known := e.Kind.info()
-	return e.Kind == KindInternal || !known
+	return e.Kind == KindInternal || !e.Kind.Known()
 }
 
 // FieldError returns a validation error about one argument.
