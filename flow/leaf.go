@@ -229,7 +229,9 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	}
 	el, err := dev.Fill(ctx, d.Into, text, d.Submit, DefaultAwaitTimeout)
 	if err != nil {
-		return errored("%s", r.redactIn(err.Error()))
+		o := errored("%s", r.redactIn(err.Error()))
+		o.err = err
+		return o
 	}
 	if el == nil {
 		return r.notFound(ctx, dev, d.Into)
@@ -290,6 +292,10 @@ func or(s, def string) string {
 // check evaluates an await or assert condition.
 func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout time.Duration) outcome {
 	out, err := dev.Check(ctx, c, timeout)
+	if errors.Is(err, ErrInfrastructure) {
+		// The browser is gone: the step could not run, it did not fail.
+		return errored("could not read the page: %v", err)
+	}
 	if err != nil {
 		return fail("could not read the page: %v", err)
 	}
@@ -327,6 +333,10 @@ func (r *Runner) idle(ctx context.Context, dev Device, d *Await) outcome {
 		if ctx.Err() != nil {
 			return outcome{status: StatusSkip, reason: "run aborted"}
 		}
+		if errors.Is(err, ErrInfrastructure) {
+			// A dead browser is not a page that never settles.
+			return errored("could not tell whether the page settled: %v", err)
+		}
 		return outcome{status: StatusPass, warning: fmt.Sprintf("could not tell whether the page settled (%v); went ahead without waiting", err)}
 	}
 	if !ok {
@@ -351,7 +361,9 @@ func (r *Runner) tool(ctx context.Context, d *Tool) outcome {
 	}
 	res, err := r.opts.Tools(ctx, d.Name, args)
 	if err != nil {
-		return errored("%s", r.redactIn(err.Error()))
+		o := errored("%s", r.redactIn(err.Error()))
+		o.err = err
+		return o
 	}
 	out := outcome{status: StatusPass, result: res}
 	if m, ok := res.(map[string]any); ok && d.Name == "await-ui-element" && m["success"] == false {

@@ -281,6 +281,9 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	}
 	sr.Status, sr.Reason, sr.Warning = res.status, r.redact(res.reason), r.redact(res.warning)
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
+	if res.status == StatusFail || res.status == StatusError {
+		sr.Err = res.err
+	}
 	sr.DurationMs = ms(time.Since(start))
 	r.emit(sr)
 }
@@ -317,14 +320,31 @@ type outcome struct {
 	snapshotKey             string
 	mismatch                *Mismatch
 	scriptLog               string
+	// err is the error behind a fail or error status, kept typed for
+	// StepReport.Err: a dead browser must stay told apart from a failed
+	// assertion after its text went into reason.
+	err error
 }
 
+// fail is a step that failed; the first error among a, if any, is kept as
+// its cause, so a reason formatted from an error stays typed.
 func fail(format string, a ...any) outcome {
-	return outcome{status: StatusFail, reason: fmt.Sprintf(format, a...)}
+	return outcome{status: StatusFail, reason: fmt.Sprintf(format, a...), err: cause(a)}
 }
 
+// errored is a step that could not run; it keeps its cause as fail does.
 func errored(format string, a ...any) outcome {
-	return outcome{status: StatusError, reason: fmt.Sprintf(format, a...)}
+	return outcome{status: StatusError, reason: fmt.Sprintf(format, a...), err: cause(a)}
+}
+
+// cause returns the first error among the arguments of a reason.
+func cause(a []any) error {
+	for _, v := range a {
+		if err, ok := v.(error); ok {
+			return err
+		}
+	}
+	return nil
 }
 
 // when runs a when: block: a marker line, then its steps (run, or skipped
@@ -351,7 +371,7 @@ func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepR
 				r.skipBlock(fr, w, depth, "run aborted")
 				return
 			}
-			sr.Status, sr.Reason = StatusError, fmt.Sprintf("could not evaluate when guard (%s): %v", label, err)
+			sr.Status, sr.Reason, sr.Err = StatusError, fmt.Sprintf("could not evaluate when guard (%s): %v", label, err), err
 			sr.DurationMs = ms(time.Since(start))
 			r.emit(sr)
 			r.skipBlock(fr, w, depth, "when guard errored")

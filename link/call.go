@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -92,6 +93,22 @@ type CallError struct {
 
 func (e *CallError) Error() string { return e.Message }
 
+// Is makes a CallError match flow.ErrInfrastructure when the answer is
+// about the machinery under the call rather than the call: the token, the
+// Host guard, a cap, Chromium, an internal fault of the server (the
+// error table of package tool). An answer whose error_kind the table does
+// not know, such as a proxy's page, stands for the kind of its status.
+func (e *CallError) Is(target error) bool {
+	if target != flow.ErrInfrastructure {
+		return false
+	}
+	k := tool.Kind(e.Kind)
+	if !k.Known() {
+		k = tool.KindOf(e.Status)
+	}
+	return k.Infrastructure()
+}
+
 // ClosedError is a call whose connection closed before its result arrived
 // (seed, "The call"). The call is never sent again: the tool may have run.
 type ClosedError struct {
@@ -104,6 +121,9 @@ func (e *ClosedError) Error() string {
 }
 
 func (e *ClosedError) Unwrap() error { return e.Cause }
+
+// Is makes a ClosedError match flow.ErrInfrastructure: the link broke.
+func (e *ClosedError) Is(target error) bool { return target == flow.ErrInfrastructure }
 
 // UploadTooLargeError is a POST /upload that a proxy (or the tool-server)
 // refused with 413. The call was not sent.
@@ -127,6 +147,10 @@ func (e *UploadTooLargeError) Error() string {
 	return fmt.Sprintf("POST /upload of %s was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept %s on POST /upload, and up to %s for the largest file a link sends (32 MiB in its gzipped tar), for example client_max_body_size %s; in nginx. The call was not sent.", e.File, size, proxyBodyHint, proxyBodyHint)
 }
 
+// Is makes an UploadTooLargeError match flow.ErrInfrastructure: the
+// proxy's cap is the link's configuration, not the flow's fault.
+func (e *UploadTooLargeError) Is(target error) bool { return target == flow.ErrInfrastructure }
+
 // Tools lists the tools of the tool-server (GET /tools).
 func (c *Client) Tools(ctx context.Context) ([]ToolEntry, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/tools", nil)
@@ -134,24 +158,26 @@ func (c *Client) Tools(ctx context.Context) ([]ToolEntry, error) {
 		return nil, err
 	}
 	c.auth(req)
+	// Every failure here is the link's: the server is unreachable, refuses
+	// the token, or is not a tool-server.
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s/tools: %w", c.base, err)
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: %w", c.base, err))
 	}
 	defer resp.Body.Close()
 	body, err := readAnswerCapped(resp.Body, MaxListingBytes, "the GET /tools answer")
 	if err != nil {
-		return nil, fmt.Errorf("GET %s/tools: %w", c.base, err)
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: %w", c.base, err))
 	}
 	if resp.StatusCode/100 != 2 {
 		ce, _ := answerError("tools", resp, body)
-		return nil, fmt.Errorf("GET %s/tools failed: %s", c.base, ce.Message)
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools failed: %s", c.base, ce.Message))
 	}
 	var list struct {
 		Tools []ToolEntry `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, fmt.Errorf("GET %s/tools: the answer is not a tool listing: %w", c.base, err)
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: the answer is not a tool listing: %w", c.base, err))
 	}
 	return list.Tools, nil
 }
@@ -169,12 +195,12 @@ func (c *Client) Artifact(ctx context.Context, id string) ([]byte, error) {
 	c.auth(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err)
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err))
 	}
 	defer resp.Body.Close()
 	body, err := readAnswerCapped(resp.Body, MaxArtifactBytes, "artifact "+id)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err)
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err))
 	}
 	if resp.StatusCode/100 != 2 {
 		ce, _ := answerError("artifacts", resp, body)
@@ -296,7 +322,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 		if wrote.Load() {
 			return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 		}
-		return nil, fmt.Errorf("POST %s: %w", u, err)
+		return nil, flow.Infrastructure(fmt.Errorf("POST %s: %w", u, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 && isNDJSON(resp.Header.Get("Content-Type")) {
@@ -305,7 +331,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 	data, err := readAnswerCapped(resp.Body, MaxResultBytes, "the answer of "+st.name)
 	if err != nil {
 		if errors.Is(err, errOverCap) {
-			return nil, fmt.Errorf("%s: %w", st.name, err)
+			return nil, flow.Infrastructure(fmt.Errorf("%s: %w", st.name, err))
 		}
 		return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 	}
@@ -323,7 +349,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 		Data json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(data, &answer); err != nil {
-		return nil, fmt.Errorf("%s: the answer is not JSON: %w", st.name, err)
+		return nil, flow.Infrastructure(fmt.Errorf("%s: the answer is not JSON: %w", st.name, err))
 	}
 	if answer.Data == nil {
 		answer.Data = json.RawMessage("null")
@@ -364,7 +390,7 @@ func (st *callState) readStream(r io.Reader) (json.RawMessage, error) {
 	for {
 		line, err := readAnswerLine(br)
 		if errors.Is(err, errOverCap) {
-			return nil, fmt.Errorf("%s: %w", st.name, err)
+			return nil, flow.Infrastructure(fmt.Errorf("%s: %w", st.name, err))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var ev answerLine
@@ -373,7 +399,7 @@ func (st *callState) readStream(r io.Reader) (json.RawMessage, error) {
 					// The connection broke in the middle of this line.
 					return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 				}
-				return nil, fmt.Errorf("%s: the tool-server sent a stream line that is not JSON: %w", st.name, jerr)
+				return nil, flow.Infrastructure(fmt.Errorf("%s: the tool-server sent a stream line that is not JSON: %w", st.name, jerr))
 			}
 			switch ev.Event {
 			case "progress":
@@ -547,31 +573,33 @@ func (c *Client) upload(ctx context.Context, what string, body io.Reader, size i
 	}
 	req.Header.Set("Content-Type", "application/gzip")
 	c.auth(req)
+	// A failed upload is the link's failure: the server or a proxy refused
+	// or lost bytes the client read fine.
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err)
+		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err))
 	}
 	defer resp.Body.Close()
 	answer, err := readAnswerCapped(resp.Body, maxSmallAnswer, "the POST /upload answer")
 	if err != nil {
-		return "", fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err)
+		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err))
 	}
 	if resp.StatusCode == http.StatusRequestEntityTooLarge {
 		return "", &UploadTooLargeError{File: what, Size: size}
 	}
 	if resp.StatusCode/100 != 2 {
 		ce, _ := answerError("upload", resp, answer)
-		return "", fmt.Errorf("upload of %s to %s/upload failed: %s", what, c.base, ce.Message)
+		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %s", what, c.base, ce.Message))
 	}
 	var u struct {
 		UploadID    string `json:"uploadId"`
 		ContentHash string `json:"contentHash"`
 	}
 	if err := json.Unmarshal(answer, &u); err != nil || u.UploadID == "" {
-		return "", fmt.Errorf("upload of %s to %s/upload: the answer has no uploadId: %s", what, c.base, bytes.TrimSpace(answer))
+		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload: the answer has no uploadId: %s", what, c.base, bytes.TrimSpace(answer)))
 	}
 	if hash != "" && u.ContentHash != "" && !strings.EqualFold(hash, u.ContentHash) {
-		return "", fmt.Errorf("upload of %s: the tool-server received sha256 %s, the client sent %s", what, u.ContentHash, hash)
+		return "", flow.Infrastructure(fmt.Errorf("upload of %s: the tool-server received sha256 %s, the client sent %s", what, u.ContentHash, hash))
 	}
 	return u.UploadID, nil
 }

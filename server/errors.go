@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/toolserver/toolserver/tool"
@@ -29,6 +30,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// writeError answers e with the status of its kind, the one table.
 func writeError(w http.ResponseWriter, e *tool.Error) {
 	writeJSON(w, e.HTTPStatus(), envelope(e))
+}
+
+// internalError logs an internal fault with the request's id and returns
+// what the client gets in its place: a stable message that names the id,
+// so a raw CDP error, a store failure or a panic never reaches the wire
+// and the operator still finds it. A code the fault carries is kept.
+func (s *Server) internalError(r *http.Request, what string, err error) *tool.Error {
+	id := requestID(r.Context())
+	s.cfg.Log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "in", what, "err", err)
+	return &tool.Error{Kind: tool.KindInternal, Code: tool.AsError(err).Code,
+		Message: fmt.Sprintf("internal error (request %s); see the tool-server's log", id)}
 }

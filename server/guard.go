@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ func (s *Server) hostGuard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		writeError(w, &tool.Error{Kind: tool.KindValidation, Status: http.StatusForbidden,
+		writeError(w, &tool.Error{Kind: tool.KindForbidden,
 			Message: fmt.Sprintf("host %q is not allowed: this tool-server answers loopback names and %q only (bind 0.0.0.0 with a token to serve other names)", r.Host, s.bindHost)})
 	})
 }
@@ -56,7 +57,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			if len(got) > 0 {
 				msg = "bad bearer token"
 			}
-			writeError(w, &tool.Error{Kind: tool.KindValidation, Status: http.StatusUnauthorized, Code: "UNAUTHORIZED", Message: msg})
+			writeError(w, &tool.Error{Kind: tool.KindUnauthorized, Code: "UNAUTHORIZED", Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -72,22 +73,21 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.cfg.Log.Error("panic", "path", r.URL.Path, "panic", v)
-				writeError(w, &tool.Error{Kind: tool.KindInternal, Message: "internal error"})
+				writeError(w, s.internalError(r, "panic", fmt.Errorf("panic: %v\n%s", v, debug.Stack())))
 			}
 		}()
 		next.ServeHTTP(w, r)
 	})
 }
 
-// accessLog writes one line per request: method, path, status, bytes and
-// duration (never a header, so never the token).
+// accessLog writes one line per request: its id, method, path, status,
+// bytes and duration (never a header, so never the token).
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		s.cfg.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes, "ms", time.Since(start).Milliseconds())
+		s.cfg.Log.Info("request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes, "ms", time.Since(start).Milliseconds())
 	})
 }
 

@@ -82,7 +82,7 @@ func IsWildcard(addr string) bool {
 // Handler returns the routes with their middleware.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.accessLog, s.recoverer, s.hostGuard, s.auth)
+	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.auth)
 	r.Get("/healthz", s.healthz)
 	r.Get("/tools", s.listTools)
 	r.Post("/tools/{name}", s.callTool)
@@ -92,7 +92,7 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &tool.Error{Kind: tool.KindValidation, Status: http.StatusMethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
+		writeError(w, &tool.Error{Kind: tool.KindMethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
 	})
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"strings"
@@ -35,21 +36,20 @@ func wantsStream(r *http.Request) bool {
 	return false
 }
 
-// toolError turns any error into a wire error; an error that is not a
-// *tool.Error is an internal fault: a generic message on the wire, the
-// detail in the log.
-func (s *Server) toolError(name string, err error) *tool.Error {
-	var te *tool.Error
-	if errors.As(err, &te) {
+// toolError turns any error of a call into a wire error: a *tool.Error
+// keeps its kind and message, a body over the cap is too_large, and
+// everything else is an internal fault (see internalError).
+func (s *Server) toolError(r *http.Request, name string, err error) *tool.Error {
+	te := tool.AsError(err)
+	if !te.Internal() {
 		return te
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return &tool.Error{Kind: tool.KindValidation, Status: http.StatusRequestEntityTooLarge,
+		return &tool.Error{Kind: tool.KindTooLarge,
 			Message: fmt.Sprintf("request body over %d bytes: send large files through POST /upload", mbe.Limit)}
 	}
-	s.cfg.Log.Error("tool failed", "tool", name, "err", err)
-	return &tool.Error{Kind: tool.KindInternal, Message: fmt.Sprintf("%s failed: %v", name, err)}
+	return s.internalError(r, name, err)
 }
 
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
@@ -60,14 +60,14 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
 	if err != nil {
-		writeError(w, s.toolError(name, err))
+		writeError(w, s.toolError(r, name, err))
 		return
 	}
 	opts := tool.Options{Linked: r.Header.Get("X-Argent-Linked") == "1", TempDir: s.cfg.TempDir}
 	if !wantsStream(r) {
 		res, err := s.cfg.Tools.Invoke(r.Context(), name, body, opts)
 		if err != nil {
-			writeError(w, s.toolError(name, err))
+			writeError(w, s.toolError(r, name, err))
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"data": res})
@@ -78,7 +78,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	opts.Progress = func(v any) { st.send(map[string]any{"event": "progress", "data": v}) }
 	res, err := s.cfg.Tools.Invoke(r.Context(), name, body, opts)
 	if err != nil {
-		te := s.toolError(name, err)
+		te := s.toolError(r, name, err)
 		if !st.hasStarted() {
 			// Nothing was streamed yet: answer with the error's own status.
 			writeError(w, te)
@@ -100,24 +100,32 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := s.cfg.Uploads.Receive(r.Context(), r.Body)
 	if err != nil {
-		status := http.StatusBadRequest
-		switch {
-		case errors.Is(err, store.ErrUploadTooLarge):
-			status = http.StatusRequestEntityTooLarge
-			err = fmt.Errorf("%w: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())
-		case errors.Is(err, store.ErrUploadSpace):
-			status = http.StatusInsufficientStorage
-		case errors.Is(err, store.ErrNotGzip), errors.Is(err, store.ErrEmptyUpload):
-			err = fmt.Errorf("%w: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)
-		default:
-			if r.Context().Err() != nil {
-				return // the client went away
-			}
+		if r.Context().Err() != nil {
+			return // the client went away
 		}
-		writeError(w, &tool.Error{Kind: tool.KindValidation, Status: status, Message: err.Error()})
+		writeError(w, s.uploadError(r, err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"uploadId": u.ID, "contentHash": u.SHA256, "size": u.Size})
+}
+
+// uploadError gives a failed upload its kind: over the cap, over the
+// pending total, not a gzipped tar, or a body that broke off are the
+// client's; a file the store could not write is an internal fault.
+func (s *Server) uploadError(r *http.Request, err error) *tool.Error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, store.ErrUploadTooLarge):
+		return &tool.Error{Kind: tool.KindTooLarge, Message: fmt.Sprintf("%v: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())}
+	case errors.Is(err, store.ErrUploadSpace):
+		return &tool.Error{Kind: tool.KindInsufficientStorage, Message: err.Error()}
+	case errors.Is(err, store.ErrNotGzip), errors.Is(err, store.ErrEmptyUpload):
+		return &tool.Error{Kind: tool.KindValidation, Message: fmt.Sprintf("%v: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)}
+	case errors.As(err, &pe):
+		// The upload directory: creating, writing or closing its file.
+		return s.internalError(r, "upload", err)
+	}
+	return &tool.Error{Kind: tool.KindValidation, Message: err.Error()}
 }
 
 func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
@@ -127,18 +135,22 @@ func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 			writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: err.Error()})
 			return
 		}
-		writeError(w, s.toolError("artifacts", err))
+		writeError(w, s.toolError(r, "artifacts", err))
 		return
 	}
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("artifact %s is gone from the tool-server's store", h.ID)})
+		return
+	}
 	if err != nil {
-		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("artifact %s is gone: %v", h.ID, err)})
+		writeError(w, s.toolError(r, "artifacts", err))
 		return
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		writeError(w, s.toolError("artifacts", err))
+		writeError(w, s.toolError(r, "artifacts", err))
 		return
 	}
 	w.Header().Set("Content-Type", h.MimeType)

@@ -61,21 +61,21 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 		f.MtimeMs = *w.MtimeMs
 	}
 	if w.ContentOmitted != "" {
-		return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+		return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
 	}
 	if w.Content != nil {
 		if len(*w.Content) > base64Len(MaxFileBytes) {
-			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: fmt.Sprintf("%s: %s is larger than the 32 MiB cap on a file sent to the tool-server", target, w.Path)}
 		}
 		b, err := DecodeBase64(*w.Content)
 		if err != nil {
-			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
 		}
 		if w.Size != nil && int64(len(b)) != *w.Size {
-			return nil, true, &Error{Kind: KindUnprocessed, Status: 422, Field: target,
+			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s has %d bytes, size says %d", target, w.Path, len(b), *w.Size)}
 		}
 		f.Content, f.HasContent = b, true

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/toolserver/toolserver/flow"
 )
 
 // Exit codes of PRODUCT.md, mapped in this one place.
@@ -59,4 +61,33 @@ func report(stderr io.Writer, err error) int {
 	}
 	fmt.Fprintln(stderr, "toolserver:", err)
 	return exitInfra
+}
+
+// flowExit is the exit code of flow run, decided by the kind of what went
+// wrong, never by its text or an HTTP status: 2 when the machinery under
+// the flows failed (err, or the error of a step, matches
+// flow.ErrInfrastructure: Chromium missing or dead, the tool-server
+// unreachable, the link's protocol broken), 1 when a flow failed or was
+// rejected (a report not ok, or another err), 0 when every flow passed.
+// err is what failed the run outside its reports: the error that stopped
+// it, or a baseline the client did not write. The error it returns is
+// what to print; nil when the reports already said it all.
+func flowExit(reports []*flow.Report, err error) (int, error) {
+	if errors.Is(err, flow.ErrInfrastructure) {
+		return exitInfra, err
+	}
+	for _, r := range reports {
+		if ierr := r.InfrastructureError(); ierr != nil {
+			return exitInfra, fmt.Errorf("flow %s: %w", r.Flow, ierr)
+		}
+	}
+	if err != nil {
+		return exitFailed, nil
+	}
+	for _, r := range reports {
+		if !r.OK {
+			return exitFailed, nil
+		}
+	}
+	return exitOK, nil
 }

@@ -71,28 +71,29 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 
 	var reports []*flow.Report
-	failed := false
+	// failure fails the run outside its reports: a baseline the client
+	// did not write (seed, "Baselines in the result").
+	var failure error
 	for _, t := range targets {
 		if ctx.Err() != nil {
 			break
 		}
 		rep, notWritten, err := runOne(ctx, t)
-		var infra *infraError
+		var usage *exitError
 		switch {
-		case errors.As(err, &infra):
-			return withExit(exitInfra, infra.err)
+		case errors.As(err, &usage):
+			return err // a bad --device
+		case errors.Is(err, flow.ErrInfrastructure):
+			return withExit(flowExit(nil, err))
 		case err != nil:
-			failed = true
 			out.rejected(t.name, err)
 			reports = append(reports, rejectedReport(t.name, f.device, err))
 			continue
 		}
 		reports = append(reports, rep)
 		out.finished(rep)
-		// A baseline the client did not write fails the run (seed,
-		// "Baselines in the result").
-		if !rep.OK || notWritten > 0 {
-			failed = true
+		if notWritten > 0 {
+			failure = errors.New("a baseline was not written")
 		}
 	}
 	if f.asJSON {
@@ -114,16 +115,15 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if ctx.Err() != nil {
 		return withExit(exitInfra, errors.New("interrupted"))
 	}
-	if failed {
-		return silentExit(exitFailed)
+	switch code, err := flowExit(reports, failure); {
+	case code == exitOK:
+		return nil
+	case err == nil:
+		return silentExit(code)
+	default:
+		return withExit(code, err)
 	}
-	return nil
 }
-
-// infraError is a failure of the machinery, not of a flow: exit 2.
-type infraError struct{ err error }
-
-func (e *infraError) Error() string { return e.err.Error() }
 
 // rejectedReport stands for a flow rejected before its first step in the
 // JSON and JUnit outputs.
@@ -143,14 +143,16 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 		return nil, err
 	}
 	if a.pool == nil {
-		return nil, &infraError{a.poolErr}
+		return nil, flow.Infrastructure(a.poolErr)
 	}
 	d, err := a.pool.Device(ctx, f.device)
 	if err != nil {
-		if te := devicetool.DeviceError(err); tool.AsError(te).HTTPStatus() == 400 {
-			return nil, &infraError{withExit(exitUsage, fmt.Errorf("--device: %w", err))}
+		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == tool.KindValidation {
+			return nil, withExit(exitUsage, fmt.Errorf("--device: %w", err))
 		}
-		return nil, &infraError{err}
+		// No device, no run: whatever kept it from booting is the
+		// machinery's failure.
+		return nil, flow.Infrastructure(err)
 	}
 	opts := flow.Options{
 		Device:          flowtool.Device{D: d},

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +82,8 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 
 // run runs one flow over the link and returns its report and how many of
 // its baselines were not written. A flow the tool-server rejected is an
-// error; a failure of the link or the server is an *infraError.
+// error; a failure of the link or the server matches flow.ErrInfrastructure
+// (the link client classifies its errors).
 func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, error) {
 	opts := link.CallOptions{Progress: func(data json.RawMessage) {
 		var s flow.StepReport
@@ -97,15 +97,11 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	lr.out.start(t.name, lr.flags.device)
 	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, lr.args(t), opts)
 	if err != nil {
-		var ce *link.CallError
-		if errors.As(err, &ce) && !linkFault(ce.Status) {
-			return nil, 0, err
-		}
-		return nil, 0, &infraError{err}
+		return nil, 0, err
 	}
 	var rep flow.Report
 	if err := json.Unmarshal(res, &rep); err != nil {
-		return nil, 0, &infraError{fmt.Errorf("%s: the result is not a flow report: %w", t.name, err)}
+		return nil, 0, flow.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
 	}
 	if rep.Steps == nil {
 		// No report: the tool-server answered something else (a notice).
@@ -164,17 +160,6 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 	}
 }
 
-// linkFault tells an answer about the link itself (the token, a proxy, a
-// gateway) from one about the flow: the former is exit 2.
-func linkFault(status int) bool {
-	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired, http.StatusRequestEntityTooLarge,
-		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
-}
-
 // baselineRefusals prints the reason of each baseline of the report the
 // client did not write, and counts them.
 func (lr *linkedRun) baselineRefusals(rep *flow.Report) int {
@@ -226,7 +211,7 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON string, stdout, stderr
 	res, err := newLinkClient(u).Call(ctx, name, args, opts)
 	if err != nil {
 		var ce *link.CallError
-		if errors.As(err, &ce) && !linkFault(ce.Status) {
+		if errors.As(err, &ce) && !errors.Is(err, flow.ErrInfrastructure) {
 			printJSON(stdout, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
 			return silentExit(exitFailed)
 		}

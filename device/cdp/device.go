@@ -326,7 +326,7 @@ func (d *Device) call(ctx context.Context, what string, fn func(tab context.Cont
 	// that was running when it died, possibly before LostConnection is
 	// seen here.
 	var exit *exec.ExitError
-	if errors.As(err, &exit) {
+	if errors.As(err, &exit) || d.lostConnection() {
 		d.markDead()
 	}
 	if d.Dead() {
@@ -336,6 +336,26 @@ func (d *Device) call(ctx context.Context, what string, fn func(tab context.Cont
 		return fmt.Errorf("%s on %s: %w", what, d.id, ctx.Err())
 	}
 	return fmt.Errorf("%s on %s: %w", what, d.id, err)
+}
+
+// lostConnection reports whether the browser's connection dropped.
+// chromedp closes LostConnection before it fails a call for the loss, so
+// a failed call sees it here at once, before the goroutine that marks the
+// device dead has run, and answers ErrCrashed rather than chromedp's own
+// error.
+func (d *Device) lostConnection() bool {
+	d.bootMu.Lock()
+	b := d.browser
+	d.bootMu.Unlock()
+	if b == nil {
+		return false
+	}
+	select {
+	case <-chromedp.FromContext(b).Browser.LostConnection:
+		return true
+	default:
+		return false
+	}
 }
 
 // deadContext adapts a closed-on-death channel to context.AfterFunc.

@@ -6,6 +6,7 @@ package flowtool
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
@@ -24,7 +25,21 @@ func (a Device) ID() string { return a.D.ID() }
 func (a Device) Size() (int, int) { return a.D.Size() }
 
 // Launch implements flow.Device.
-func (a Device) Launch(ctx context.Context, url string) error { return a.D.Launch(ctx, url) }
+func (a Device) Launch(ctx context.Context, url string) error { return classify(a.D.Launch(ctx, url)) }
+
+// classify marks an error that says the browser itself is gone as a
+// failure of the machinery (flow.ErrInfrastructure), so the runner and
+// the CLI tell a crashed Chromium from a failed step: the browser died
+// (ErrCrashed), there is no Chromium (ErrNoChromium), the pool closed
+// (ErrClosed) or the device was stopped under the run (ErrNotBooted).
+func classify(err error) error {
+	for _, target := range []error{cdp.ErrCrashed, cdp.ErrNoChromium, cdp.ErrClosed, cdp.ErrNotBooted} {
+		if errors.Is(err, target) {
+			return flow.Infrastructure(err)
+		}
+	}
+	return err
+}
 
 func element(e *cdp.Element) *flow.Element {
 	if e == nil {
@@ -40,30 +55,30 @@ func element(e *cdp.Element) *flow.Element {
 // Locate implements flow.Device.
 func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*flow.Element, error) {
 	e, err := a.D.Locate(ctx, sel.Spec(), timeout)
-	return element(e), err
+	return element(e), classify(err)
 }
 
 // Tap implements flow.Device.
 func (a Device) Tap(ctx context.Context, x, y float64, times int, hold time.Duration) error {
-	return a.D.TapElement(ctx, &cdp.Element{Center: cdp.Point{X: x, Y: y}}, times, hold)
+	return classify(a.D.TapElement(ctx, &cdp.Element{Center: cdp.Point{X: x, Y: y}}, times, hold))
 }
 
 // Fill implements flow.Device.
 func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*flow.Element, error) {
 	e, err := a.D.Fill(ctx, sel.Spec(), text, submit, timeout)
-	return element(e), err
+	return element(e), classify(err)
 }
 
 // Scroll implements flow.Device.
 func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
-	return a.D.Scroll(ctx, x, y, dx, dy)
+	return classify(a.D.Scroll(ctx, x, y, dx, dy))
 }
 
 // Check implements flow.Device.
 func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flow.Outcome, error) {
 	res, err := a.D.Wait(ctx, cdp.Condition{Selector: c.Selector.Spec(), State: string(c.Kind), Text: c.Expected, Match: string(c.Match)}, timeout)
 	if err != nil {
-		return flow.Outcome{}, err
+		return flow.Outcome{}, classify(err)
 	}
 	return flow.Outcome{OK: res.OK, Element: element(res.Element)}, nil
 }
@@ -71,14 +86,14 @@ func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Durati
 // Idle implements flow.Device.
 func (a Device) Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error) {
 	res, err := a.D.AwaitIdle(ctx, stableFor, timeout)
-	return res.Idle, err
+	return res.Idle, classify(err)
 }
 
 // Describe implements flow.Device.
 func (a Device) Describe(ctx context.Context) ([]flow.Element, error) {
 	els, err := a.D.Describe(ctx)
 	if err != nil {
-		return nil, err
+		return nil, classify(err)
 	}
 	out := make([]flow.Element, len(els))
 	for i := range els {
@@ -90,5 +105,5 @@ func (a Device) Describe(ctx context.Context) ([]flow.Element, error) {
 // Capture implements flow.Device.
 func (a Device) Capture(ctx context.Context, maxCaptures int) ([]byte, bool, error) {
 	shot, err := a.D.StableScreenshot(ctx, maxCaptures)
-	return shot.PNG, shot.Stable, err
+	return shot.PNG, shot.Stable, classify(err)
 }

@@ -228,7 +228,10 @@ func (t *Tools) invokeStep(ctx context.Context, name string, args map[string]any
 	if err != nil {
 		return nil, err
 	}
-	return t.Registry.Invoke(ctx, name, b, tool.Options{TempDir: t.TempDir})
+	res, err := t.Registry.Invoke(ctx, name, b, tool.Options{TempDir: t.TempDir})
+	// A device tool on a browser that died is the machinery's failure,
+	// as a step of the runner's own would be.
+	return res, classify(err)
 }
 
 // artifactSink stores a run's artifacts in the server's artifact store.

@@ -73,7 +73,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 	} else {
 		b, err := tool.DecodeBase64(*in.Content)
 		if err != nil {
-			return flow.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Status: 422, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+			return flow.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
 		f.Data = b
 	}

@@ -417,7 +417,7 @@ func writeFailed(what string, err error) error {
 	case "ENOTDIR", "EEXIST":
 		hint = "a file stands where a directory of the path should be"
 	}
-	return &tool.Error{Kind: tool.KindInternal, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
+	return &tool.Error{Kind: tool.KindWriteFailed, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
 		Message: fmt.Sprintf("%s (%s) — %s", what, code, hint)}
 }
 

@@ -138,7 +138,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 			"summary":      err.Error(),
 		}, nil
 	case err != nil:
-		return nil, &tool.Error{Kind: tool.KindUnprocessed, Status: 422, Message: err.Error(), Err: err}
+		return nil, &tool.Error{Kind: tool.KindUnprocessed, Message: err.Error(), Err: err}
 	}
 	max := snapshot.DefaultMaxMismatch
 	if a.MaxMismatch != nil {

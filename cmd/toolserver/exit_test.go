@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// exitProject writes the flows of the exit-code tests: "dies" awaits an
+// element that never comes (so the browser can be killed under it),
+// "fails" asserts a text the page does not have.
+func exitProject(t *testing.T) string {
+	t.Helper()
+	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(pages.Close)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"dies.yaml":  "steps:\n  - launch: \"{{URL}}/app.html\"\n  - await: { visible: { id: never-there }, timeout: 60000 }\n",
+		"fails.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - assert: { visible: { text: nothing like this } }\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, ".argent", "flows", name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(body, "{{URL}}", pages.URL)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// lineWatch is a goroutine-safe writer that closes seen once its output
+// holds a line with every one of want.
+type lineWatch struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want []string
+	seen chan struct{}
+	once sync.Once
+}
+
+func newLineWatch(want ...string) *lineWatch {
+	return &lineWatch{want: want, seen: make(chan struct{})}
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	for line := range strings.Lines(w.buf.String()) {
+		all := true
+		for _, s := range w.want {
+			all = all && strings.Contains(line, s)
+		}
+		if all {
+			w.once.Do(func() { close(w.seen) })
+		}
+	}
+	return n, err
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// runAsync runs the CLI in a goroutine; the channel gets its exit code.
+func runAsync(args []string, stdout, stderr io.Writer) <-chan int {
+	done := make(chan int, 1)
+	go func() { done <- run(context.Background(), args, stdout, stderr) }()
+	return done
+}
+
+// waitExit waits for the CLI to return, or fails the test.
+func waitExit(t *testing.T, done <-chan int, out, errOut interface{ String() string }) int {
+	t.Helper()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("flow run did not return\nstdout:\n%s\nstderr:\n%s", out, errOut)
+		return 0
+	}
+}
+
+// browserPIDs lists the main Chromium processes started for a device of
+// the given size: its --window-size flag is the marker (helpers run by
+// Chromium carry --type=). A size no other test uses keeps other
+// browsers on the machine out of it.
+func browserPIDs(t *testing.T, w, h int) []int {
+	t.Helper()
+	marker := "--window-size=" + strconv.Itoa(w) + "," + strconv.Itoa(h)
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		hasMarker, helper := false, false
+		for _, a := range args {
+			hasMarker = hasMarker || a == marker
+			helper = helper || strings.HasPrefix(a, "--type=")
+		}
+		if hasMarker && !helper && strings.Contains(filepath.Base(args[0]), "chrom") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestFlowRunExitsTwoWhenChromiumDies kills the browser while a step
+// waits on a condition: the machinery failed, so flow run exits 2 (not 1,
+// as for a failed assertion) and says why.
+func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
+	root := exitProject(t)
+	const w, h = 613, 419
+	if pids := browserPIDs(t, w, h); len(pids) > 0 {
+		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
+	}
+	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
+	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--device", "chromium-cdp-613x419"}, out, errOut)
+
+	// The launch step is reported: the await step is next, polling for an
+	// element that never comes.
+	select {
+	case <-out.seen:
+	case code := <-done:
+		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
+	case <-time.After(time.Minute):
+		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
+	}
+	pids := browserPIDs(t, w, h)
+	if len(pids) != 1 {
+		t.Fatalf("browsers of %dx%d: got %v, want one", w, h, pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+
+	if code := waitExit(t, done, out, errOut); code != exitInfra {
+		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
+	}
+	if !strings.Contains(errOut.String(), "chromium exited") || !strings.Contains(out.String(), "await") {
+		t.Errorf("output: got\n%s\n%s\nwant the await step failed and \"chromium exited\" on stderr", out, errOut)
+	}
+}
+
+// TestFlowRunExitsOneWhenAssertionFails: a flow that fails on its own is
+// exit 1.
+func TestFlowRunExitsOneWhenAssertionFails(t *testing.T) {
+	root := exitProject(t)
+	code, out, errOut := runCLI(t, "flow", "run", "fails", "--project", root, "--device", "chromium-cdp-611x417")
+	if code != exitFailed || !strings.Contains(out, "no visible element matched") && !strings.Contains(out, "no element matched") {
+		t.Fatalf("exit: got %d, want %d and the assertion's reason\n%s\n%s", code, exitFailed, out, errOut)
+	}
+}
+
+// cutter forwards TCP connections to a server until cut, when it closes
+// every connection at once: to the client, the server went away as a
+// crashed host would, in the middle of whatever it was sending.
+type cutter struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	cut   bool
+	wg    sync.WaitGroup
+}
+
+func newCutter(t *testing.T, target string) *cutter {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cutter{ln: ln}
+	c.wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			if !c.track(in, out) {
+				return
+			}
+			c.wg.Go(func() { io.Copy(out, in); out.Close() })
+			c.wg.Go(func() { io.Copy(in, out); in.Close() })
+		}
+	})
+	t.Cleanup(func() {
+		c.Cut()
+		c.wg.Wait()
+	})
+	return c
+}
+
+func (c *cutter) track(conns ...net.Conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut {
+		for _, cn := range conns {
+			cn.Close()
+		}
+		return false
+	}
+	c.conns = append(c.conns, conns...)
+	return true
+}
+
+// Cut closes the listener and every connection.
+func (c *cutter) Cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cut = true
+	c.ln.Close()
+	for _, cn := range c.conns {
+		// Reset rather than FIN: the other side sees the connection die.
+		if tc, ok := cn.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		cn.Close()
+	}
+}
+
+func (c *cutter) URL() string { return "http://" + c.ln.Addr().String() }
+
+// TestLinkedFlowRunExitsTwoWhenServerGoesAway runs a flow on a real
+// `toolserver serve` over a link and cuts the server off while the flow
+// streams (after its first progress line): the link broke, so flow run
+// exits 2 with the seed's "closed before … finished" text.
+func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
+	root := exitProject(t)
+	srv := newCutter(t, strings.TrimPrefix(startServe(t, "exit-token"), "http://"))
+	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
+	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", srv.URL(), "--device", "chromium-cdp-617x421"}, out, errOut)
+	select {
+	case <-out.seen:
+	case code := <-done:
+		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
+	case <-time.After(time.Minute):
+		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
+	}
+	srv.Cut()
+	code := waitExit(t, done, out, errOut)
+	if code != exitInfra || !strings.Contains(errOut.String(), "closed before flow-execute finished") {
+		t.Fatalf("exit: got %d, want %d and the closed-connection text\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
+	}
+}
+
+// TestFlowExit maps outcomes to exit codes by their kind alone.
+func TestFlowExit(t *testing.T) {
+	report := func(ok bool, stepErr error) *flow.Report {
+		r := &flow.Report{Flow: "f", OK: ok, Steps: []flow.StepReport{{Status: flow.StatusPass}}}
+		if stepErr != nil {
+			r.Steps[0].Status, r.Steps[0].Err = flow.StatusError, stepErr
+		}
+		return r
+	}
+	crashed := report(false, flow.Infrastructure(errors.New("chromium exited")))
+	failed := report(false, errors.New("no element matched"))
+	passed := report(true, nil)
+	for _, tc := range []struct {
+		name    string
+		reports []*flow.Report
+		err     error
+		want    int
+	}{
+		{"all passed", []*flow.Report{passed, passed}, nil, exitOK},
+		{"one failed", []*flow.Report{passed, failed}, nil, exitFailed},
+		{"browser died in a step", []*flow.Report{failed, crashed}, nil, exitInfra},
+		{"baseline not written", []*flow.Report{passed}, errors.New("a baseline was not written"), exitFailed},
+		{"server unreachable", nil, flow.Infrastructure(errors.New("connection refused")), exitInfra},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _ := flowExit(tc.reports, tc.err); got != tc.want {
+				t.Fatalf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
