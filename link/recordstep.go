@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
 )
 
 // recordingFile is <project_root>/.argent/flows/<name>.yaml of a call
@@ -60,8 +61,8 @@ func (st *callState) stepMembers() ([]Member, error) {
 	if rec == "" || !ok {
 		return []Member{}, nil
 	}
-	recCanonical, _ := landing(rec)
-	c := st.newCollector(clientRoots(rec, recCanonical, st.args["project_root"]))
+	projectRoot, _ := st.args["project_root"].(string)
+	c := st.newCollector(clientfs.ClientRoots(rec, clientfs.RealPath(rec), projectRoot))
 	if err := c.toolFiles(command, args); err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func nestedOf(args map[string]any) flow.NestedFlow {
 func besideRecording(flowPath, recDir string) (string, bool) {
 	base := filepath.Base(flowPath)
 	stem := strings.TrimSuffix(base, ".yaml")
-	if !strings.HasSuffix(base, ".yaml") || !flow.ValidName(stem) || !filepath.IsAbs(flowPath) {
+	if !flow.ValidFileName(base) || !filepath.IsAbs(flowPath) {
 		return "", false
 	}
 	dir := filepath.Dir(flowPath)
