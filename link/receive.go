@@ -170,6 +170,9 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 func refuseInvalid(r *Received) {
 	switch {
 	case r.State == StateRefused:
+		// A refused member is one the client did not send: bytes that
+		// came with it anyway are dropped, so no reader can take them.
+		r.HasData, r.Data = false, nil
 		if r.Error == "" {
 			r.Error = "refused by the client"
 		}
