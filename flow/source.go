@@ -123,7 +123,7 @@ func (d Disk) Read(dir, target string) (f *File, mtimeMs float64) {
 		return refuse(clientfs.EISDIRRead)
 	case d.Policy != nil && !clientfs.IsYAMLName(canonical):
 		// A .yaml name that links to a .env would send that file.
-		return refuse(target + " links to a file that is not a YAML file")
+		return refuse(clientfs.LinksToOther(target, "a YAML file"))
 	}
 	var max int64
 	if d.Policy != nil {

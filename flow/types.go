@@ -525,7 +525,7 @@ func (n NestedFlow) Followable() bool {
 // FlowsDir returns <project_root>/.argent/flows, the directory half of the
 // nested flow's member key.
 func (n NestedFlow) FlowsDir() string {
-	return strings.TrimRight(n.ProjectRoot, `/\`) + "/.argent/flows"
+	return clientpath.FlowsDir(n.ProjectRoot)
 }
 
 // FileName returns <name>.yaml, the target half of the nested flow's member key.

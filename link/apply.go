@@ -181,13 +181,13 @@ func directiveTarget(p string, policy *clientfs.Policy, ext, kind string) (targe
 		real, err := filepath.EvalSymlinks(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return "", p + " is a symbolic link to a missing file"
+			return "", clientfs.LinkToMissing(p)
 		case err != nil:
 			return "", clientfs.ErrorText(err, "realpath", p)
 		case filepath.Dir(real) != realDir:
 			return "", fmt.Sprintf("%s links out of its directory (to %s)", p, real)
 		case !strings.HasSuffix(strings.ToLower(real), ext):
-			return "", fmt.Sprintf("%s links to a file that is not %s", p, kind)
+			return "", clientfs.LinksToOther(p, kind)
 		}
 		if rfi, err := os.Stat(real); err != nil || !rfi.Mode().IsRegular() {
 			return "", clientfs.NotRegular(p)

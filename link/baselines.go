@@ -125,7 +125,7 @@ func (c *memberCollector) baselineMember(file string, compared, forWrite bool) e
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if forWrite {
-			return refuse(file + " is a symbolic link to a missing file")
+			return refuse(clientfs.LinkToMissing(file))
 		}
 		m.State = StateMissing
 		c.emit(m, StateMissing)
@@ -133,7 +133,7 @@ func (c *memberCollector) baselineMember(file string, compared, forWrite bool) e
 	case err != nil:
 		return refuse(clientfs.ErrorText(err, "stat", canonical))
 	case !strings.HasSuffix(canonical, ".png"):
-		return refuse(file + " links to a file that is not a PNG file")
+		return refuse(clientfs.LinksToOther(file, "a PNG file"))
 	case fi.IsDir():
 		return refuse(clientfs.EISDIRRead)
 	case !fi.Mode().IsRegular():

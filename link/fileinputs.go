@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -59,7 +60,7 @@ func hasSentToolExt(p string) bool {
 // notSentToolExt is the refusal of a tool file whose name links to a file
 // with another ending.
 func notSentToolExt(path string) string {
-	return path + " links to a file that is not one of " + strings.Join(sentToolExts, ", ")
+	return clientfs.LinksToOther(path, "one of "+strings.Join(sentToolExts, ", "))
 }
 
 // SetInput is a file input that a call's arguments set. Problem says why

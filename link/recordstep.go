@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // recordingFile is <project_root>/.argent/flows/<name>.yaml of a call
@@ -18,7 +19,7 @@ func recordingFile(args map[string]any) string {
 	if !flow.ValidName(name) || !filepath.IsAbs(root) {
 		return ""
 	}
-	return strings.TrimRight(root, `/\`) + "/.argent/flows/" + name + ".yaml"
+	return clientpath.FlowsDir(root) + "/" + name + ".yaml"
 }
 
 // recordedStep is the step a flow-add-step call runs and records: its

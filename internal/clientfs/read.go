@@ -19,6 +19,15 @@ func TooLarge(what string) string {
 	return what + " is larger than the 32 MiB cap on a file sent to the tool-server"
 }
 
+// LinksToOther is the seed's refusal of a name that links to a file of
+// another kind than its own ending says: <name> links to a file that is
+// not <kind> ("a YAML file", "a PNG file", "one of .png, .yaml").
+func LinksToOther(name, kind string) string { return name + " links to a file that is not " + kind }
+
+// LinkToMissing is the refusal of a name that is a symbolic link to
+// nothing, where a write would follow it.
+func LinkToMissing(name string) string { return name + " is a symbolic link to a missing file" }
+
 // NotRegular is the refusal of a file that is neither a regular file nor
 // a directory (a FIFO, a socket, a device).
 func NotRegular(p string) string { return p + " is not a regular file" }

@@ -421,7 +421,7 @@ func nestedStep(rec *recording, fl *flow.Flow, args map[string]any, delay time.D
 		return keep("run: takes no delayMs")
 	}
 	recDir := dirOfReal(rec.file)
-	nestedFile := strings.TrimRight(root, `/\`) + "/.argent/flows/" + name + ".yaml"
+	nestedFile := clientpath.FlowsDir(root) + "/" + name + ".yaml"
 	a, err1 := os.Stat(nestedFile)
 	b, err2 := os.Stat(recDir + "/" + name + ".yaml")
 	if err1 != nil || err2 != nil || !os.SameFile(a, b) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
@@ -240,7 +241,7 @@ func resolveTarget(a recArgs) (target, error) {
 	// The client writes a directive only to an absolute path whose two
 	// parent segments are .argent/flows (wire reference §5.3), so the
 	// client's path is spelled with '/' whatever the root uses.
-	tg.clientFile = strings.TrimRight(a.ProjectRoot, `/\`) + "/.argent/flows/" + a.Name + ".yaml"
+	tg.clientFile = clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
 	if filepath.IsAbs(a.ProjectRoot) {
 		tg.hostFile = filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")
 		tg.key = clientfs.RealPath(tg.hostFile)
