@@ -129,7 +129,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 			done(StatusError, fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root))
 			return
 		}
-		f, err = r.opts.Source.Open(strings.TrimRight(root, `/\`)+"/.argent/flows", name+".yaml")
+		f, err = r.opts.Source.Open(clientpath.FlowsDir(root), name+".yaml")
 	}
 	sr.Target = name
 	if err != nil {

@@ -55,7 +55,6 @@ var (
 	launchChromiumKeys = []string{"path", "args"}
 	scrollDirections   = []string{"down", "up", "left", "right"}
 	topLevelKeys       = []string{"steps", "executionPrerequisite"}
-	flowFileName       = regexp.MustCompile(`^[A-Za-z0-9_-]+\.yaml$`)
 	scriptFileName     = regexp.MustCompile(`^[A-Za-z0-9_-]+\.mjs$`)
 	driveLetter        = regexp.MustCompile(`^[A-Za-z]:`)
 	yamlLineError      = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
@@ -728,7 +727,7 @@ func (p *parser) run(v *yaml.Node) (Directive, *Error) {
 	}
 	r := &Run{Target: t}
 	file := t
-	if !strings.HasSuffix(t, ".yaml") && flowFileName.MatchString(path.Base(t+".yaml")) {
+	if !strings.HasSuffix(t, ".yaml") && ValidFileName(path.Base(t+".yaml")) {
 		file = r.File()
 	}
 	if !strings.HasSuffix(file, ".yaml") {
@@ -737,7 +736,7 @@ func (p *parser) run(v *yaml.Node) (Directive, *Error) {
 		}
 		return nil, errAt(v, ProblemValue, "a run path must end in .yaml or name a sibling flow (run: login), got %q", t)
 	}
-	if !flowFileName.MatchString(path.Base(file)) {
+	if !ValidFileName(path.Base(file)) {
 		return nil, errAt(v, ProblemValue, "a run target's file name may hold only letters, digits, _ and - before .yaml, got %q", t)
 	}
 	return r, nil

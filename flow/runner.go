@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
@@ -113,9 +114,7 @@ type OpenError struct {
 	Err  error
 }
 
-func (e *OpenError) Error() string {
-	return fmt.Sprintf("ENOENT: no such file or directory, open '%s'", e.Path)
-}
+func (e *OpenError) Error() string { return clientfs.NotFoundText(e.Path) }
 
 func (e *OpenError) Unwrap() error { return e.Err }
 

@@ -2,13 +2,13 @@ package flow
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
@@ -69,25 +69,72 @@ type Source interface {
 // directory of its canonical path.
 func (f *File) Dir() string { return clientpath.Dir(f.Canonical) }
 
-// Disk is the Source of a local run: the files on this machine.
-type Disk struct{}
+// Disk is the Source of a local run: the files on this machine. It is
+// also how a client of the link reads the flow files it sends, so a file
+// reads the same on both ends of a link (link seed, "Members": the runner
+// resolves a target by the client's rule).
+type Disk struct {
+	// Policy, when set, is the client policy of the link seed: a file
+	// whose real path is outside its roots, a .yaml name that links to a
+	// file that is not YAML, or one over the 32 MiB cap is refused, as a
+	// client refuses to send it. Nil reads every file, as a local run
+	// always has: the seed lists a cycle, the depth limit and a
+	// case_folded spelling as the checks of a run without a link.
+	Policy *clientfs.Policy
+}
 
 // Open implements Source.
 func (d Disk) Open(dir, target string) (*File, error) {
-	p := filepath.Join(dir, filepath.FromSlash(target))
-	f := &File{Path: dir + string(filepath.Separator) + target}
-	f.Canonical = RealPath(p)
-	f.Spelling = SpellingOf(filepath.Dir(p), filepath.Base(p))
-	st, err := os.Stat(p)
-	switch {
-	case err != nil:
-		f.Err = err
-	case st.IsDir():
-		f.Err = fmt.Errorf("EISDIR: illegal operation on a directory, read")
-	default:
-		f.Data, f.Err = os.ReadFile(p)
-	}
+	f, _ := d.Read(dir, target)
 	return f, nil
+}
+
+// Read returns the file target names beside dir, with its modification
+// time in epoch milliseconds when it has bytes (a client sends it with
+// them). The path is dir, a separator and target as written; the
+// canonical and the spelling are those of the clean path, the one the
+// runner's filepath.Join and Node's path.resolve both reach. Without
+// bytes, Err wraps fs.ErrNotExist for a missing file and is a
+// *RefusedError, worded as Node words it, for anything else.
+func (d Disk) Read(dir, target string) (f *File, mtimeMs float64) {
+	spelled := dir + string(filepath.Separator) + target
+	canonical, landErr := clientfs.Land(spelled)
+	f = &File{Path: spelled, Canonical: canonical, Spelling: SpellingAt(spelled)}
+	refuse := func(why string) (*File, float64) {
+		f.Err = &RefusedError{Reason: why}
+		return f, 0
+	}
+	// The directory check comes first: a missing file outside the roots
+	// is refused, not missing (seed, "Client policy").
+	if !d.Policy.Serves(canonical) {
+		return refuse(d.Policy.Outside(target))
+	}
+	if landErr != "" {
+		return refuse(landErr)
+	}
+	st, err := os.Stat(canonical)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		f.Err = err
+		return f, 0
+	case err != nil:
+		return refuse(clientfs.ErrorText(err, "stat", canonical))
+	case st.IsDir():
+		return refuse(clientfs.EISDIRRead)
+	case d.Policy != nil && !clientfs.IsYAMLName(canonical):
+		// A .yaml name that links to a .env would send that file.
+		return refuse(clientfs.LinksToOther(target, "a YAML file"))
+	}
+	var max int64
+	if d.Policy != nil {
+		max = clientfs.MaxFileBytes
+	}
+	data, mt, why := clientfs.ReadRegular(canonical, max)
+	if why != "" {
+		return refuse(why)
+	}
+	f.Data = data
+	return f, mt
 }
 
 // OpenFile opens the entry flow of a local run by its path.
@@ -99,7 +146,7 @@ func (d Disk) OpenFile(path string) (*File, error) {
 	return d.Open(filepath.Dir(abs), filepath.Base(abs))
 }
 
-// ReadBaseline implements Source.
+// ReadBaseline implements Source. The policy does not apply to baselines.
 func (d Disk) ReadBaseline(path string) ([]byte, error) { return os.ReadFile(path) }
 
 // WriteBaseline implements Source.
@@ -113,30 +160,11 @@ func (d Disk) WriteBaseline(path string, png []byte) (bool, error) {
 	return updated, atomicfile.WriteFile(path, png)
 }
 
-// RealPath returns the real path of p: symlinks resolved, or for a path
-// that does not exist, the real path of its nearest existing directory
-// with the rest of p appended (seed, member canonical).
-func RealPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	rest := []string{}
-	cur := abs
-	for {
-		parent := filepath.Dir(cur)
-		rest = append([]string{filepath.Base(cur)}, rest...)
-		if parent == cur {
-			return abs
-		}
-		if r, err := filepath.EvalSymlinks(parent); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...)
-		}
-		cur = parent
-	}
+// SpellingAt tells how the directory of the clean path p lists its base
+// name (seed, "Spelling").
+func SpellingAt(p string) Spelling {
+	p = filepath.Clean(p)
+	return SpellingOf(filepath.Dir(p), filepath.Base(p))
 }
 
 // SpellingOf tells how dir lists name, from a real directory listing. An
@@ -156,7 +184,7 @@ func SpellingOf(dir, name string) Spelling {
 		}
 	}
 	if folded != "" {
-		ok := ValidName(strings.TrimSuffix(folded, ".yaml")) && strings.HasSuffix(folded, ".yaml")
+		ok := ValidFileName(folded)
 		return Spelling{State: SpellCaseFolded, Actual: folded, Addressable: &ok}
 	}
 	return Spelling{State: SpellAbsent}

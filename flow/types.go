@@ -370,6 +370,14 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // more letters, digits, '_' or '-'.
 func ValidName(name string) bool { return validName.MatchString(name) }
 
+// ValidFileName reports whether base is a flow file name: a valid flow
+// name and ".yaml", case-sensitively. A recording's savedTo, a run:
+// target and a case-folded spelling's addressable all use it.
+func ValidFileName(base string) bool {
+	stem, ok := strings.CutSuffix(base, ".yaml")
+	return ok && ValidName(stem)
+}
+
 // Walk calls fn for every step in document order, descending into when:
 // blocks; depth is the number of enclosing when: blocks. Walk stops as soon
 // as fn returns false, and reports whether it visited every step.
@@ -517,7 +525,7 @@ func (n NestedFlow) Followable() bool {
 // FlowsDir returns <project_root>/.argent/flows, the directory half of the
 // nested flow's member key.
 func (n NestedFlow) FlowsDir() string {
-	return strings.TrimRight(n.ProjectRoot, `/\`) + "/.argent/flows"
+	return clientpath.FlowsDir(n.ProjectRoot)
 }
 
 // FileName returns <name>.yaml, the target half of the nested flow's member key.

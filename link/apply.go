@@ -9,18 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // clientPNGMagic starts every PNG file.
 var clientPNGMagic = []byte("\x89PNG\r\n\x1a\n")
-
-// savedToName is the file name a savedTo directive may write (wire
-// reference §5.3).
-var savedToName = regexp.MustCompile(`^[A-Za-z0-9_-]+\.yaml$`)
 
 // apply applies the client-file directives of a result (seed, "Baselines
 // in the result"; wire reference §5.3) and returns the result with each
@@ -95,10 +93,10 @@ func (st *callState) writeBaseline(p, content string) (written, why string) {
 	switch {
 	case !strings.HasSuffix(p, ".png"):
 		return "", p + " does not end in .png"
-	case !filepath.IsAbs(p) || pathHasDotDot(p):
+	case !filepath.IsAbs(p) || clientpath.HasDotDot(p):
 		return "", p + ` is not an absolute path without ".." segments`
 	}
-	roots, ok := st.writable[filepath.Dir(p)]
+	policy, ok := st.writable[filepath.Dir(p)]
 	if !ok {
 		return "", p + " is not in the baseline directory of a run of this call that updates baselines"
 	}
@@ -112,7 +110,7 @@ func (st *callState) writeBaseline(p, content string) (written, why string) {
 	if !bytes.HasPrefix(png, clientPNGMagic) {
 		return "", fmt.Sprintf("the content of %s is not a PNG image", p)
 	}
-	target, why := directiveTarget(p, roots, ".png", "a PNG file")
+	target, why := directiveTarget(p, policy, ".png", "a PNG file")
 	if why != "" {
 		return "", why
 	}
@@ -129,9 +127,9 @@ func (st *callState) writeBaseline(p, content string) (written, why string) {
 func (st *callState) writeRecording(p, content string) error {
 	dir := filepath.Dir(p)
 	switch {
-	case !filepath.IsAbs(p) || pathHasDotDot(p):
-		return errors.New("not an absolute path without ..")
-	case !savedToName.MatchString(filepath.Base(p)):
+	case !filepath.IsAbs(p) || clientpath.HasDotDot(p):
+		return errors.New(`not an absolute path without ".." segments`)
+	case !flow.ValidFileName(filepath.Base(p)):
 		return errors.New("not a flow file name")
 	case filepath.Base(dir) != "flows" || filepath.Base(filepath.Dir(dir)) != ".argent":
 		return errors.New("not in .argent/flows")
@@ -151,30 +149,30 @@ func (st *callState) writeRecording(p, content string) error {
 // real directory, or the file a link at p names when that is a regular
 // file with the same ending in the same directory. It refuses a link to
 // nothing, a link out of the directory, a link to another kind of file, a
-// file that is not a regular file, and (with roots) a directory whose
+// file that is not a regular file, and (with a policy) a directory whose
 // real location is under no root. The directory is created when missing.
-func directiveTarget(p string, roots []string, ext, kind string) (target, why string) {
+func directiveTarget(p string, policy *clientfs.Policy, ext, kind string) (target, why string) {
 	dir := filepath.Dir(p)
-	if roots != nil {
-		if real, _ := landing(dir); !underAnyRoot(real, roots) {
-			return "", outsideRoots(p, roots)
+	if policy != nil {
+		if !policy.Serves(clientfs.RealPath(dir)) {
+			return "", policy.Outside(p)
 		}
 	}
 	fi, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", osErrorText(err, "mkdir", dir)
+			return "", clientfs.ErrorText(err, "mkdir", dir)
 		}
 	case err != nil:
-		return "", osErrorText(err, "lstat", p)
+		return "", clientfs.ErrorText(err, "lstat", p)
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", osErrorText(err, "realpath", dir)
+		return "", clientfs.ErrorText(err, "realpath", dir)
 	}
-	if roots != nil && !underAnyRoot(realDir, roots) {
-		return "", outsideRoots(p, roots)
+	if policy != nil && !policy.Serves(realDir) {
+		return "", policy.Outside(p)
 	}
 	switch {
 	case fi == nil:
@@ -183,30 +181,20 @@ func directiveTarget(p string, roots []string, ext, kind string) (target, why st
 		real, err := filepath.EvalSymlinks(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return "", p + " is a symbolic link to a missing file"
+			return "", clientfs.LinkToMissing(p)
 		case err != nil:
-			return "", osErrorText(err, "realpath", p)
+			return "", clientfs.ErrorText(err, "realpath", p)
 		case filepath.Dir(real) != realDir:
 			return "", fmt.Sprintf("%s links out of its directory (to %s)", p, real)
 		case !strings.HasSuffix(strings.ToLower(real), ext):
-			return "", fmt.Sprintf("%s links to a file that is not %s", p, kind)
+			return "", clientfs.LinksToOther(p, kind)
 		}
 		if rfi, err := os.Stat(real); err != nil || !rfi.Mode().IsRegular() {
-			return "", p + " is not a regular file"
+			return "", clientfs.NotRegular(p)
 		}
 		return real, ""
 	case !fi.Mode().IsRegular():
-		return "", p + " is not a regular file"
+		return "", clientfs.NotRegular(p)
 	}
 	return filepath.Join(realDir, filepath.Base(p)), ""
-}
-
-// pathHasDotDot reports whether p has a ".." segment.
-func pathHasDotDot(p string) bool {
-	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if seg == ".." {
-			return true
-		}
-	}
-	return false
 }

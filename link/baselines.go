@@ -5,7 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/toolserver/toolserver/internal/clientfs"
 )
 
 // baselineSet is one baseline directory of the runs of a call: the
@@ -47,7 +50,7 @@ func (c *memberCollector) noteBaselines(dir string, snaps []string, update bool,
 		platform += "-"
 	}
 	for _, n := range snaps {
-		if p := n + "__" + platform; !inList(set.prefixes, p) {
+		if p := n + "__" + platform; !slices.Contains(set.prefixes, p) {
 			set.prefixes = append(set.prefixes, p)
 		}
 	}
@@ -63,11 +66,11 @@ func (c *memberCollector) noteBaselines(dir string, snaps []string, update bool,
 // sent again: that member stands for the baseline.
 func (c *memberCollector) sendBaselines() error {
 	for _, set := range c.baselineDirs {
-		if real, _ := landing(set.dir); !underAnyRoot(real, c.roots) {
+		if !c.policy.Serves(clientfs.RealPath(set.dir)) {
 			continue
 		}
 		if set.update {
-			c.st.writable[set.dir] = c.roots
+			c.st.writable[set.dir] = c.policy
 		}
 		ents, err := os.ReadDir(set.dir) // sorted by name
 		if err != nil {
@@ -111,9 +114,9 @@ func (c *memberCollector) baselineMember(file string, compared, forWrite bool) e
 		c.emit(m, sentRefused(why))
 		return nil
 	}
-	canonical, landErr := landing(file)
-	if !underAnyRoot(canonical, c.roots) {
-		return refuse(outsideRoots(file, c.roots))
+	canonical, landErr := clientfs.Land(file)
+	if !c.policy.Serves(canonical) {
+		return refuse(c.policy.Outside(file))
 	}
 	if landErr != "" {
 		return refuse(landErr)
@@ -122,20 +125,20 @@ func (c *memberCollector) baselineMember(file string, compared, forWrite bool) e
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if forWrite {
-			return refuse(file + " is a symbolic link to a missing file")
+			return refuse(clientfs.LinkToMissing(file))
 		}
 		m.State = StateMissing
 		c.emit(m, StateMissing)
 		return nil
 	case err != nil:
-		return refuse(osErrorText(err, "stat", canonical))
+		return refuse(clientfs.ErrorText(err, "stat", canonical))
 	case !strings.HasSuffix(canonical, ".png"):
-		return refuse(file + " links to a file that is not a PNG file")
+		return refuse(clientfs.LinksToOther(file, "a PNG file"))
 	case fi.IsDir():
-		return refuse(eisdirText)
+		return refuse(clientfs.EISDIRRead)
 	case !fi.Mode().IsRegular():
 		if forWrite {
-			return refuse(file + " is not a regular file")
+			return refuse(clientfs.NotRegular(file))
 		}
 		m.State = StateMissing
 		c.emit(m, StateMissing)

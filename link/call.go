@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -224,7 +225,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any, opt
 		return nil, err
 	}
 	st := &callState{c: c, ctx: ctx, name: name, opts: opts, args: maps.Clone(args),
-		specs: map[string][]tool.FileInput{}, writable: map[string][]string{}}
+		specs: map[string][]tool.FileInput{}, writable: map[string]*clientfs.Policy{}}
 	if st.args == nil {
 		st.args = map[string]any{}
 	}
@@ -262,8 +263,8 @@ type callState struct {
 	collected bool
 	members   int
 	// writable maps each baseline directory of a run that updates
-	// baselines to the roots of its call ("Baselines in the result").
-	writable map[string][]string
+	// baselines to the policy of its call ("Baselines in the result").
+	writable map[string]*clientfs.Policy
 	// recording is the recording file the call names, the one file a
 	// savedTo directive may write; "" when the call names none.
 	recording string

@@ -20,8 +20,9 @@ import (
 	"github.com/toolserver/toolserver/tool"
 )
 
-// TestFileInputWrapping follows §4.1 of the wire reference: skipWhenSet,
-// a non-string target, a template with a missing or empty argument, a
+// TestFileInputWrapping follows §4.1 of the wire reference: skipWhenSet
+// (a null argument counts as absent, as on the tool-server), a non-string
+// target, a template with a missing or empty argument, a
 // target already set to another string, each kind, and a collect value
 // the client does not know.
 func TestFileInputWrapping(t *testing.T) {
@@ -31,7 +32,7 @@ func TestFileInputWrapping(t *testing.T) {
 		{Target: "a", Path: "${a}", Kind: "file"},
 		{Target: "b", Path: "${b}", Kind: "file"},
 		{Target: "c", Path: "${dir}/c.txt", Kind: "file"},
-		{Target: "d", Path: "${a}", Kind: "file", SkipWhenSet: "x"},
+		{Target: "d", Path: "${dir}/c.txt", Kind: "file", SkipWhenSet: "x"},
 		{Target: "e", Path: "${nothing}/e.txt", Kind: "file"},
 		{Target: "f", Path: "${f}", Kind: "file"},
 		{Target: "g", Path: "${empty}/g", Kind: "directory"},
@@ -40,6 +41,7 @@ func TestFileInputWrapping(t *testing.T) {
 		{Target: "j", Path: "${j}", Kind: "file", Collect: "nonsense"},
 		{Target: "derived", Path: "${dir}/c.txt", Kind: "file"},
 		{Target: "n", Path: "${n}", Kind: "file"},
+		{Target: "s", Path: "${dir}/c.txt", Kind: "file", SkipWhenSet: "dir"},
 	}})
 	a := f.put(filepath.Join(f.root, "in", "a.txt"), "alpha")
 	c := f.put(filepath.Join(f.root, "in", "c.txt"), "charlie")
@@ -56,6 +58,7 @@ func TestFileInputWrapping(t *testing.T) {
 		"a":       fileWant(a, "alpha"),
 		"b":       wantInput{Marker: true, Path: filepath.Join(dir, "missing.txt")},
 		"c":       "/somewhere/else.txt",
+		"d":       fileWant(c, "charlie"), // a null skipWhenSet argument is absent
 		"derived": fileWant(c, "charlie"),
 		"dir":     dir,
 		"empty":   "",

@@ -2,7 +2,6 @@ package link
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -14,11 +13,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -40,42 +38,24 @@ type inputWire struct {
 	Members         *[]Member      `json:"members,omitempty"`
 }
 
-// pathArg matches ${arg} in a file input's path.
-var pathArg = regexp.MustCompile(`\$\{([^}]+)\}`)
-
-// fillInputPath fills the ${arg} of a file input's path from the string
-// arguments; ok is false when one is missing, not a string, or empty.
-func fillInputPath(tmpl string, args map[string]any) (string, bool) {
-	ok := true
-	out := pathArg.ReplaceAllStringFunc(tmpl, func(m string) string {
-		v, isStr := args[m[2:len(m)-1]].(string)
-		if !isStr || v == "" {
-			ok = false
-		}
-		return v
-	})
-	return out, ok
-}
-
 // wrapInputs replaces each declared file input of the call by its
 // file-input object, in the tool's order (wire reference §4.1): an input
-// whose skipWhenSet argument is present, whose target holds a value that
-// is not a string or a string other than its path, or whose path names a
-// missing or empty argument, is left alone. Over a link every file input
-// is wrapped, also for a tool-server on 127.0.0.1.
+// whose skipWhenSet argument is set, whose target holds a value that is
+// not a string or a string other than its path, or whose path names a
+// missing or empty argument, is left alone. A null argument counts as
+// absent (argSet). Over a link every file input is wrapped, also for a
+// tool-server on 127.0.0.1.
 func (st *callState) wrapInputs() error {
 	for _, spec := range st.specs[st.name] {
-		if spec.SkipWhenSet != "" {
-			if _, set := st.args[spec.SkipWhenSet]; set {
-				continue
-			}
+		if spec.SkipWhenSet != "" && argSet(st.args, spec.SkipWhenSet) {
+			continue
 		}
-		cur, has := st.args[spec.Target]
-		curStr, isStr := cur.(string)
+		has := argSet(st.args, spec.Target)
+		curStr, isStr := st.args[spec.Target].(string)
 		if has && !isStr {
 			continue
 		}
-		p, ok := fillInputPath(spec.Path, st.args)
+		p, ok := fillPath(spec.Path, st.args)
 		if !ok || has && curStr != p {
 			continue
 		}
@@ -129,13 +109,13 @@ func fileInput(w *inputWire, p string) []byte {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	size, mt := fi.Size(), mtimeMsOf(fi)
+	size, mt := fi.Size(), clientfs.MtimeMs(fi)
 	w.Size, w.MtimeMs = &size, &mt
 	if size > MaxFileBytes {
 		w.ContentOmitted = "size-limit"
 		return nil
 	}
-	data, mt, why := readMemberFile(p)
+	data, mt, why := clientfs.ReadRegular(p, MaxFileBytes)
 	if why != "" {
 		return nil
 	}
@@ -146,60 +126,6 @@ func fileInput(w *inputWire, p string) []byte {
 	return data
 }
 
-// mtimeMsOf is a file's modification time in epoch milliseconds, with
-// the fraction, as Node's stat gives it.
-func mtimeMsOf(fi fs.FileInfo) float64 { return float64(fi.ModTime().UnixNano()) / 1e6 }
-
-// readMemberFile reads a file within the 32 MiB cap; why is the refusal
-// (Node's wording of an OS error, or the cap's) when it cannot.
-func readMemberFile(p string) (data []byte, mtimeMs float64, why string) {
-	// Opening a FIFO for reading blocks until it has a writer: check the
-	// type first, and open without blocking in case it changed since.
-	switch fi, err := os.Stat(p); {
-	case err != nil:
-		return nil, 0, osErrorText(err, "stat", p)
-	case fi.IsDir():
-		return nil, 0, eisdirText
-	case !fi.Mode().IsRegular():
-		return nil, 0, p + " is not a regular file"
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, 0, osErrorText(err, "open", p)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, osErrorText(err, "fstat", p)
-	}
-	if fi.IsDir() {
-		return nil, 0, eisdirText
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, p + " is not a regular file"
-	}
-	if fi.Size() > MaxFileBytes {
-		return nil, 0, tooLargeText(p)
-	}
-	// Read into a buffer of the size fstat gives; a file that grew since
-	// is read on, up to the cap.
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
-		return nil, 0, osErrorText(err, "read", p)
-	}
-	if buf.Len() > MaxFileBytes {
-		return nil, 0, tooLargeText(p)
-	}
-	data = buf.Bytes()
-	return data, mtimeMsOf(fi), ""
-}
-
-// tooLargeText is the seed's refusal of a file over the cap.
-func tooLargeText(canonical string) string {
-	return canonical + " is larger than the 32 MiB cap on a file sent to the tool-server"
-}
-
 // treeInput sends a tar-upload input: the file or directory at p as a
 // gzipped tar whose entries are prefixed with its base name, streamed to
 // POST /upload; the object gets contentHash and uploadId.
@@ -208,7 +134,7 @@ func (st *callState) treeInput(w *inputWire, p string) error {
 	if err != nil {
 		return nil // the tool-server reports the missing path
 	}
-	size, mt := fi.Size(), mtimeMsOf(fi)
+	size, mt := fi.Size(), clientfs.MtimeMs(fi)
 	w.Size, w.MtimeMs = &size, &mt
 	id, hash, err := st.c.uploadTree(st.ctx, p)
 	if err != nil {
@@ -310,9 +236,10 @@ func (st *callState) collectFlow(w *inputWire, p string, data []byte) error {
 		}
 		abs = a
 	}
-	canonical, _ := landing(abs)
-	sp := flow.SpellingOf(spelledDir(abs), filepath.Base(abs))
-	c := st.newCollector(clientRoots(abs, canonical, st.args["project_root"]))
+	canonical := clientfs.RealPath(abs)
+	sp := flow.SpellingAt(abs)
+	projectRoot, _ := st.args["project_root"].(string)
+	c := st.newCollector(clientfs.ClientRoots(abs, canonical, projectRoot))
 	if fl, err := flow.Parse(canonical, data); err == nil {
 		update, _ := st.args["updateBaselines"].(bool)
 		root := memberRun{canonical: canonical, fl: fl, name: strings.TrimSuffix(filepath.Base(abs), ".yaml"),

@@ -2,13 +2,12 @@ package link
 
 import (
 	"errors"
-	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -17,8 +16,8 @@ import (
 // runs, in the order found. Members get their bytes from the call's
 // sender, so the inline budget is the call's.
 type memberCollector struct {
-	st    *callState
-	roots []string
+	st     *callState
+	policy *clientfs.Policy
 
 	members []Member
 	// flows are the flow members by key; each pair of directory and
@@ -55,8 +54,8 @@ type memberRun struct {
 	platform string
 }
 
-func (st *callState) newCollector(roots []string) *memberCollector {
-	return &memberCollector{st: st, roots: roots, members: []Member{}, flows: map[string]*walkedFlow{},
+func (st *callState) newCollector(policy *clientfs.Policy) *memberCollector {
+	return &memberCollector{st: st, policy: policy, members: []Member{}, flows: map[string]*walkedFlow{},
 		toolPaths: map[string]bool{}, runs: map[string]bool{}}
 }
 
@@ -96,7 +95,7 @@ func (c *memberCollector) walk(start ...memberRun) error {
 			f := files[0]
 			files = files[1:]
 			for _, n := range f.fl.SnapshotNames() {
-				if !inList(snaps, n) {
+				if !slices.Contains(snaps, n) {
 					snaps = append(snaps, n)
 				}
 			}
@@ -163,53 +162,36 @@ func (c *memberCollector) nestedRun(n flow.NestedFlow, hop int, update bool, pla
 
 // flowMember sends the flow that target names beside dir, once per key:
 // with its bytes when it is a YAML file under the roots within the cap,
-// else missing or refused with the reason of the seed's policy table.
+// else missing or refused with the reason of the seed's policy table. The
+// file is read as a local run reads it (flow.Disk), under the call's
+// policy, so both ends agree on what it is.
 func (c *memberCollector) flowMember(dir, target string) (*walkedFlow, error) {
 	key := Key(dir, target)
 	if f, ok := c.flows[key]; ok {
 		return f, nil
 	}
-	spelled := dir + string(filepath.Separator) + target
-	canonical, landErr := landing(spelled)
-	sp := flow.SpellingOf(spelledDir(spelled), path.Base(target))
-	m := Member{Role: RoleFlow, Key: key, Path: spelled, Canonical: canonical, Spelling: &sp}
-	f := &walkedFlow{canonical: canonical}
+	file, mt := flow.Disk{Policy: c.policy}.Read(dir, target)
+	sp := file.Spelling
+	m := Member{Role: RoleFlow, Key: key, Path: file.Path, Canonical: file.Canonical, Spelling: &sp}
+	f := &walkedFlow{canonical: file.Canonical}
 	c.flows[key] = f
-	refuse := func(why string) (*walkedFlow, error) {
-		m.State, m.Error = StateRefused, why
-		c.emit(m, sentRefused(why))
-		return f, nil
-	}
-	// The directory check comes first: a missing file outside the roots
-	// is refused, not missing.
-	if !underAnyRoot(canonical, c.roots) {
-		return refuse(outsideRoots(target, c.roots))
-	}
-	if landErr != "" {
-		return refuse(landErr)
-	}
-	fi, err := os.Stat(canonical)
+	var refused *flow.RefusedError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.As(file.Err, &refused):
+		m.State, m.Error = StateRefused, refused.Reason
+		c.emit(m, sentRefused(refused.Reason))
+		return f, nil
+	case file.Err != nil:
 		m.State = StateMissing
 		c.emit(m, StateMissing)
 		return f, nil
-	case err != nil:
-		return refuse(osErrorText(err, "stat", canonical))
-	case fi.IsDir():
-		return refuse(eisdirText)
-	case !isYAMLName(canonical):
-		// A .yaml name that links to a .env would send that file.
-		return refuse(target + " links to a file that is not a YAML file")
 	}
-	data, sent, err := c.sendBytes(&m, canonical)
+	sent, err := c.st.send.place(&m, file.Canonical, file.Data, mt)
 	if err != nil {
 		return nil, err
 	}
-	if data != nil {
-		if fl, perr := flow.Parse(canonical, data); perr == nil {
-			f.flow = fl
-		}
+	if fl, perr := flow.Parse(file.Canonical, file.Data); perr == nil {
+		f.flow = fl
 	}
 	c.emit(m, sent)
 	return f, nil
@@ -219,7 +201,7 @@ func (c *memberCollector) flowMember(dir, target string) (*walkedFlow, error) {
 // inline or as an upload. A file it cannot read, or one over the cap,
 // leaves m refused with the reason and no bytes.
 func (c *memberCollector) sendBytes(m *Member, real string) ([]byte, string, error) {
-	data, mt, why := readMemberFile(real)
+	data, mt, why := clientfs.ReadRegular(real, MaxFileBytes)
 	if why != "" {
 		m.State, m.Error = StateRefused, why
 		return nil, sentRefused(why), nil

@@ -59,7 +59,7 @@ func OlderClient(fl *flow.Flow, canonical string, tools ToolInfo) error {
 
 // hasFileArg reports whether the step sets a file argument of the tool.
 func hasFileArg(args map[string]any, inputs []tool.FileInput) bool {
-	for _, in := range tool.SetFileInputs(inputs, args) {
+	for _, in := range SetFileInputs(inputs, args) {
 		if in.Problem == "" {
 			return true
 		}

@@ -23,7 +23,7 @@ var recordingTools = map[string]bool{
 // argument a client can send, or "" when every input it sets is one
 // (seed, "Tool files" and pre-validation).
 func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
-	for _, in := range tool.SetFileInputs(inputs, args) {
+	for _, in := range SetFileInputs(inputs, args) {
 		if in.Problem != "" {
 			return fmt.Sprintf("argument %s is %s", in.Target, in.Problem)
 		}

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 
 	"github.com/toolserver/toolserver/flow"
@@ -169,6 +170,9 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 func refuseInvalid(r *Received) {
 	switch {
 	case r.State == StateRefused:
+		// A refused member is one the client did not send: bytes that
+		// came with it anyway are dropped, so no reader can take them.
+		r.HasData, r.Data = false, nil
 		if r.Error == "" {
 			r.Error = "refused by the client"
 		}
@@ -200,7 +204,7 @@ func validSpelling(s *flow.Spelling) bool {
 
 func decodeContent(m Member) ([]byte, error) {
 	if len(*m.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
-		return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
+		return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 	}
 	b, err := tool.DecodeBase64(*m.Content)
 	if err != nil {
@@ -255,14 +259,14 @@ func readUpload(u store.Upload, m Member) ([]byte, error) {
 			return nil, unprocessable("member %q: the upload holds more than one file", m.Path)
 		}
 		if hdr.Size > MaxFileBytes {
-			return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
+			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
 		data, err = io.ReadAll(io.LimitReader(tr, MaxFileBytes+1))
 		if err != nil {
 			return nil, unprocessable("member %q: read the upload: %v", m.Path, err)
 		}
 		if int64(len(data)) > MaxFileBytes {
-			return nil, unprocessable("member %q is larger than the 32 MiB cap on a file sent to the tool-server", m.Path)
+			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
 		found = true
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // recordingFile is <project_root>/.argent/flows/<name>.yaml of a call
@@ -17,7 +19,7 @@ func recordingFile(args map[string]any) string {
 	if !flow.ValidName(name) || !filepath.IsAbs(root) {
 		return ""
 	}
-	return strings.TrimRight(root, `/\`) + "/.argent/flows/" + name + ".yaml"
+	return clientpath.FlowsDir(root) + "/" + name + ".yaml"
 }
 
 // recordedStep is the step a flow-add-step call runs and records: its
@@ -60,8 +62,8 @@ func (st *callState) stepMembers() ([]Member, error) {
 	if rec == "" || !ok {
 		return []Member{}, nil
 	}
-	recCanonical, _ := landing(rec)
-	c := st.newCollector(clientRoots(rec, recCanonical, st.args["project_root"]))
+	projectRoot, _ := st.args["project_root"].(string)
+	c := st.newCollector(clientfs.ClientRoots(rec, clientfs.RealPath(rec), projectRoot))
 	if err := c.toolFiles(command, args); err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func nestedOf(args map[string]any) flow.NestedFlow {
 func besideRecording(flowPath, recDir string) (string, bool) {
 	base := filepath.Base(flowPath)
 	stem := strings.TrimSuffix(base, ".yaml")
-	if !strings.HasSuffix(base, ".yaml") || !flow.ValidName(stem) || !filepath.IsAbs(flowPath) {
+	if !flow.ValidFileName(base) || !filepath.IsAbs(flowPath) {
 		return "", false
 	}
 	dir := filepath.Dir(flowPath)

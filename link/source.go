@@ -52,7 +52,13 @@ func (s *Source) Open(dir, target string) (*flow.File, error) {
 		p := strings.TrimRight(dir, `/\`) + "/" + target
 		return &flow.File{Path: p, Canonical: p, Spelling: flow.Spelling{State: flow.SpellListed}, Err: notExist(p)}, nil
 	}
-	f := &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: *r.Spelling}
+	// A member refused on arrival may have no spelling; "listed" is what
+	// a client sends when it cannot tell (seed, "Spelling").
+	sp := flow.Spelling{State: flow.SpellListed}
+	if r.Spelling != nil {
+		sp = *r.Spelling
+	}
+	f := &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: sp}
 	switch {
 	case r.State == StateRefused:
 		f.Err = &flow.RefusedError{Reason: r.Error}

@@ -5,36 +5,28 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/tool"
 )
 
 // toolFileArgs returns the file arguments of a tool: step (seed, "Tool
-// files"): the arguments its tool declares as a file input whose path is
-// only that argument ("${<target>}"), whose value is an absolute path
-// ending in .png or .yaml in any case. An input whose unwrapWhenSet
-// argument is also set stays unread: the tool's own check refuses the
-// call. No other argument is ever a file, an absolute .png path that a
-// keyboard step types among them.
+// files"), by the rule both ends share (FileArguments): the arguments its
+// tool declares as a file input whose path is only that argument
+// ("${<target>}"), whose value is an absolute path ending in .png or
+// .yaml in any case. An input whose unwrapWhenSet argument is also set
+// stays unread: the tool's own check refuses the call. No other argument
+// is ever a file, an absolute .png path that a keyboard step types among
+// them. A value absolute only on another system (C:\ on this one) is not
+// a path this client can read.
 func toolFileArgs(specs []tool.FileInput, args map[string]any) []string {
 	var out []string
-	for _, in := range specs {
-		if !in.IsFileArgument() {
-			continue
+	for _, target := range FileArguments(specs, args) {
+		if v := args[target].(string); filepath.IsAbs(v) {
+			out = append(out, v)
 		}
-		if in.UnwrapWhenSet != "" {
-			if _, set := args[in.UnwrapWhenSet]; set {
-				continue
-			}
-		}
-		v, ok := args[in.Target].(string)
-		if !ok || !filepath.IsAbs(v) || !hasSentToolExt(v) {
-			continue
-		}
-		out = append(out, v)
 	}
 	return out
 }
@@ -69,12 +61,12 @@ func (c *memberCollector) toolMember(file string) error {
 		c.emit(m, sentRefused(why))
 		return nil
 	}
-	canonical, _ := landing(file)
-	if !underAnyRoot(canonical, c.roots) {
-		return refuse(outsideRoots(file, c.roots))
+	canonical := clientfs.RealPath(file)
+	if !c.policy.Serves(canonical) {
+		return refuse(c.policy.Outside(file))
 	}
 	if !hasSentToolExt(canonical) {
-		return refuse(file + " links to a file that is not one of " + strings.Join(sentToolExts, ", "))
+		return refuse(notSentToolExt(file))
 	}
 	fi, err := os.Stat(canonical)
 	switch {
@@ -83,9 +75,9 @@ func (c *memberCollector) toolMember(file string) error {
 		c.emit(m, StateMissing)
 		return nil
 	case err != nil:
-		return refuse(osErrorText(err, "stat", canonical))
+		return refuse(clientfs.ErrorText(err, "stat", canonical))
 	case fi.IsDir():
-		return refuse(eisdirText)
+		return refuse(clientfs.EISDIRRead)
 	}
 	_, sent, err := c.sendBytes(&m, canonical)
 	if err != nil {

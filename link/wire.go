@@ -1,6 +1,9 @@
 package link
 
-import "github.com/toolserver/toolserver/flow"
+import (
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
+)
 
 // The roles of a member.
 const (
@@ -23,7 +26,7 @@ const (
 )
 
 // MaxFileBytes caps one member, and the total of a call's flow members.
-const MaxFileBytes = 32 << 20
+const MaxFileBytes = clientfs.MaxFileBytes
 
 // MaxInlineBytes is what the client puts in the call body; other members go
 // through POST /upload, one gzipped tar each.

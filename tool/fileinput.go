@@ -1,20 +1,18 @@
 package tool
 
 import (
-	"regexp"
-	"strings"
-
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 
-	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/internal/clientfs"
 )
 
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
-const MaxFileBytes = 32 << 20
+const MaxFileBytes = clientfs.MaxFileBytes
 
 // File is a file-input object as the client sent it.
 type File struct {
@@ -65,9 +63,9 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
 	}
 	if w.Content != nil {
-		if len(*w.Content) > base64Len(MaxFileBytes) {
+		if len(*w.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
-				Message: fmt.Sprintf("%s: %s is larger than the 32 MiB cap on a file sent to the tool-server", target, w.Path)}
+				Message: target + ": " + clientfs.TooLarge(w.Path)}
 		}
 		b, err := DecodeBase64(*w.Content)
 		if err != nil {
@@ -82,8 +80,6 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 	}
 	return f, true, nil
 }
-
-func base64Len(n int) int { return (n + 2) / 3 * 4 }
 
 // SameHostFile reports whether path on this machine is the file a client
 // described (same size, same mtime to the millisecond), so its bytes can be
@@ -145,71 +141,4 @@ func unwrapFileInputs(call *Call, tempDir string) error {
 // "Tool files"): of kind file, with a path that is only its own argument.
 func (in FileInput) IsFileArgument() bool {
 	return in.Kind == "file" && in.Path == "${"+in.Target+"}"
-}
-
-// SetInput is a file input that a call's arguments set. Problem says why
-// it is not a file a client can send with a replay over a link (an
-// absolute .png or .yaml path that one argument names); it is "" when it is.
-type SetInput struct {
-	Target  string
-	Problem string
-}
-
-var templateArg = regexp.MustCompile(`\$\{([^}]+)\}`)
-
-// SetFileInputs returns the file inputs args set, in declared order, as a
-// client decides it: an input whose skipWhenSet or unwrapWhenSet argument
-// is set is not read, and a path built from arguments counts only when all
-// of them are set.
-func SetFileInputs(inputs []FileInput, args map[string]any) []SetInput {
-	set := func(k string) bool { v, ok := args[k]; return ok && v != nil }
-	var out []SetInput
-	for _, in := range inputs {
-		if in.SkipWhenSet != "" && set(in.SkipWhenSet) || in.UnwrapWhenSet != "" && set(in.UnwrapWhenSet) {
-			continue
-		}
-		single := in.Path == "${"+in.Target+"}"
-		if single && !set(in.Target) {
-			continue
-		}
-		if !single {
-			refs := templateArg.FindAllStringSubmatch(in.Path, -1)
-			active := len(refs) > 0
-			for _, r := range refs {
-				if s, _ := args[r[1]].(string); s == "" {
-					active = false
-				}
-			}
-			if !active {
-				continue
-			}
-		}
-		v, isStr := args[in.Target].(string)
-		var why string
-		switch {
-		case !single:
-			why = "a path the tool builds from other arguments (" + in.Path + ")"
-		case in.Kind == "directory":
-			why = "a directory"
-		case in.Kind == "tar-upload":
-			why = "an app or directory sent as an upload"
-		case in.Kind == "probe":
-			why = "an output directory or a path the tool probes"
-		case in.Kind != "file":
-			why = "a " + in.Kind + " input"
-		case !isStr:
-			why = "not a path"
-		case !clientpath.IsAbs(v):
-			why = "a relative path"
-		case !hasPNGOrYAML(v):
-			why = "a file that does not end in .png or .yaml"
-		}
-		out = append(out, SetInput{Target: in.Target, Problem: why})
-	}
-	return out
-}
-
-func hasPNGOrYAML(p string) bool {
-	l := strings.ToLower(p)
-	return strings.HasSuffix(l, ".png") || strings.HasSuffix(l, ".yaml")
 }

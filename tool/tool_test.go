@@ -127,38 +127,17 @@ func TestFileInputUnwrapping(t *testing.T) {
 	}
 }
 
-func TestSetFileInputs(t *testing.T) {
-	inputs := []tool.FileInput{
-		{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"},
-		{Target: "outputDir", Path: "${outputDir}", Kind: "probe", Optional: true},
-		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path"},
-		{Target: "app", Path: "${app}", Kind: "tar-upload"},
-	}
+func TestIsFileArgument(t *testing.T) {
 	for _, tc := range []struct {
-		args map[string]any
-		want []tool.SetInput
+		in   tool.FileInput
+		want bool
 	}{
-		{map[string]any{"baselinePath": "/p/a.PNG"}, []tool.SetInput{{"baselinePath", ""}}},
-		{map[string]any{"baselinePath": "rel/a.png"}, []tool.SetInput{{"baselinePath", "a relative path"}}},
-		{map[string]any{"baselinePath": "/p/a.txt"}, []tool.SetInput{{"baselinePath", "a file that does not end in .png or .yaml"}}},
-		{map[string]any{"outputDir": "/tmp"}, []tool.SetInput{{"outputDir", "an output directory or a path the tool probes"}}},
-		{map[string]any{"name": "x"}, nil}, // the template needs project_root too
-		{map[string]any{"name": "x", "project_root": "/p"}, []tool.SetInput{{"flow_file", "a path the tool builds from other arguments (${project_root}/.argent/flows/${name}.yaml)"}}},
-		{map[string]any{"name": "x", "project_root": "/p", "flow_path": "/p/f.yaml"}, nil},
-		{map[string]any{"app": "/p/My.app"}, []tool.SetInput{{"app", "an app or directory sent as an upload"}}},
+		{tool.FileInput{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"}, true},
+		{tool.FileInput{Target: "outputDir", Path: "${outputDir}", Kind: "probe"}, false},
+		{tool.FileInput{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file"}, false},
 	} {
-		got := tool.SetFileInputs(inputs, tc.args)
-		if len(got) != len(tc.want) {
-			t.Errorf("%v: got %v, want %v", tc.args, got, tc.want)
-			continue
+		if got := tc.in.IsFileArgument(); got != tc.want {
+			t.Errorf("%+v: got %v, want %v", tc.in, got, tc.want)
 		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("%v: got %v, want %v", tc.args, got, tc.want)
-			}
-		}
-	}
-	if !inputs[0].IsFileArgument() || inputs[1].IsFileArgument() || inputs[2].IsFileArgument() {
-		t.Error("IsFileArgument: want only the single-argument file input")
 	}
 }

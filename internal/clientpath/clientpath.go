@@ -53,3 +53,8 @@ func Dir(p string) string {
 
 // Base returns the last element of p.
 func Base(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
+
+// FlowsDir returns <root>/.argent/flows as a client spells it, with '/'
+// after the root whatever its separator: the directory of a nested flow's
+// member key and of a recording (link seed, "Members").
+func FlowsDir(root string) string { return strings.TrimRight(root, `/\`) + "/.argent/flows" }

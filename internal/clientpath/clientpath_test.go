@@ -32,3 +32,16 @@ func TestClientPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestFlowsDir(t *testing.T) {
+	for root, want := range map[string]string{
+		"/work/proj":  "/work/proj/.argent/flows",
+		"/work/proj/": "/work/proj/.argent/flows",
+		`C:\proj\`:    `C:\proj/.argent/flows`,
+		"/":           "/.argent/flows",
+	} {
+		if got := FlowsDir(root); got != want {
+			t.Errorf("FlowsDir(%q): got %q, want %q", root, got, want)
+		}
+	}
+}

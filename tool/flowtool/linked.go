@@ -119,15 +119,10 @@ func removeAll(dirs []string) {
 func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) ([]string, error) {
 	inputs, _ := t.toolInfo(toolName)
 	var dirs []string
-	for _, in := range inputs {
-		if !in.IsFileArgument() {
-			continue
-		}
-		p, ok := args[in.Target].(string)
-		if !ok {
-			continue
-		}
-		data, err := src.ToolFile(p, in.Target, toolName)
+	// The file arguments by the rule the client used to send them.
+	for _, target := range link.FileArguments(inputs, args) {
+		p := args[target].(string)
+		data, err := src.ToolFile(p, target, toolName)
 		if err != nil {
 			var refused *flow.RefusedError
 			if errors.As(err, &refused) || suffix == "" {
@@ -144,7 +139,7 @@ func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]a
 		if err := os.WriteFile(local, data, 0o600); err != nil {
 			return dirs, err
 		}
-		args[in.Target] = local
+		args[target] = local
 	}
 	return dirs, nil
 }

@@ -3,9 +3,9 @@ package flowtool
 import (
 	"context"
 	"encoding/base64"
-	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -47,7 +47,7 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 		if name == "" || root == "" {
 			return nil, nil
 		}
-		dir := strings.TrimRight(root, `/\`) + "/.argent/flows"
+		dir := clientpath.FlowsDir(root)
 		in := link.FlowInput{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
 		if r := m.FlowFile(link.Key(dir, name+".yaml")); r != nil {
 			in.Canonical, in.Spelling = r.Canonical, r.Spelling

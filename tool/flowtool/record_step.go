@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
@@ -258,7 +260,7 @@ func launchStep(args map[string]any) *flow.Step {
 // so for its client-side recording a file argument is refused too.
 func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
 	var bad, files []string
-	for _, in := range tool.SetFileInputs(spec.FileInputs, args) {
+	for _, in := range link.SetFileInputs(spec.FileInputs, args) {
 		if in.Problem != "" {
 			bad = append(bad, fmt.Sprintf("argument %s is %s", in.Target, in.Problem))
 		} else {
@@ -419,7 +421,7 @@ func nestedStep(rec *recording, fl *flow.Flow, args map[string]any, delay time.D
 		return keep("run: takes no delayMs")
 	}
 	recDir := dirOfReal(rec.file)
-	nestedFile := strings.TrimRight(root, `/\`) + "/.argent/flows/" + name + ".yaml"
+	nestedFile := clientpath.FlowsDir(root) + "/" + name + ".yaml"
 	a, err1 := os.Stat(nestedFile)
 	b, err2 := os.Stat(recDir + "/" + name + ".yaml")
 	if err1 != nil || err2 != nil || !os.SameFile(a, b) {
@@ -438,7 +440,7 @@ func nestedStep(rec *recording, fl *flow.Flow, args map[string]any, delay time.D
 // dirOfReal is the real directory of a file, where its run: targets
 // resolve.
 func dirOfReal(file string) string {
-	d, _ := clientpath.Split(flow.RealPath(file))
+	d, _ := clientpath.Split(clientfs.RealPath(file))
 	return d
 }
 

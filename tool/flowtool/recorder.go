@@ -10,9 +10,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
@@ -240,11 +241,11 @@ func resolveTarget(a recArgs) (target, error) {
 	// The client writes a directive only to an absolute path whose two
 	// parent segments are .argent/flows (wire reference §5.3), so the
 	// client's path is spelled with '/' whatever the root uses.
-	tg.clientFile = strings.TrimRight(a.ProjectRoot, `/\`) + "/.argent/flows/" + a.Name + ".yaml"
+	tg.clientFile = clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
 	if filepath.IsAbs(a.ProjectRoot) {
 		tg.hostFile = filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")
-		tg.key = flow.RealPath(tg.hostFile)
-		tg.rootKey = flow.RealPath(a.ProjectRoot)
+		tg.key = clientfs.RealPath(tg.hostFile)
+		tg.rootKey = clientfs.RealPath(a.ProjectRoot)
 	} else {
 		// A Windows client's root on a POSIX server: only ever a key.
 		tg.key, tg.rootKey = tg.clientFile, strings.TrimRight(a.ProjectRoot, `/\`)
@@ -399,12 +400,9 @@ func (rec *recording) savedTo(data []byte) any {
 // writeFailed is Argent's FLOW_FILE_WRITE_FAILED: what failed, the errno
 // name, and a hint.
 func writeFailed(what string, err error) error {
-	code := "EIO"
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		if n, ok := errnoNames[errno]; ok {
-			code = n
-		}
+	code, ok := clientfs.ErrnoCode(err)
+	if !ok {
+		code = "EIO"
 	}
 	hint := "check that the tool-server can write there"
 	switch code {
@@ -419,12 +417,6 @@ func writeFailed(what string, err error) error {
 	}
 	return &tool.Error{Kind: tool.KindWriteFailed, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
 		Message: fmt.Sprintf("%s (%s) — %s", what, code, hint)}
-}
-
-var errnoNames = map[syscall.Errno]string{
-	syscall.EACCES: "EACCES", syscall.EPERM: "EPERM", syscall.EROFS: "EROFS",
-	syscall.ENOSPC: "ENOSPC", syscall.ENOTDIR: "ENOTDIR", syscall.EEXIST: "EEXIST",
-	syscall.EISDIR: "EISDIR", syscall.ENOENT: "ENOENT",
 }
 
 // stepWord is Argent's "1 step" / "2 steps".
@@ -536,7 +528,7 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 		}
 		// The key of a file whose directories did not exist yet may
 		// change once they do (a symlinked .argent), so take it again.
-		tg.key = flow.RealPath(rec.file)
+		tg.key = clientfs.RealPath(rec.file)
 	}
 
 	var s *slot
@@ -643,7 +635,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	// The runner resolves the path beside the flow file's real location.
-	dir := filepath.Dir(flow.RealPath(rec.file))
+	dir := filepath.Dir(clientfs.RealPath(rec.file))
 	p := a.Path
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(dir, p)
