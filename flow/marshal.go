@@ -122,26 +122,7 @@ func (s *Step) node() (*yaml.Node, error) {
 func directiveNode(d Directive) (*yaml.Node, error) {
 	switch d := d.(type) {
 	case *Launch:
-		if d.URL != "" {
-			return strNode(d.URL), nil
-		}
-		m := mapNode(true)
-		for _, kv := range [][2]string{{"native", d.Native}, {"ios", d.IOS}, {"android", d.Android}, {"vega", d.Vega}} {
-			if kv[1] != "" {
-				addPair(m, kv[0], strNode(kv[1]))
-			}
-		}
-		switch {
-		case len(d.ChromiumArgs) > 0:
-			args := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
-			for _, a := range d.ChromiumArgs {
-				args.Content = append(args.Content, strNode(a))
-			}
-			addPair(m, "chromium", addPair(addPair(mapNode(true), "path", strNode(d.Chromium)), "args", args))
-		case d.Chromium != "":
-			addPair(m, "chromium", strNode(d.Chromium))
-		}
-		return m, nil
+		return launchNode(d), nil
 	case *Tap:
 		t, err := targetNode(d.On, d.Point, d.X, d.Y)
 		if err != nil || d.Times <= 1 {
@@ -155,36 +136,9 @@ func directiveNode(d Directive) (*yaml.Node, error) {
 		}
 		return addPair(addPair(mapNode(true), "on", t), "duration", msNode(d.Duration)), nil
 	case *Type:
-		into, err := d.Into.node()
-		if err != nil {
-			return nil, err
-		}
-		m := addPair(addPair(mapNode(true), "into", into), "text", strNode(d.Text))
-		if !d.Submit {
-			addPair(m, "submit", boolNode(false))
-		}
-		return m, nil
+		return typeNode(d)
 	case *ScrollTo:
-		t, err := d.Target.node()
-		if err != nil {
-			return nil, err
-		}
-		down := d.Direction == "" || d.Direction == "down"
-		if d.Target.Loose && down && d.Within == nil {
-			return t, nil
-		}
-		m := addPair(mapNode(true), "target", t)
-		if !down {
-			addPair(m, "direction", strNode(d.Direction))
-		}
-		if d.Within != nil {
-			w, err := d.Within.node()
-			if err != nil {
-				return nil, err
-			}
-			addPair(m, "within", w)
-		}
-		return m, nil
+		return scrollToNode(d)
 	case *Await:
 		m, err := d.Condition.node()
 		if err == nil && d.Timeout != 0 && d.Timeout != DefaultAwaitTimeout {
@@ -196,21 +150,7 @@ func directiveNode(d Directive) (*yaml.Node, error) {
 	case *Wait:
 		return msNode(d.Duration), nil
 	case *Snapshot:
-		if d.MaxMismatch == DefaultMaxMismatch && d.CropOn == nil {
-			return strNode(d.Name), nil
-		}
-		m := addPair(mapNode(true), "name", strNode(d.Name))
-		if d.MaxMismatch != DefaultMaxMismatch {
-			addPair(m, "maxMismatch", numNode(d.MaxMismatch))
-		}
-		if d.CropOn != nil {
-			c, err := d.CropOn.node()
-			if err != nil {
-				return nil, err
-			}
-			addPair(m, "cropOn", c)
-		}
-		return m, nil
+		return snapshotNode(d)
 	case *Run:
 		return strNode(d.Target), nil
 	case *Echo:
@@ -227,6 +167,90 @@ func directiveNode(d Directive) (*yaml.Node, error) {
 		return twoFingerNode(d.On, "by", d.By)
 	}
 	return nil, fmt.Errorf("no YAML spelling for %T", d)
+}
+
+// launchNode writes a launch as its URL, or as the map of the app it
+// names per platform, with chromium: { path, args } when it has args.
+func launchNode(d *Launch) *yaml.Node {
+	if d.URL != "" {
+		return strNode(d.URL)
+	}
+	m := mapNode(true)
+	for _, kv := range [][2]string{{"native", d.Native}, {"ios", d.IOS}, {"android", d.Android}, {"vega", d.Vega}} {
+		if kv[1] != "" {
+			addPair(m, kv[0], strNode(kv[1]))
+		}
+	}
+	switch {
+	case len(d.ChromiumArgs) > 0:
+		args := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, a := range d.ChromiumArgs {
+			args.Content = append(args.Content, strNode(a))
+		}
+		addPair(m, "chromium", addPair(addPair(mapNode(true), "path", strNode(d.Chromium)), "args", args))
+	case d.Chromium != "":
+		addPair(m, "chromium", strNode(d.Chromium))
+	}
+	return m
+}
+
+// typeNode writes type: { into, text }, with submit: false only when the
+// step does not press Enter (true is the default).
+func typeNode(d *Type) (*yaml.Node, error) {
+	into, err := d.Into.node()
+	if err != nil {
+		return nil, err
+	}
+	m := addPair(addPair(mapNode(true), "into", into), "text", strNode(d.Text))
+	if !d.Submit {
+		addPair(m, "submit", boolNode(false))
+	}
+	return m, nil
+}
+
+// scrollToNode writes the bare target when direction and within are the
+// defaults and the target is a loose selector, else the map form.
+func scrollToNode(d *ScrollTo) (*yaml.Node, error) {
+	t, err := d.Target.node()
+	if err != nil {
+		return nil, err
+	}
+	down := d.Direction == "" || d.Direction == "down"
+	if d.Target.Loose && down && d.Within == nil {
+		return t, nil
+	}
+	m := addPair(mapNode(true), "target", t)
+	if !down {
+		addPair(m, "direction", strNode(d.Direction))
+	}
+	if d.Within != nil {
+		w, err := d.Within.node()
+		if err != nil {
+			return nil, err
+		}
+		addPair(m, "within", w)
+	}
+	return m, nil
+}
+
+// snapshotNode writes a snapshot as its bare name when it has no option
+// beyond the defaults, else the map form.
+func snapshotNode(d *Snapshot) (*yaml.Node, error) {
+	if d.MaxMismatch == DefaultMaxMismatch && d.CropOn == nil {
+		return strNode(d.Name), nil
+	}
+	m := addPair(mapNode(true), "name", strNode(d.Name))
+	if d.MaxMismatch != DefaultMaxMismatch {
+		addPair(m, "maxMismatch", numNode(d.MaxMismatch))
+	}
+	if d.CropOn != nil {
+		c, err := d.CropOn.node()
+		if err != nil {
+			return nil, err
+		}
+		addPair(m, "cropOn", c)
+	}
+	return m, nil
 }
 
 func targetNode(sel *Selector, point bool, x, y float64) (*yaml.Node, error) {

@@ -238,13 +238,28 @@ func (p *parser) step(n *yaml.Node, path StepPath, depth int) (*Step, Kind, *Err
 	if err != nil {
 		return nil, "", err
 	}
+	kind, err := stepKind(o)
+	if err != nil {
+		return nil, kind, err
+	}
+	d, err := p.directive(kind, o, path, depth)
+	if err != nil || d == nil {
+		return nil, kind, err
+	}
+	return &Step{Directive: d, Path: path, Line: n.Line, Column: n.Column}, kind, nil
+}
+
+// stepKind finds the one directive key of a step's map and checks that
+// every other key is a sibling that directive takes (stepSiblings). With an
+// error it returns the kind when it is known, for the error's attribution.
+func stepKind(o *object) (Kind, *Error) {
 	if len(o.entries) == 0 {
-		return nil, "", errAt(n, ProblemEmptyStep, "empty step: a step is a map with one directive, e.g. - tap: { id: save }")
+		return "", errAt(o.node, ProblemEmptyStep, "empty step: a step is a map with one directive, e.g. - tap: { id: save }")
 	}
 	if o.has("optional") {
 		// Maestro habits produce optional:, and silently dropping it would
 		// leave a step its author believes cannot fail stopping the flow.
-		return nil, "", errAt(o.key("optional"), ProblemUnknownKey, "optional is not supported; guard the step with a when: block instead (when: { visible: <selector> } with steps:)")
+		return "", errAt(o.key("optional"), ProblemUnknownKey, "optional is not supported; guard the step with a when: block instead (when: { visible: <selector> } with steps:)")
 	}
 	var kinds []Kind
 	var kindKeys []*yaml.Node
@@ -259,18 +274,18 @@ func (p *parser) step(n *yaml.Node, path StepPath, depth int) (*Step, Kind, *Err
 		first := o.entries[0]
 		switch {
 		case o.has("else"):
-			return nil, "", errAt(o.key("else"), ProblemElse, "else without when: flows have no else; a when: block runs its steps: or skips them")
+			return "", errAt(o.key("else"), ProblemElse, "else without when: flows have no else; a when: block runs its steps: or skips them")
 		case o.has("idle"):
-			return nil, "", errAt(o.key("idle"), ProblemUnknownDirective, "idle is a condition, not a directive; write await: { idle: true }")
+			return "", errAt(o.key("idle"), ProblemUnknownDirective, "idle is a condition, not a directive; write await: { idle: true }")
 		}
 		names := make([]string, len(allKinds))
 		for i, k := range allKinds {
 			names[i] = string(k)
 		}
-		return nil, "", errAt(first.key, ProblemUnknownDirective, "unknown directive %q%s", first.name, suggest(first.name, names))
+		return "", errAt(first.key, ProblemUnknownDirective, "unknown directive %q%s", first.name, suggest(first.name, names))
 	case 1:
 	default:
-		return nil, "", errAt(kindKeys[1], ProblemDirectiveCount, "a step takes exactly one directive, found %s and %s; give each its own step", kinds[0], kinds[1])
+		return "", errAt(kindKeys[1], ProblemDirectiveCount, "a step takes exactly one directive, found %s and %s; give each its own step", kinds[0], kinds[1])
 	}
 	kind := kinds[0]
 	for _, e := range o.entries {
@@ -278,51 +293,53 @@ func (p *parser) step(n *yaml.Node, path StepPath, depth int) (*Step, Kind, *Err
 			continue
 		}
 		if e.name == "else" && kind == KindWhen {
-			return nil, kind, errAt(e.key, ProblemElse, "when has no else: paths may only reconverge; put the other path in its own flow, or in a second when: block with the opposite condition")
+			return kind, errAt(e.key, ProblemElse, "when has no else: paths may only reconverge; put the other path in its own flow, or in a second when: block with the opposite condition")
 		}
 		if kind == KindTool || kind == KindWhen {
-			return nil, kind, errAt(e.key, ProblemUnknownKey, "unknown option %q%s beside %s: (allowed: %s)", e.name, suggest(e.name, stepSiblings[kind]), kind, strings.Join(stepSiblings[kind], ", "))
+			return kind, errAt(e.key, ProblemUnknownKey, "unknown option %q%s beside %s: (allowed: %s)", e.name, suggest(e.name, stepSiblings[kind]), kind, strings.Join(stepSiblings[kind], ", "))
 		}
-		return nil, kind, errAt(e.key, ProblemUnknownKey, "unknown option %q beside %s: (options go inside the %s: value)", e.name, kind, kind)
+		return kind, errAt(e.key, ProblemUnknownKey, "unknown option %q beside %s: (options go inside the %s: value)", e.name, kind, kind)
 	}
+	return kind, nil
+}
+
+// directive parses the value of a step's directive key (and, for when: and
+// tool:, its siblings) with that directive's parser in parse_directives.go.
+func (p *parser) directive(kind Kind, o *object, path StepPath, depth int) (Directive, *Error) {
 	v := o.get(string(kind))
-	var d Directive
 	switch kind {
 	case KindLaunch:
-		d, err = p.launch(v)
+		return p.launch(v)
 	case KindTap:
-		d, err = p.tap(v)
+		return p.tap(v)
 	case KindLongPress:
-		d, err = p.longPress(v)
+		return p.longPress(v)
 	case KindType:
-		d, err = p.typeText(v)
+		return p.typeText(v)
 	case KindScrollTo:
-		d, err = p.scrollTo(v)
+		return p.scrollTo(v)
 	case KindAwait:
-		d, err = p.await(v)
+		return p.await(v)
 	case KindAssert:
-		d, err = p.assert(v)
+		return p.assert(v)
 	case KindWait:
-		d, err = p.wait(v)
+		return p.wait(v)
 	case KindSnapshot:
-		d, err = p.snapshot(v)
+		return p.snapshot(v)
 	case KindRun:
-		d, err = p.run(v)
+		return p.run(v)
 	case KindWhen:
-		d, err = p.when(o, path, depth)
+		return p.when(o, path, depth)
 	case KindEcho:
-		d, err = p.echo(v)
+		return p.echo(v)
 	case KindTool:
-		d, err = p.tool(o)
+		return p.tool(o)
 	case KindScript:
-		d, err = p.script(v)
+		return p.script(v)
 	case KindPinch:
-		d, err = p.pinch(v)
+		return p.pinch(v)
 	case KindRotate:
-		d, err = p.rotate(v)
+		return p.rotate(v)
 	}
-	if err != nil || d == nil {
-		return nil, kind, err
-	}
-	return &Step{Directive: d, Path: path, Line: n.Line, Column: n.Column}, kind, nil
+	return nil, nil
 }
