@@ -105,7 +105,7 @@ func (r *Runner) compare(fr *frame, d *Snapshot, s *shot, base []byte, unsettled
 	// only validated, and only the rows that differ are decoded.
 	opts := snapshot.DefaultOptions()
 	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, opts)
-	art := map[string]any{}
+	art := map[string]Artifact{}
 	var sizes *snapshot.SizeMismatchError
 	switch {
 	case errors.As(err, &sizes):
@@ -193,13 +193,13 @@ func (r *Runner) baseline(path string) ([]byte, error) {
 
 // keep stores an artifact of a failed snapshot step as <key>-<role>.png
 // (PRODUCT.md: --output DIR/<flow>/<key>-baseline.png, -current, -diff).
-func (r *Runner) keep(art map[string]any, fr *frame, role, key string, data []byte) {
+func (r *Runner) keep(art map[string]Artifact, fr *frame, role, key string, data []byte) {
 	if r.opts.Artifacts == nil {
 		return
 	}
 	name := strings.TrimSuffix(key, ".png") + "-" + role + ".png"
 	h, err := r.opts.Artifacts.Put(fr.scope.name, name, "image/png", data)
-	if err == nil && h != nil {
+	if err == nil && (h.Handle != nil || h.Path != "") {
 		art[role] = h
 	}
 }
