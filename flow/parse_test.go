@@ -808,41 +808,6 @@ func TestDirectives(t *testing.T) {
 	}
 }
 
-// FuzzParse checks that no input panics the parser, and that every flow it
-// accepts marshals to a file it accepts again, with the same steps.
-func FuzzParse(f *testing.F) {
-	for _, dir := range []string{"testdata/valid", "testdata/invalid"} {
-		files, _ := filepath.Glob(dir + "/*.yaml")
-		for _, path := range files {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fl, err := Parse("fuzz.yaml", data)
-		if err != nil {
-			if !errors.Is(err, ErrInvalid) || len(Errors(err)) == 0 {
-				t.Fatalf("error without *Error: %v", err)
-			}
-			return
-		}
-		out, err := Marshal(fl)
-		if err != nil {
-			t.Fatalf("Marshal of an accepted flow: %v\ninput:\n%s", err, data)
-		}
-		again, err := Parse("again.yaml", out)
-		if err != nil {
-			t.Fatalf("Parse(Marshal): %v\n%s", err, out)
-		}
-		if got, want := formatAll(again), formatAll(fl); !slices.Equal(got, want) {
-			t.Fatalf("round trip:\ngot  %q\nwant %q", got, want)
-		}
-	})
-}
-
 func BenchmarkParse(b *testing.B) {
 	data, err := os.ReadFile("testdata/valid/checkout.yaml")
 	if err != nil {
