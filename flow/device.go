@@ -65,5 +65,5 @@ type ToolCaller func(ctx context.Context, name string, args map[string]any) (any
 // images of a snapshot) and returns what the report shows for it: an
 // artifact handle or a path.
 type ArtifactSink interface {
-	Put(flow, filename, mimeType string, data []byte) (any, error)
+	Put(flow, filename, mimeType string, data []byte) (Artifact, error)
 }

@@ -365,7 +365,14 @@ func (r *Runner) tool(ctx context.Context, d *Tool) outcome {
 		o.err = err
 		return o
 	}
-	out := outcome{status: StatusPass, result: res}
+	out := outcome{status: StatusPass}
+	if res != nil {
+		// The report carries the result as JSON: a tool's result is the
+		// tool's own shape, and the report crosses the wire.
+		if out.result, err = marshalRaw(res); err != nil {
+			return errored("tool %s: its result is not JSON: %v", d.Name, err)
+		}
+	}
 	if m, ok := res.(map[string]any); ok && d.Name == "await-ui-element" && m["success"] == false {
 		out.status = StatusFail
 		out.reason = "await-ui-element condition not met"

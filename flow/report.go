@@ -1,6 +1,14 @@
 package flow
 
-import "errors"
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/toolserver/toolserver/snapshot"
+)
 
 // The statuses of a step.
 const (
@@ -27,31 +35,33 @@ type Report struct {
 	Steps                 []StepReport `json:"steps"`
 	// BaselineWrites are the client-file directives of the baselines a
 	// linked run wrote (link seed, "Baselines in the result").
-	BaselineWrites []any `json:"baselineWrites,omitempty"`
+	BaselineWrites []BaselineWrite `json:"baselineWrites,omitempty"`
 	// Warnings are run-level notices (e.g. a secret in an echo).
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 // StepReport is one line of a report. Index is the 0-based position in
-// Steps; Depth is omitted at level 0.
+// Steps; Depth is omitted at level 0. Result is the JSON of a tool: step's
+// result, whose shape is the tool's: kept as the tool-server wrote it, a
+// linked client prints it with every digit and key as the tool made it.
 type StepReport struct {
-	Index       int            `json:"index"`
-	Kind        string         `json:"kind"`
-	Flow        string         `json:"flow"`
-	Depth       int            `json:"depth,omitempty"`
-	Status      string         `json:"status"`
-	Reason      string         `json:"reason,omitempty"`
-	Warning     string         `json:"warning,omitempty"`
-	Message     string         `json:"message,omitempty"`
-	Target      string         `json:"target,omitempty"`
-	Tool        string         `json:"tool,omitempty"`
-	Result      any            `json:"result,omitempty"`
-	Line        int            `json:"line,omitempty"`
-	SnapshotKey string         `json:"snapshotKey,omitempty"`
-	Mismatch    *Mismatch      `json:"mismatch,omitempty"`
-	ScriptLog   string         `json:"scriptLog,omitempty"`
-	DurationMs  float64        `json:"durationMs"`
-	Artifacts   map[string]any `json:"artifacts,omitempty"`
+	Index       int                 `json:"index"`
+	Kind        string              `json:"kind"`
+	Flow        string              `json:"flow"`
+	Depth       int                 `json:"depth,omitempty"`
+	Status      string              `json:"status"`
+	Reason      string              `json:"reason,omitempty"`
+	Warning     string              `json:"warning,omitempty"`
+	Message     string              `json:"message,omitempty"`
+	Target      string              `json:"target,omitempty"`
+	Tool        string              `json:"tool,omitempty"`
+	Result      json.RawMessage     `json:"result,omitempty"`
+	Line        int                 `json:"line,omitempty"`
+	SnapshotKey string              `json:"snapshotKey,omitempty"`
+	Mismatch    *Mismatch           `json:"mismatch,omitempty"`
+	ScriptLog   string              `json:"scriptLog,omitempty"`
+	DurationMs  float64             `json:"durationMs"`
+	Artifacts   map[string]Artifact `json:"artifacts,omitempty"`
 	// Err is the typed error behind an error status, kept for callers
 	// that branch on it (errors.Is(Err, ErrInfrastructure)); it never
 	// reaches the wire.
@@ -73,10 +83,10 @@ func (r *Report) InfrastructureError() error {
 // Mismatch explains a snapshot comparison: how many pixels differ and
 // where.
 type Mismatch struct {
-	Pixels      int     `json:"pixels"`
-	Percent     float64 `json:"percent"`
-	MaxMismatch float64 `json:"maxMismatch"`
-	Regions     any     `json:"regions,omitempty"`
+	Pixels      int               `json:"pixels"`
+	Percent     float64           `json:"percent"`
+	MaxMismatch float64           `json:"maxMismatch"`
+	Regions     []snapshot.Region `json:"regions,omitempty"`
 }
 
 // count adds a finished step to the totals; echo lines never count.
@@ -94,4 +104,131 @@ func (r *Report) count(s StepReport) {
 	default:
 		r.Errored++
 	}
+}
+
+// Artifact is what a report shows for a file a step produced (the
+// baseline, current and diff images of a failed snapshot): a handle to the
+// tool-server's artifact store, which a client fetches by its ID, or the
+// path of the file on disk, where a run writes them to a directory
+// (--output) and where a linked client put the file it fetched. On the wire
+// it is the handle's object or the path's string.
+type Artifact struct {
+	Handle *ArtifactHandle
+	Path   string
+}
+
+// ArtifactHandle is the artifact handle of a tool result
+// ("__argentArtifact"). It has the fields of store.Artifact in the same
+// order, so the tool-server converts one into the other, and that
+// conversion stops compiling when the two drift apart.
+type ArtifactHandle struct {
+	Artifact bool    `json:"__argentArtifact"`
+	ID       string  `json:"id"`
+	Filename string  `json:"filename"`
+	MimeType string  `json:"mimeType"`
+	Size     int64   `json:"size"`
+	HostPath string  `json:"hostPath,omitempty"`
+	MtimeMs  float64 `json:"mtimeMs"`
+}
+
+// MarshalJSON writes the handle, or else the path.
+func (a Artifact) MarshalJSON() ([]byte, error) {
+	if a.Handle != nil {
+		return marshalRaw(a.Handle)
+	}
+	return marshalRaw(a.Path)
+}
+
+// UnmarshalJSON reads a path (a string) or a handle (an object).
+func (a *Artifact) UnmarshalJSON(b []byte) error {
+	*a = Artifact{}
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		return json.Unmarshal(b, &a.Path)
+	}
+	a.Handle = new(ArtifactHandle)
+	return json.Unmarshal(b, a.Handle)
+}
+
+// BaselineWrite is one entry of Report.BaselineWrites (link seed,
+// "Baselines in the result"). The tool-server sends a client-file
+// directive: the client path of the baseline, and its bytes in PNG. The
+// client replaces each with the path it wrote (Path alone) or, when it did
+// not write it, Path and the reason in Error.
+type BaselineWrite struct {
+	Path  string
+	PNG   []byte
+	Error string
+}
+
+// clientFile is the client-file directive of a baseline on the wire.
+type clientFile struct {
+	ArgentClientFile bool    `json:"__argentClientFile"`
+	Path             string  `json:"path"`
+	Content          *string `json:"content"`
+	Encoding         string  `json:"encoding,omitempty"`
+}
+
+// refusedWrite is a baseline the client did not write, with its keys in
+// the order the client writes them.
+type refusedWrite struct {
+	Error string `json:"error"`
+	Path  string `json:"path"`
+}
+
+// Written reports whether the entry says the client wrote the baseline.
+func (w BaselineWrite) Written() bool { return w.PNG == nil && w.Error == "" }
+
+// MarshalJSON writes the directive, the refusal or the path written.
+func (w BaselineWrite) MarshalJSON() ([]byte, error) {
+	switch {
+	case w.PNG != nil:
+		content := base64.StdEncoding.EncodeToString(w.PNG)
+		return marshalRaw(clientFile{ArgentClientFile: true, Path: w.Path, Content: &content, Encoding: "base64"})
+	case w.Error != "":
+		return marshalRaw(refusedWrite{Error: w.Error, Path: w.Path})
+	}
+	return marshalRaw(w.Path)
+}
+
+// UnmarshalJSON reads any of the three forms MarshalJSON writes.
+func (w *BaselineWrite) UnmarshalJSON(b []byte) error {
+	*w = BaselineWrite{}
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		return json.Unmarshal(b, &w.Path)
+	}
+	var v struct {
+		clientFile
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	w.Path, w.Error = v.Path, v.Error
+	if v.ArgentClientFile && v.Content != nil {
+		png, err := base64.StdEncoding.DecodeString(*v.Content)
+		if err != nil {
+			return fmt.Errorf("the baseline directive for %s: %w", v.Path, err)
+		}
+		w.PNG = png
+	}
+	return nil
+}
+
+// marshalRaw marshals v without escaping HTML characters. The encoder
+// that writes the report around it escapes them or not as it is set to,
+// so a report's bytes are the same as if v were a plain field.
+func marshalRaw(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -314,8 +315,8 @@ func stepBudget(s *Step) time.Duration {
 // outcome is what a leaf step produced.
 type outcome struct {
 	status, reason, warning string
-	artifacts               map[string]any
-	result                  any
+	artifacts               map[string]Artifact
+	result                  json.RawMessage
 	snapshotKey             string
 	mismatch                *Mismatch
 	scriptLog               string

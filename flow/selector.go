@@ -297,6 +297,41 @@ func (p *parser) selector(n *yaml.Node, where string, budget *int) (*Selector, *
 		}
 	}
 	sel := &Selector{Line: n.Line, Column: n.Column}
+	present, err := p.selectorScopes(sel, o, where, budget)
+	if err != nil {
+		return nil, err
+	}
+	if v := o.get("any"); v != nil {
+		if b, ok := boolValue(v); !ok || !b {
+			return nil, errAt(v, ProblemSelector, "%sany takes only true (it is the universal selector); drop it to select by id, text or role", pfx(where))
+		}
+		for _, k := range []string{"id", "identifier", "text", "role"} {
+			if o.has(k) {
+				return nil, errAt(o.key(k), ProblemSelector, "%sany: true already matches every element; drop any or drop %s", pfx(where), k)
+			}
+		}
+		if len(present) == 0 {
+			return nil, errAt(v, ProblemSelector, "%sany: true matches every element on the page; pair it with a scope (within, after or next)", pfx(where))
+		}
+		sel.Any = true
+		return sel, nil
+	}
+	if err := p.selectorMatchers(sel, o, where); err != nil {
+		return nil, err
+	}
+	if sel.ID == "" && sel.Text == "" && sel.Matches == "" && sel.Role == "" {
+		if len(present) > 0 {
+			return nil, errAt(n, ProblemSelector, "%s%s only narrows where to look; the selector still needs its own id, text or role (or any: true for any element)", pfx(where), strings.Join(present, "/"))
+		}
+		return nil, errAt(n, ProblemSelector, "%sa selector needs at least one of id, text or role", pfx(where))
+	}
+	return sel, nil
+}
+
+// selectorScopes parses the scopes of a selector map (within, after, next)
+// into sel and returns the keys present, for the messages of a selector
+// that has only scopes.
+func (p *parser) selectorScopes(sel *Selector, o *object, where string, budget *int) ([]string, *Error) {
 	var present []string
 	for _, k := range scopeKeys {
 		v := o.get(k)
@@ -323,23 +358,14 @@ func (p *parser) selector(n *yaml.Node, where string, budget *int) (*Selector, *
 			sel.Next = inner
 		}
 	}
-	if v := o.get("any"); v != nil {
-		if b, ok := boolValue(v); !ok || !b {
-			return nil, errAt(v, ProblemSelector, "%sany takes only true (it is the universal selector); drop it to select by id, text or role", pfx(where))
-		}
-		for _, k := range []string{"id", "identifier", "text", "role"} {
-			if o.has(k) {
-				return nil, errAt(o.key(k), ProblemSelector, "%sany: true already matches every element; drop any or drop %s", pfx(where), k)
-			}
-		}
-		if len(present) == 0 {
-			return nil, errAt(v, ProblemSelector, "%sany: true matches every element on the page; pair it with a scope (within, after or next)", pfx(where))
-		}
-		sel.Any = true
-		return sel, nil
-	}
+	return present, nil
+}
+
+// selectorMatchers parses what a selector map matches the element itself
+// by: id (or its alias identifier), role and text.
+func (p *parser) selectorMatchers(sel *Selector, o *object, where string) *Error {
 	if o.has("id") && o.has("identifier") {
-		return nil, errAt(o.key("identifier"), ProblemSelector, "%sa selector takes id or identifier (its alias), not both", pfx(where))
+		return errAt(o.key("identifier"), ProblemSelector, "%sa selector takes id or identifier (its alias), not both", pfx(where))
 	}
 	for _, k := range []string{"id", "identifier", "role"} {
 		v := o.get(k)
@@ -348,7 +374,7 @@ func (p *parser) selector(n *yaml.Node, where string, budget *int) (*Selector, *
 		}
 		s, ok := strValue(v)
 		if !ok || s == "" {
-			return nil, errAt(v, ProblemSelector, "%s%s must be a non-empty string, got %s", pfx(where), k, describe(v))
+			return errAt(v, ProblemSelector, "%s%s must be a non-empty string, got %s", pfx(where), k, describe(v))
 		}
 		if k == "role" {
 			sel.Role = s
@@ -357,17 +383,9 @@ func (p *parser) selector(n *yaml.Node, where string, budget *int) (*Selector, *
 		}
 	}
 	if v := o.get("text"); v != nil {
-		if err := p.selectorText(sel, v, where); err != nil {
-			return nil, err
-		}
+		return p.selectorText(sel, v, where)
 	}
-	if sel.ID == "" && sel.Text == "" && sel.Matches == "" && sel.Role == "" {
-		if len(present) > 0 {
-			return nil, errAt(n, ProblemSelector, "%s%s only narrows where to look; the selector still needs its own id, text or role (or any: true for any element)", pfx(where), strings.Join(present, "/"))
-		}
-		return nil, errAt(n, ProblemSelector, "%sa selector needs at least one of id, text or role", pfx(where))
-	}
-	return sel, nil
+	return nil
 }
 
 // selectorText parses a selector's text: a string or { matches: <regex> }.

@@ -14,12 +14,12 @@ import (
 // dirSink keeps artifacts as files in a directory and reports their paths.
 type dirSink struct{ dir string }
 
-func (s dirSink) Put(fl, name, mime string, data []byte) (any, error) {
+func (s dirSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
 	p := filepath.Join(s.dir, fl, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, err
+		return flow.Artifact{}, err
 	}
-	return p, os.WriteFile(p, data, 0o644)
+	return flow.Artifact{Path: p}, os.WriteFile(p, data, 0o644)
 }
 
 func (p *project) runWith(t *testing.T, dev flow.Device, name string, update bool, sink flow.ArtifactSink) *flow.Report {
@@ -96,7 +96,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 		t.Fatalf("changed screen: %s %q", s.Status, s.Reason)
 	}
 	for _, role := range []string{"baseline", "current", "diff"} {
-		p, _ := s.Artifacts[role].(string)
+		p := s.Artifacts[role].Path
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("artifact %s: %v", role, err)
 		}

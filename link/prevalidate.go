@@ -38,85 +38,105 @@ func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
 // project_root without "..", tool: steps whose file input is not a file
 // argument, refused flow members, and a launch: with a relative path.
 func Prevalidate(root *flow.Flow, rootFile *flow.File, src *Source, tools ToolInfo) error {
-	type item struct {
-		fl    *flow.Flow
-		file  *flow.File
-		level int
-	}
-	var lines []string
-	bad := func(f *flow.File, s *flow.Step, why string) {
-		l := fmt.Sprintf("step %s in %s: %s", s.Path, f.Canonical, flow.FormatStep(s))
-		if why != "" {
-			l += " (" + why + ")"
-		}
-		lines = append(lines, l)
-	}
-	seen := map[string]bool{}
-	queue := []item{{root, rootFile, 0}}
-	// reach queues the flow member with key, when it can be read.
-	reach := func(from *flow.File, s *flow.Step, key string, level int) {
-		if seen[key] || level > MaxDepth {
-			return
-		}
-		seen[key] = true
-		r := src.m.Get(key)
-		if r == nil || r.Role != RoleFlow {
-			return // a missing member fails its step at run time
-		}
-		if r.State == StateRefused {
-			bad(from, s, "refused by the client: "+r.Error)
-			return
-		}
-		if !r.HasData {
-			return
-		}
-		fl, err := flow.Parse(r.Canonical, r.Data)
-		if err != nil {
-			return // reported by the step that runs it
-		}
-		queue = append(queue, item{fl, &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: *r.Spelling, Data: r.Data}, level})
-	}
-	for len(queue) > 0 {
-		it := queue[0]
-		queue = queue[1:]
+	pv := &prevalidation{src: src, tools: tools, seen: map[string]bool{}}
+	pv.queue = []reached{{root, rootFile, 0}}
+	for len(pv.queue) > 0 {
+		it := pv.queue[0]
+		pv.queue = pv.queue[1:]
 		for s := range it.fl.All() {
-			switch d := s.Directive.(type) {
-			case *flow.Script:
-				bad(it.file, s, "")
-			case *flow.Launch:
-				if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) {
-					bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
+			pv.check(it, s)
+		}
+	}
+	if len(pv.lines) == 0 {
+		return nil
+	}
+	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+		Message: "This flow cannot run over a link; the tool-server rejected it before the first step:\n" + strings.Join(pv.lines, "\n")}
+}
+
+// prevalidation is one Prevalidate: the flows still to check, breadth
+// first, and the lines of the steps that failed.
+type prevalidation struct {
+	src   *Source
+	tools ToolInfo
+	seen  map[string]bool
+	queue []reached
+	lines []string
+}
+
+// reached is a flow Prevalidate reached, at its level of the run: chain.
+type reached struct {
+	fl    *flow.Flow
+	file  *flow.File
+	level int
+}
+
+// check checks one step of a reached flow and queues the flow members it
+// runs.
+func (pv *prevalidation) check(it reached, s *flow.Step) {
+	switch d := s.Directive.(type) {
+	case *flow.Script:
+		pv.bad(it.file, s, "")
+	case *flow.Launch:
+		if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) {
+			pv.bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
+		}
+	case *flow.Run:
+		pv.reach(it.file, s, Key(it.file.Dir(), d.File()), it.level+1)
+	case *flow.Tool:
+		switch {
+		case recordingTools[d.Name]:
+			pv.bad(it.file, s, "")
+		case d.Name == flow.ToolFlowExecute:
+			for _, n := range it.fl.NestedFlows() {
+				if n.Step != s {
+					continue
 				}
-			case *flow.Run:
-				reach(it.file, s, Key(it.file.Dir(), d.File()), it.level+1)
-			case *flow.Tool:
-				switch {
-				case recordingTools[d.Name]:
-					bad(it.file, s, "")
-				case d.Name == flow.ToolFlowExecute:
-					for _, n := range it.fl.NestedFlows() {
-						if n.Step != s {
-							continue
-						}
-						if !n.Followable() {
-							bad(it.file, s, "")
-						} else {
-							reach(it.file, s, Key(n.FlowsDir(), n.FileName()), it.level+1)
-						}
-					}
-				default:
-					if inputs, ok := tools(d.Name); ok {
-						if why := fileArgProblem(d.Args, inputs); why != "" {
-							bad(it.file, s, why)
-						}
-					}
+				if !n.Followable() {
+					pv.bad(it.file, s, "")
+				} else {
+					pv.reach(it.file, s, Key(n.FlowsDir(), n.FileName()), it.level+1)
+				}
+			}
+		default:
+			if inputs, ok := pv.tools(d.Name); ok {
+				if why := fileArgProblem(d.Args, inputs); why != "" {
+					pv.bad(it.file, s, why)
 				}
 			}
 		}
 	}
-	if len(lines) == 0 {
-		return nil
+}
+
+// bad adds the line of a step that stops the run.
+func (pv *prevalidation) bad(f *flow.File, s *flow.Step, why string) {
+	l := fmt.Sprintf("step %s in %s: %s", s.Path, f.Canonical, flow.FormatStep(s))
+	if why != "" {
+		l += " (" + why + ")"
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
-		Message: "This flow cannot run over a link; the tool-server rejected it before the first step:\n" + strings.Join(lines, "\n")}
+	pv.lines = append(pv.lines, l)
+}
+
+// reach queues the flow member with key, when it can be read.
+func (pv *prevalidation) reach(from *flow.File, s *flow.Step, key string, level int) {
+	if pv.seen[key] || level > MaxDepth {
+		return
+	}
+	pv.seen[key] = true
+	r := pv.src.m.Get(key)
+	if r == nil || r.Role != RoleFlow {
+		return // a missing member fails its step at run time
+	}
+	if r.State == StateRefused {
+		pv.bad(from, s, "refused by the client: "+r.Error)
+		return
+	}
+	if !r.HasData {
+		return
+	}
+	fl, err := flow.Parse(r.Canonical, r.Data)
+	if err != nil {
+		return // reported by the step that runs it
+	}
+	pv.queue = append(pv.queue, reached{fl, &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: *r.Spelling, Data: r.Data}, level})
 }

@@ -130,14 +130,14 @@ func (s *Source) ToolFile(path, arg, toolName string) ([]byte, error) {
 // BaselineWrites returns one client-file directive per baseline path the
 // call wrote, with the last bytes, in path order ("Baselines in the
 // result").
-func (s *Source) BaselineWrites() []any {
+func (s *Source) BaselineWrites() []flow.BaselineWrite {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	paths := append([]string(nil), s.order...)
 	sort.Strings(paths)
-	out := make([]any, 0, len(paths))
+	out := make([]flow.BaselineWrite, 0, len(paths))
 	for _, p := range paths {
-		out = append(out, ClientFile{ArgentClientFile: true, Path: p, Content: base64.StdEncoding.EncodeToString(s.written[p]), Encoding: "base64"})
+		out = append(out, flow.BaselineWrite{Path: p, PNG: s.written[p]})
 	}
 	return out
 }

@@ -65,15 +65,6 @@ type FlowInput struct {
 	Members         []Member       `json:"members"`
 }
 
-// ClientFile is a directive the client applies to its own disk: a
-// baseline of the result (encoding base64) or a recorded flow (utf8).
-type ClientFile struct {
-	ArgentClientFile bool   `json:"__argentClientFile"`
-	Path             string `json:"path"`
-	Content          string `json:"content"`
-	Encoding         string `json:"encoding,omitempty"`
-}
-
 // Key joins a member key: the real directory of the naming file, a NUL,
 // and the target as written.
 func Key(dir, target string) string { return dir + "\x00" + target }

@@ -82,7 +82,7 @@ func (r *renderer) progress(s flow.StepReport) {
 		fmt.Fprintf(r.stdout, "       ⚠ %s\n", s.Warning)
 	}
 	for _, role := range []string{"baseline", "current", "diff"} {
-		if p, ok := s.Artifacts[role].(string); ok {
+		if p := s.Artifacts[role].Path; p != "" {
 			fmt.Fprintf(r.stdout, "       %s: %s\n", role, p)
 		}
 	}

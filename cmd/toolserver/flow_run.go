@@ -171,15 +171,15 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 // outputSink writes the images of failed snapshots to DIR/<flow>/.
 type outputSink struct{ dir string }
 
-func (s outputSink) Put(fl, name, mime string, data []byte) (any, error) {
+func (s outputSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
 	p := filepath.Join(s.dir, filepath.FromSlash(fl), name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, err
+		return flow.Artifact{}, err
 	}
 	if err := atomicfile.WriteFile(p, data); err != nil {
-		return nil, err
+		return flow.Artifact{}, err
 	}
-	return p, nil
+	return flow.Artifact{Path: p}, nil
 }
 
 // seconds renders a duration in milliseconds as 1.2s.

@@ -121,12 +121,11 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 	for i := range rep.Steps {
 		s := &rep.Steps[i]
 		for _, role := range []string{"baseline", "current", "diff"} {
-			h, _ := s.Artifacts[role].(map[string]any)
-			id, _ := h["id"].(string)
-			filename, _ := h["filename"].(string)
-			if id == "" {
+			h := s.Artifacts[role].Handle
+			if h == nil || h.ID == "" {
 				continue
 			}
+			id, filename := h.ID, h.Filename
 			name := filepath.Base(filename)
 			if s.SnapshotKey != "" {
 				name = strings.TrimSuffix(s.SnapshotKey, ".png") + "-" + role + ".png"
@@ -152,7 +151,7 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 				lr.warn(fmt.Sprintf("--output: %s of step %d: %v", role, s.Index+1, err))
 				continue
 			}
-			s.Artifacts[role] = dst
+			s.Artifacts[role] = flow.Artifact{Path: dst}
 			if !lr.out.asJSON {
 				fmt.Fprintf(lr.out.stdout, "       step %d %s: %s\n", s.Index+1, role, dst)
 			}
@@ -168,16 +167,13 @@ func (lr *linkedRun) baselineRefusals(rep *flow.Report) int {
 
 // printRefusals prints "✗ baseline not written: <path>: <reason>" for each
 // {"path", "error"} entry of a baselineWrites list.
-func printRefusals(writes []any, warn func(string)) int {
+func printRefusals(writes []flow.BaselineWrite, warn func(string)) int {
 	n := 0
 	for _, w := range writes {
-		m, ok := w.(map[string]any)
-		if !ok {
+		if w.Written() {
 			continue
 		}
-		why, _ := m["error"].(string)
-		p, _ := m["path"].(string)
-		warn(fmt.Sprintf("✗ baseline not written: %s: %s", p, why))
+		warn(fmt.Sprintf("✗ baseline not written: %s: %s", w.Path, w.Error))
 		n++
 	}
 	return n
@@ -221,7 +217,7 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON string, stdout, stderr
 		return err
 	}
 	var rep struct {
-		BaselineWrites []any `json:"baselineWrites"`
+		BaselineWrites []flow.BaselineWrite `json:"baselineWrites"`
 	}
 	if json.Unmarshal(res, &rep) == nil && printRefusals(rep.BaselineWrites, warn) > 0 {
 		return silentExit(exitFailed)

@@ -21,7 +21,7 @@ type runSource struct {
 	// check runs on the parsed flow before the prerequisite handshake:
 	// pre-validation of a linked run, the older-client refusals.
 	check  func(*flow.Flow) error
-	writes func() []any
+	writes func() []flow.BaselineWrite
 }
 
 // callSource decides how a call's flow is read: from the members a linked

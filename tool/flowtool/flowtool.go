@@ -237,6 +237,11 @@ func (t *Tools) invokeStep(ctx context.Context, name string, args map[string]any
 // artifactSink stores a run's artifacts in the server's artifact store.
 type artifactSink struct{ s *store.Artifacts }
 
-func (a artifactSink) Put(fl, name, mime string, data []byte) (any, error) {
-	return a.s.Put(fl+"-"+name, mime, data)
+func (a artifactSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
+	h, err := a.s.Put(fl+"-"+name, mime, data)
+	if err != nil {
+		return flow.Artifact{}, err
+	}
+	fh := flow.ArtifactHandle(h)
+	return flow.Artifact{Handle: &fh}, nil
 }

@@ -65,54 +65,80 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	// Plan the step before anything runs, so a step the recorder would
-	// refuse, or one the flow file cannot hold, never has a side effect.
-	var (
-		step    *flow.Step // the step to record; nil until known
-		warning string
-		nested  bool // a flow-execute, whose form waits for its report
-	)
-	switch {
-	case a.Command == flow.ToolFlowExecute:
-		if args, err = planFlowExecute(rec, call, args); err != nil {
-			return nil, err
-		}
-		nested = true
-	case a.Command == "gesture-tap" && delay == 0:
-		// The page is read before the tap changes it.
-		step, warning = t.tapStep(ctx, args)
-	case a.Command == "open-url" && delay == 0:
-		step = launchStep(args)
-	}
-	if !nested {
-		if err := refuseFileInputs(rec, call, spec, args); err != nil {
-			return nil, err
-		}
-	}
-	raw := toolStep(a.Command, args, delay)
-	if step == nil {
-		step = raw
-	}
-	if _, err := rec.encode(withStep(fl, raw)); err != nil {
+	plan, err := t.planStep(ctx, rec, call, spec, fl, args, delay)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := rec.encode(withStep(fl, step)); err != nil {
-		if !captured(step) {
-			return nil, err // a launch where the prerequisite forbids one
+	res, err := t.runLive(ctx, call, tg, a.Command, plan.args)
+	if err != nil {
+		return nil, err
+	}
+	if plan.nested {
+		plan.step, plan.warning = nestedStep(rec, fl, plan.args, delay, plan.raw)
+	}
+	return record(rec, plan, res)
+}
+
+// stepPlan is what flow-add-step will record, decided before the live
+// call: the step (nil for a flow-execute until its report is in), the raw
+// tool: step it falls back to, a warning for the result, and the args the
+// live call runs with.
+type stepPlan struct {
+	step, raw *flow.Step
+	warning   string
+	nested    bool // a flow-execute, whose form waits for its report
+	args      map[string]any
+}
+
+// planStep plans the step before anything runs, so a step the recorder
+// would refuse, or one the flow file cannot hold, never has a side effect.
+func (t *Tools) planStep(ctx context.Context, rec *recording, call *tool.Call, spec *tool.Tool, fl *flow.Flow, args map[string]any, delay time.Duration) (stepPlan, error) {
+	p := stepPlan{args: args}
+	var err error
+	switch {
+	case spec.Name == flow.ToolFlowExecute:
+		if p.args, err = planFlowExecute(rec, call, args); err != nil {
+			return stepPlan{}, err
+		}
+		p.nested = true
+	case spec.Name == "gesture-tap" && delay == 0:
+		// The page is read before the tap changes it.
+		p.step, p.warning = t.tapStep(ctx, args)
+	case spec.Name == "open-url" && delay == 0:
+		p.step = launchStep(args)
+	}
+	if !p.nested {
+		if err := refuseFileInputs(rec, call, spec, args); err != nil {
+			return stepPlan{}, err
+		}
+	}
+	p.raw = toolStep(spec.Name, p.args, delay)
+	if p.step == nil {
+		p.step = p.raw
+	}
+	if _, err := rec.encode(withStep(fl, p.raw)); err != nil {
+		return stepPlan{}, err
+	}
+	if _, err := rec.encode(withStep(fl, p.step)); err != nil {
+		if !captured(p.step) {
+			return stepPlan{}, err // a launch where the prerequisite forbids one
 		}
 		// A captured selector the flow cannot hold falls back to the raw
 		// tool step, which the check above showed it can.
-		step, warning = raw, fmt.Sprintf("kept the raw %s step: its captured selector cannot be written in a flow file (%v)", a.Command, err)
+		p.step, p.warning = p.raw, fmt.Sprintf("kept the raw %s step: its captured selector cannot be written in a flow file (%v)", spec.Name, err)
 	}
+	return p, nil
+}
 
-	// The live call reads the files the client sent with the step; the
-	// recorded step keeps the client's paths.
+// runLive makes the live call of the step. It reads the files the client
+// sent with the step; the recorded step keeps the client's paths. A call
+// that returned but whose step a replay counts as failed is an error.
+func (t *Tools) runLive(ctx context.Context, call *tool.Call, tg target, command string, args map[string]any) (any, error) {
 	liveArgs := make(map[string]any, len(args)+1)
 	for k, v := range args {
 		liveArgs[k] = v
 	}
-	tmpDirs, err := t.withStepMembers(call, a.Command, liveArgs)
+	tmpDirs, err := t.withStepMembers(call, command, liveArgs)
 	defer func() {
 		for _, d := range tmpDirs {
 			os.RemoveAll(d)
@@ -128,22 +154,24 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 	// Mark the context: a recorder tool the live call reaches (a nested
 	// flow with a tool: flow-add-step step) refuses instead of waiting
 	// on the lock this call holds.
-	res, err := t.Registry.Invoke(context.WithValue(ctx, ctxKey{}, tg.key), a.Command, body, tool.Options{Linked: call.Linked, Progress: call.Progress})
+	res, err := t.Registry.Invoke(context.WithValue(ctx, ctxKey{}, tg.key), command, body, tool.Options{Linked: call.Linked, Progress: call.Progress})
 	if err != nil {
 		return nil, err
 	}
-	if err := stepFailed(a.Command, res); err != nil {
+	if err := stepFailed(command, res); err != nil {
 		return nil, err
 	}
-	if nested {
-		step, warning = nestedStep(rec, fl, args, delay, raw)
-	}
+	return res, nil
+}
 
-	// Re-read: the file may have been edited while the tool ran.
-	if fl, err = rec.load(); err != nil {
+// record appends the planned step to the recording and saves it. The file
+// is read again: it may have been edited while the tool ran.
+func record(rec *recording, p stepPlan, res any) (any, error) {
+	fl, err := rec.load()
+	if err != nil {
 		return nil, err
 	}
-	next := withStep(fl, step)
+	next := withStep(fl, p.step)
 	data, err := rec.encode(next)
 	if err != nil {
 		return nil, err
@@ -153,8 +181,8 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	msg := fmt.Sprintf("Step added to %q flow", rec.name)
-	if warning != "" {
-		msg += " — " + warning
+	if p.warning != "" {
+		msg += " — " + p.warning
 	}
 	n := len(next.Steps)
 	return map[string]any{

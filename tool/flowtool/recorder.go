@@ -507,15 +507,7 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 	if err != nil {
 		return nil, err
 	}
-	rec := &recording{name: tg.name, root: tg.root}
-	// Host mode when the project is on this machine and the client did not
-	// come over a link; a linked recording keeps its file on the client
-	// even when the path exists here (seed, "The x-argent-linked header").
-	if st, err := os.Stat(tg.root); tg.hostFile != "" && !call.Linked && err == nil && st.IsDir() {
-		rec.file = tg.hostFile
-	} else {
-		rec.client, rec.file = true, tg.clientFile
-	}
+	rec := placeRecording(tg, call.Linked)
 	empty := &flow.Flow{ExecutionPrerequisite: strings.TrimSpace(a.ExecutionPrerequisite)}
 	data, err := rec.encode(empty)
 	if err != nil {
@@ -531,16 +523,9 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 		tg.key = clientfs.RealPath(rec.file)
 	}
 
-	var s *slot
-	for {
-		s, _ = t.Recorder.slotFor(tg.key, true)
-		if err := s.acquire(ctx); err != nil {
-			return nil, err
-		}
-		if t.Recorder.current(s) {
-			break
-		}
-		s.release() // finished or evicted while we waited: take the new slot
+	s, err := t.Recorder.claim(ctx, tg.key)
+	if err != nil {
+		return nil, err
 	}
 	defer s.release()
 	prev := s.rec
@@ -562,19 +547,56 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 
 	res := map[string]any{"message": fmt.Sprintf("Started recording %q flow", rec.name), "flowFile": string(data), "savedTo": savedTo}
 	if prev != nil {
-		take := "the previous take"
-		if discarded >= 0 {
-			take = fmt.Sprintf("the previous take (%s)", stepWord(discarded))
-			res["discardedSteps"] = discarded
-		}
-		reset := rec.file + " reset to an empty flow."
-		if rec.client {
-			reset = rec.file + " is reset to an empty flow once your client applies `savedTo` (a null `savedTo` means it did not)."
-		}
-		res["restarted"] = true
-		res["message"] = fmt.Sprintf("Restarted recording %q — %s was discarded and %s", rec.name, take, reset)
+		restarted(res, rec, discarded)
 	}
 	return res, nil
+}
+
+// placeRecording decides where a new recording keeps its file: on this
+// machine (host mode) when the project is here and the client did not
+// come over a link; else on the client. A linked recording keeps its file
+// on the client even when the path exists here (seed, "The
+// x-argent-linked header").
+func placeRecording(tg target, linked bool) *recording {
+	rec := &recording{name: tg.name, root: tg.root}
+	if st, err := os.Stat(tg.root); tg.hostFile != "" && !linked && err == nil && st.IsDir() {
+		rec.file = tg.hostFile
+	} else {
+		rec.client, rec.file = true, tg.clientFile
+	}
+	return rec
+}
+
+// claim takes the lock of the slot of key, creating the slot. A slot that
+// was finished or evicted while the caller waited is left for the new one.
+func (r *Recorder) claim(ctx context.Context, key string) (*slot, error) {
+	for {
+		s, _ := r.slotFor(key, true)
+		if err := s.acquire(ctx); err != nil {
+			return nil, err
+		}
+		if r.current(s) {
+			return s, nil
+		}
+		s.release()
+	}
+}
+
+// restarted turns the result of flow-start-recording into the one of a
+// restart: the previous take, of discarded steps (-1 when unknown), is
+// gone.
+func restarted(res map[string]any, rec *recording, discarded int) {
+	take := "the previous take"
+	if discarded >= 0 {
+		take = fmt.Sprintf("the previous take (%s)", stepWord(discarded))
+		res["discardedSteps"] = discarded
+	}
+	reset := rec.file + " reset to an empty flow."
+	if rec.client {
+		reset = rec.file + " is reset to an empty flow once your client applies `savedTo` (a null `savedTo` means it did not)."
+	}
+	res["restarted"] = true
+	res["message"] = fmt.Sprintf("Restarted recording %q — %s was discarded and %s", rec.name, take, reset)
 }
 
 func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {

@@ -1,0 +1,94 @@
+package flow
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FormatStep renders a step on one line in YAML flow style, the way the
+// seed quotes a step in a FLOW_FILE_INVALID message:
+// `script: { path: ../../scripts/hello.mjs }`. It writes what Marshal
+// would, defaults left out, and "<invalid step: …>" for a step that has no
+// YAML spelling.
+func FormatStep(step *Step) string {
+	n, err := step.node()
+	if err != nil {
+		return fmt.Sprintf("<invalid step: %v>", err)
+	}
+	var b strings.Builder
+	writePairs(&b, n)
+	return b.String()
+}
+
+func writeFlow(b *strings.Builder, n *yaml.Node) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		if len(n.Content) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{ ")
+		writePairs(b, n)
+		b.WriteString(" }")
+	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[ ")
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeFlow(b, c)
+		}
+		b.WriteString(" ]")
+	case yaml.AliasNode:
+		writeFlow(b, n.Alias)
+	default:
+		writeScalar(b, n)
+	}
+}
+
+func writePairs(b *strings.Builder, m *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		// Keys are the format's own words (on, y): never quoted.
+		b.WriteString(m.Content[i].Value)
+		b.WriteString(": ")
+		writeFlow(b, m.Content[i+1])
+	}
+}
+
+// writeScalar writes a scalar plain when that reads back as the same
+// string inside a flow collection, else double-quoted.
+func writeScalar(b *strings.Builder, n *yaml.Node) {
+	if n.ShortTag() != "!!str" || plainInFlow(n.Value) {
+		b.WriteString(n.Value)
+		return
+	}
+	b.WriteString(strconv.Quote(n.Value))
+}
+
+func plainInFlow(s string) bool {
+	if s == "" || s != strings.TrimSpace(s) || strings.ContainsAny(s, ",[]{}\n\r\t\"'") ||
+		strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") ||
+		strings.ContainsAny(s[:1], "#&*!|>%@`") || isOldBool(s) {
+		return false
+	}
+	// "-", "?" and ":" start a plain scalar only when a non-space follows.
+	if strings.ContainsAny(s[:1], "-?:") && (len(s) == 1 || s[1] == ' ') {
+		return false
+	}
+	var n yaml.Node
+	if yaml.Unmarshal([]byte(s), &n) != nil || len(n.Content) != 1 {
+		return false
+	}
+	c := n.Content[0]
+	return c.Kind == yaml.ScalarNode && c.ShortTag() == "!!str" && c.Value == s
+}

@@ -1,0 +1,247 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// entry is one key of a YAML map.
+type entry struct {
+	name     string
+	key, val *yaml.Node
+}
+
+// object is a YAML map with its keys checked: scalars, no duplicates.
+type object struct {
+	node    *yaml.Node
+	entries []entry
+	index   map[string]int
+}
+
+// newObject reads the map n. A duplicate key is an error, as it is in
+// Argent's YAML library: silently keeping one of two tap: values would run a
+// step nobody wrote.
+func newObject(n *yaml.Node) (*object, *Error) {
+	o := &object{node: n, index: map[string]int{}}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, errAt(k, ProblemShape, "a map key must be a string, got %s", describe(k))
+		}
+		if j, dup := o.index[k.Value]; dup {
+			return nil, errAt(k, ProblemShape, "duplicate key %q (first at line %d)", k.Value, o.entries[j].key.Line)
+		}
+		o.index[k.Value] = len(o.entries)
+		o.entries = append(o.entries, entry{name: k.Value, key: k, val: v})
+	}
+	return o, nil
+}
+
+func (o *object) has(k string) bool { _, ok := o.index[k]; return ok }
+
+// get returns the value of k, or nil when k is absent.
+func (o *object) get(k string) *yaml.Node {
+	if i, ok := o.index[k]; ok {
+		return o.entries[i].val
+	}
+	return nil
+}
+
+// key returns the key node of k, or nil when k is absent.
+func (o *object) key(k string) *yaml.Node {
+	if i, ok := o.index[k]; ok {
+		return o.entries[i].key
+	}
+	return nil
+}
+
+// only reports the first key outside allowed as an unknown option, with a
+// did-you-mean for a typo; where names the map in the message.
+func (o *object) only(where string, allowed ...string) *Error {
+	for _, e := range o.entries {
+		if slices.Contains(allowed, e.name) {
+			continue
+		}
+		what := "option"
+		if where == "top-level" {
+			what, where = "top-level key", ""
+		}
+		return errAt(e.key, ProblemUnknownKey, "%sunknown %s %q%s (allowed: %s)", pfx(where), what, e.name, suggest(e.name, allowed), strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
+// resolve follows an alias to its anchored node.
+func resolve(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode {
+		return n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// strValue returns a string scalar's value. A scalar that YAML reads as a
+// number, boolean or null is not a string: Argent's parser sees those typed,
+// so "text: 1234" fails there, and it fails here the same way.
+func strValue(n *yaml.Node) (string, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// numValue returns a finite number scalar's value.
+func numValue(n *yaml.Node) (float64, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return 0, false
+	}
+	if t := n.ShortTag(); t != "!!int" && t != "!!float" {
+		return 0, false
+	}
+	var f float64
+	if n.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func boolValue(n *yaml.Node) (bool, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		return false, false
+	}
+	var b bool
+	if n.Decode(&b) != nil {
+		return false, false
+	}
+	return b, true
+}
+
+// positiveMillis reads a positive, finite number of milliseconds.
+func positiveMillis(n *yaml.Node, name string) (time.Duration, *Error) {
+	ms, ok := numValue(n)
+	if !ok || ms <= 0 {
+		return 0, errAt(n, ProblemValue, "%s needs a positive number of milliseconds, got %s", name, describe(n))
+	}
+	return millis(ms), nil
+}
+
+// millis converts a YAML millisecond count, which may be fractional.
+func millis(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}
+
+// describe names a node's type and value for "got …" in messages.
+func describe(n *yaml.Node) string {
+	n = resolve(n)
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.DocumentNode:
+		return "a document"
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "null"
+	case "!!bool":
+		return "the boolean " + n.Value
+	case "!!int", "!!float":
+		return "the number " + n.Value
+	case "!!str":
+		return strconv.Quote(n.Value)
+	}
+	return fmt.Sprintf("a %s value", n.Tag)
+}
+
+// errAt builds an *Error located at n (which may be nil).
+func errAt(n *yaml.Node, pr Problem, format string, a ...any) *Error {
+	e := &Error{Problem: pr, Msg: fmt.Sprintf(format, a...)}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	return e
+}
+
+// orNode returns n, or fallback when n is nil, to locate an error about a
+// missing key at its map.
+func orNode(n, fallback *yaml.Node) *yaml.Node {
+	if n != nil {
+		return n
+	}
+	return fallback
+}
+
+// pfx turns a location inside a directive into a message prefix.
+func pfx(where string) string {
+	if where == "" {
+		return ""
+	}
+	return where + ": "
+}
+
+func join(where, key string) string {
+	if where == "" {
+		return key
+	}
+	return where + "." + key
+}
+
+// suggest returns ` (did you mean "x"?)` for the allowed key that key most
+// plausibly misspells, the way Argent's closestKey picks it: the optimal
+// string alignment distance, at most a third of the candidate's length.
+func suggest(key string, allowed []string) string {
+	best, bestD := "", math.MaxInt
+	for _, c := range allowed {
+		if d := osaDistance(strings.ToLower(key), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || bestD > max(1, len(best)/3) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// osaDistance is Levenshtein distance plus adjacent transposition, so the
+// commonest typo ("roel" for "role") counts one edit.
+func osaDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
