@@ -7,7 +7,9 @@
 # Go runs one fuzz target per `go test` call, so the targets are found
 # first (a `func FuzzX(f *testing.F)` in a _test.go file). A crash fails the script; Go keeps the input under the
 # package's testdata/fuzz/<Target>/, where it stays as a corpus entry once
-# the bug is fixed.
+# the bug is fixed. New inputs are minimized for at most 5 s, so a large
+# seed does not eat a short run, and -timeout is past -fuzztime (by default
+# they are both 10 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 time=${1:-10s}
@@ -17,7 +19,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 while read -r file target; do
   pkg=./$(dirname "$file")
-  if ! $GO test -run '^$' -fuzz "^${target}\$" -fuzztime "$time" "$pkg" >"$log" 2>&1; then
+  if ! $GO test -run '^$' -fuzz "^${target}\$" -fuzztime "$time" -fuzzminimizetime 5s -timeout 30m "$pkg" >"$log" 2>&1; then
     cat "$log" >&2
     echo "fuzz: $pkg $target FAILED (the input is kept under $pkg/testdata/fuzz/$target/)" >&2
     status=1
