@@ -3,80 +3,167 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
-// flowRunFlags are the flags of toolserver flow run.
-type flowRunFlags struct {
-	project, device, output, junit, link string
-	update, asJSON, recursive            bool
+// flowRunOptions are the flags of flow run.
+type flowRunOptions struct {
+	streams
+	project, device, artifacts, junit, link string
+	update, recursive, dryRun               bool
+	// format is -o/--output json|yaml (or --json); outputDir is a value of
+	// --output that is not a format: the artifacts directory, as --output
+	// named it before --artifacts.
+	format, outputDir string
+	json              bool
 }
 
-func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f flowRunFlags
-	fs := flag.NewFlagSet("flow run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.project, "project", ".", "the project directory (names resolve in <project>/.argent/flows)")
-	fs.StringVar(&f.device, "device", "chromium-cdp-1280x800", "the device: chromium-cdp-<W>x<H>")
-	fs.BoolVar(&f.update, "update-baselines", false, "adopt the current screens as baselines instead of comparing")
-	fs.StringVar(&f.output, "output", "", "write baseline, current and diff PNGs of failed snapshots to DIR/<flow>/")
-	fs.BoolVar(&f.asJSON, "json", false, "print the raw report on stdout; progress and warnings go to stderr as JSON")
-	fs.BoolVar(&f.recursive, "r", false, "with a directory: also run the flows in its subdirectories")
-	fs.BoolVar(&f.recursive, "recursive", false, "same as -r")
-	fs.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to FILE")
-	fs.StringVar(&f.link, "link", "", "run on the tool-server at URL, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return withExit(exitUsage, err)
+const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
+is a flow name (<project>/.argent/flows/<name>.yaml), a .yaml file, or a
+directory of flows (its subdirectories too with -r). A directory run skips
+fragments, files that do not start with launch:; they run inside the flows
+that run: them.
+
+Progress prints one line per step on stdout; with -o json|yaml the report
+goes to stdout in that format (one object, or a list for several flows) and
+progress and warnings go to stderr as JSON lines.
+
+--update-baselines adopts the current screens as baselines. With --dry-run
+it runs the flows the same way but writes no baseline: it lists each
+baseline it would write or update with its size (and -o json|yaml adds them
+to the report as wouldWriteBaselines). --junit and --artifacts are still
+written in a dry run: they are outputs asked for, not changes to the
+project.
+
+--output DIR, the artifacts directory before --artifacts existed, still
+works with a deprecation notice: a value of -o/--output that is exactly
+json or yaml selects the format, any other value is the artifacts
+directory.`
+
+func newFlowRunCommand(s streams) *cobra.Command {
+	opts := flowRunOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "run <name|file.yaml|dir> [flags]",
+		Short: "Run flows",
+		Long:  flowRunLong,
+		Example: `  toolserver flow run checkout
+  toolserver flow run .argent/flows -r --artifacts flow-artifacts --junit junit.xml
+  toolserver flow run checkout --update-baselines --dry-run
+  toolserver flow run checkout --link http://host:3000 -o json`,
+		Args:              exactArgs(1, "one flow name, .yaml file or directory"),
+		ValidArgsFunction: completeFlowNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFlowRun(cmd.Context(), opts, args)
+		},
 	}
-	if len(pos) != 1 {
-		return usageError("usage: toolserver flow run <name|file.yaml|dir> [--project DIR] [--device chromium-cdp-WxH] [--update-baselines] [--output DIR] [--json] [-r] [--junit FILE] [--link URL]")
+	setExitStatus(cmd, exitStatusFlowRun)
+	f := cmd.Flags()
+	f.StringVar(&opts.project, "project", ".", "the project `DIR` (names resolve in <project>/.argent/flows)")
+	f.StringVar(&opts.device, "device", "chromium-cdp-1280x800", "the device `ID`: chromium-cdp-<W>x<H>")
+	f.BoolVar(&opts.update, "update-baselines", false, "adopt the current screens as baselines instead of comparing")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update")
+	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
+	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")
+	f.BoolVar(&opts.json, "json", false, "same as -o json")
+	f.BoolVarP(&opts.recursive, "recursive", "r", false, "with a directory: also run the flows in its subdirectories")
+	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	_ = cmd.MarkFlagDirname("project")
+	_ = cmd.MarkFlagDirname("artifacts")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.RegisterFlagCompletionFunc("device", completeDevices)
+	completeFormats(cmd, "output")
+	return cmd
+}
+
+// flowOutputValue is flow run's -o/--output: a format, or the artifacts
+// directory that --output named before --artifacts took that role.
+type flowOutputValue struct{ o *flowRunOptions }
+
+func (v flowOutputValue) String() string {
+	if v.o.outputDir != "" {
+		return v.o.outputDir
 	}
-	out := newRenderer(stdout, stderr, f.asJSON)
-	targets, err := resolveTargets(f.project, pos[0], f.recursive, out.note)
+	return v.o.format
+}
+
+func (v flowOutputValue) Set(s string) error {
+	switch s {
+	case formatJSON, formatYAML:
+		v.o.format, v.o.outputDir = s, ""
+	case "":
+		return errors.New("want json, yaml or (deprecated) a directory")
+	default:
+		v.o.format, v.o.outputDir = "", s
+	}
+	return nil
+}
+
+func (v flowOutputValue) Type() string { return "json|yaml" }
+
+// runFlowRun runs the flows args[0] names and reports them.
+func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
+	format := opts.format
+	if opts.json {
+		if format == formatYAML {
+			return usageError("--json and -o yaml ask for two formats; give one")
+		}
+		format = formatJSON
+	}
+	out := newRenderer(opts.stdout, opts.stderr, format != "")
+	if opts.outputDir != "" {
+		out.warn("--output DIR is deprecated; use --artifacts DIR")
+		if opts.artifacts != "" && opts.artifacts != opts.outputDir {
+			return usageError("flow run: --output %s and --artifacts %s name two artifacts directories; give --artifacts only", opts.outputDir, opts.artifacts)
+		}
+		opts.artifacts = opts.outputDir
+	}
+	out.dryRun = opts.dryRun
+	targets, err := resolveTargets(opts.project, args[0], opts.recursive, out.note)
 	if err != nil {
 		return err
 	}
 	// runOne runs one flow: in-process, or on a tool-server over a link.
-	// notWritten counts the baselines of the result the client refused.
-	var runOne func(ctx context.Context, t flowTarget) (rep *flow.Report, notWritten int, err error)
-	if u := linkURL(f.link); u != "" {
-		lr, err := newLinkedRun(u, pos[0], f, out)
+	// notWritten counts the baselines of the result the client refused;
+	// plans are the baselines a dry run would have written.
+	var runOne func(ctx context.Context, t flowTarget) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
+	if u := linkURL(opts.link); u != "" {
+		lr, err := newLinkedRun(u, args[0], opts, out)
 		if err != nil {
 			return err
 		}
 		runOne = lr.run
 	} else {
-		a, err := newApp(appOptions{stderr: stderr})
+		a, err := newApp(appOptions{stderr: opts.stderr})
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		runOne = func(ctx context.Context, t flowTarget) (*flow.Report, int, error) {
-			rep, err := a.runLocalFlow(ctx, t, f, out)
-			return rep, 0, err
+		runOne = func(ctx context.Context, t flowTarget) (*flow.Report, int, []baselinePlan, error) {
+			rep, plans, err := a.runLocalFlow(ctx, t, opts, out)
+			return rep, 0, plans, err
 		}
 	}
 
-	var reports []*flow.Report
+	var reports []runReport
+	var plans []baselinePlan
 	failed := false
 	for _, t := range targets {
 		if ctx.Err() != nil {
 			break
 		}
-		rep, notWritten, err := runOne(ctx, t)
+		rep, notWritten, planned, err := runOne(ctx, t)
 		var infra *infraError
 		switch {
 		case errors.As(err, &infra):
@@ -84,10 +171,19 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		case err != nil:
 			failed = true
 			out.rejected(t.name, err)
-			reports = append(reports, rejectedReport(t.name, f.device, err))
+			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, err)})
 			continue
 		}
-		reports = append(reports, rep)
+		rr := runReport{Report: rep}
+		if opts.dryRun {
+			markDryRun(rep)
+			rr.WouldWrite = &planned
+			if planned == nil {
+				rr.WouldWrite = &[]baselinePlan{}
+			}
+			plans = append(plans, planned...)
+		}
+		reports = append(reports, rr)
 		out.finished(rep)
 		// A baseline the client did not write fails the run (seed,
 		// "Baselines in the result").
@@ -95,20 +191,29 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			failed = true
 		}
 	}
-	if f.asJSON {
+	if format != "" {
 		var v any = reports
 		if len(reports) == 1 {
 			v = reports[0]
 		}
-		if err := printJSON(stdout, v); err != nil {
+		if err := printData(opts.stdout, format, v); err != nil {
 			return err
 		}
-	} else if len(reports) > 1 {
-		out.total(reports)
+	} else {
+		if len(reports) > 1 {
+			out.total(reports)
+		}
+		if opts.dryRun {
+			out.plans(plans)
+		}
 	}
-	if f.junit != "" {
-		if err := writeJUnit(f.junit, reports); err != nil {
-			return withExit(exitInfra, fmt.Errorf("--junit %s: %w", f.junit, err))
+	if opts.junit != "" {
+		reps := make([]*flow.Report, len(reports))
+		for i, r := range reports {
+			reps[i] = r.Report
+		}
+		if err := writeJUnit(opts.junit, reps); err != nil {
+			return withExit(exitInfra, fmt.Errorf("--junit %s: %w", opts.junit, err))
 		}
 	}
 	if ctx.Err() != nil {
@@ -118,6 +223,13 @@ func runFlowRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return silentExit(exitFailed)
 	}
 	return nil
+}
+
+// runReport is a flow's report as flow run prints it: the report, and in
+// a dry run the baselines it would have written.
+type runReport struct {
+	*flow.Report
+	WouldWrite *[]baselinePlan `json:"wouldWriteBaselines,omitempty"`
 }
 
 // infraError is a failure of the machinery, not of a flow: exit 2.
@@ -132,38 +244,48 @@ func rejectedReport(name, device string, err error) *flow.Report {
 		Warnings: []string{"not run: " + err.Error()}}
 }
 
-// runLocalFlow runs one flow in-process on the app's device pool.
-func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, out *renderer) (*flow.Report, error) {
+// runLocalFlow runs one flow in-process on the app's device pool. In a
+// dry run it returns the baselines it would have written.
+func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, out *renderer) (*flow.Report, []baselinePlan, error) {
 	file, err := flow.Disk{}.OpenFile(t.path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	entry := flow.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)}
 	if _, err := flow.Prepare(entry); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if a.pool == nil {
-		return nil, &infraError{a.poolErr}
+		return nil, nil, &infraError{a.poolErr}
 	}
-	d, err := a.pool.Device(ctx, f.device)
+	d, err := a.pool.Device(ctx, o.device)
 	if err != nil {
 		if te := devicetool.DeviceError(err); tool.AsError(te).HTTPStatus() == 400 {
-			return nil, &infraError{withExit(exitUsage, fmt.Errorf("--device: %w", err))}
+			return nil, nil, &infraError{withExit(exitUsage, fmt.Errorf("--device: %w", err))}
 		}
-		return nil, &infraError{err}
+		return nil, nil, &infraError{err}
 	}
 	opts := flow.Options{
 		Device:          flowtool.Device{D: d},
 		Source:          flow.Disk{},
-		UpdateBaselines: f.update,
+		UpdateBaselines: o.update,
 		Tools:           a.flowTools.Caller(),
 		Progress:        out.progress,
 	}
-	if f.output != "" {
-		opts.Artifacts = outputSink{dir: f.output}
+	var dry *dryRunSource
+	if o.dryRun {
+		dry = &dryRunSource{Source: opts.Source}
+		opts.Source = dry
+	}
+	if o.artifacts != "" {
+		opts.Artifacts = outputSink{dir: o.artifacts}
 	}
 	out.start(t.name, d.ID())
-	return flow.Execute(ctx, opts, entry)
+	rep, err := flow.Execute(ctx, opts, entry)
+	if dry != nil {
+		return rep, dry.plans, err
+	}
+	return rep, nil, err
 }
 
 // outputSink writes the images of failed snapshots to DIR/<flow>/.

@@ -2,27 +2,36 @@ package main
 
 import (
 	"context"
-	"flag"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
 )
 
-// runFlowSchema prints the JSON Schema of a flow file, for editors:
-// `toolserver flow schema > flow.schema.json`.
-func runFlowSchema(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer) error {
-	fs := flag.NewFlagSet("flow schema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { io.WriteString(stderr, "usage: toolserver flow schema\n") }
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return withExit(exitUsage, err)
+// flowSchemaOptions are the flags of flow schema (none of its own).
+type flowSchemaOptions struct {
+	streams
+}
+
+func newFlowSchemaCommand(s streams) *cobra.Command {
+	opts := flowSchemaOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of a flow file, for editors",
+		Example: `  toolserver flow schema > flow.schema.json
+  # in a flow file, for the YAML language server:
+  # yaml-language-server: $schema=./flow.schema.json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFlowSchema(cmd.Context(), opts, args)
+		},
 	}
-	if fs.NArg() > 0 {
-		return usageError("flow schema takes no arguments, got %q", fs.Args())
-	}
-	_, err := stdout.Write(flow.Schema())
+	setExitStatus(cmd, exitStatusPlain)
+	return cmd
+}
+
+// runFlowSchema prints the JSON Schema of a flow file.
+func runFlowSchema(ctx context.Context, opts flowSchemaOptions, args []string) error {
+	_, err := opts.stdout.Write(flow.Schema())
 	return err
 }

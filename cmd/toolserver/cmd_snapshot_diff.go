@@ -3,63 +3,72 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
 
 	"github.com/toolserver/toolserver/snapshot"
 )
 
-const snapshotUsage = "usage: toolserver snapshot diff A.png B.png [--threshold 0.1] [--include-aa] [--diff OUT.png] [--json]"
-
-// diffReport is the --json output of snapshot diff: the comparison result
-// (width, height, mismatchPixels, mismatchPercent, identical, regions, ...)
-// plus the in-process time of decoding and comparing.
+// diffReport is the -o json|yaml output of snapshot diff: the comparison
+// result (width, height, mismatchPixels, mismatchPercent, identical,
+// regions, ...) plus the in-process time of decoding and comparing.
 type diffReport struct {
 	snapshot.Result
 	DurationMs float64 `json:"durationMs"`
 	DiffFile   string  `json:"diffFile,omitempty"`
 }
 
-// runSnapshot runs `toolserver snapshot diff`: it compares two PNG files and
-// exits 0 when no pixel differs, 1 when some do, 2 on an error (a size
-// mismatch included). Flags may come before or after the two files.
-func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "diff" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(stderr, snapshotUsage)
-			return flag.ErrHelp
-		}
-		return usageError("%s", snapshotUsage)
+// snapshotDiffOptions are the flags of snapshot diff.
+type snapshotDiffOptions struct {
+	streams
+	threshold float64
+	includeAA bool
+	diff      string
+	output    outputFlags
+}
+
+func newSnapshotDiffCommand(s streams) *cobra.Command {
+	opts := snapshotDiffOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "diff A.png B.png [flags]",
+		Short: "Compare two PNG files pixel by pixel",
+		Long: `Compare two PNG files of the same size with pixelmatch's algorithm and print
+how many pixels differ and where. Flags may come before, between or after
+the two files.`,
+		Example: `  toolserver snapshot diff baseline.png current.png
+  toolserver snapshot diff a.png b.png --threshold 0 --diff diff.png -o json`,
+		Args: exactArgs(2, "two PNG files"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSnapshotDiff(cmd.Context(), opts, args)
+		},
 	}
-	fs := flag.NewFlagSet("snapshot diff", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported once, by report
-	threshold := fs.Float64("threshold", 0.1, "matching threshold 0..1; smaller is more sensitive")
-	includeAA := fs.Bool("include-aa", false, "count anti-aliased pixels as differences")
-	diffOut := fs.String("diff", "", "write the diff image to this PNG file")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	files, err := parseInterspersed(fs, args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, snapshotUsage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
+	setExitStatus(cmd, exitStatusSnapshotDiff)
+	f := cmd.Flags()
+	f.Float64Var(&opts.threshold, "threshold", 0.1, "matching threshold 0..1; smaller is more sensitive")
+	f.BoolVar(&opts.includeAA, "include-aa", false, "count anti-aliased pixels as differences")
+	f.StringVar(&opts.diff, "diff", "", "write the diff image to this PNG `file`")
+	opts.output.register(cmd, f)
+	cmd.ValidArgsFunction = completePNGFiles
+	_ = cmd.MarkFlagFilename("diff", "png")
+	return cmd
+}
+
+// runSnapshotDiff compares two PNG files: exit 0 when no pixel differs,
+// 1 when some do, 2 on an error (a size mismatch included).
+func runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions, files []string) error {
+	format, err := opts.output.resolve()
+	if err != nil {
 		return err
 	}
-	if err != nil {
-		return usageError("snapshot diff: %v\n%s", err, snapshotUsage)
-	}
-	if len(files) != 2 {
-		return usageError("snapshot diff: want two PNG files, got %d\n%s", len(files), snapshotUsage)
-	}
-	if *threshold < 0 || *threshold > 1 {
-		return usageError("snapshot diff: --threshold %v is outside 0..1", *threshold)
+	if opts.threshold < 0 || opts.threshold > 1 {
+		return usageError("snapshot diff: --threshold %v is outside 0..1", opts.threshold)
 	}
 	if err := ctx.Err(); err != nil {
 		return withExit(exitInfra, err)
@@ -79,34 +88,39 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// 1280x800 pair on 2 cores). So the collector waits until we are done.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 
-	opts := snapshot.DefaultOptions()
-	opts.Threshold = *threshold
-	opts.IncludeAA = *includeAA
-	opts.Diff = *diffOut != ""
+	co := snapshot.DefaultOptions()
+	co.Threshold = opts.threshold
+	co.IncludeAA = opts.includeAA
+	co.Diff = opts.diff != ""
 	start := time.Now()
-	res, err := snapshot.CompareBytes(files[0], a, files[1], b, opts)
+	res, err := snapshot.CompareBytes(files[0], a, files[1], b, co)
 	elapsed := time.Since(start)
 	if err != nil {
 		return withExit(exitInfra, err)
 	}
-	if *diffOut != "" {
+	if opts.diff != "" {
 		data, err := snapshot.EncodePNG(res.Diff)
 		if err == nil {
-			err = atomicfile.WriteFile(*diffOut, data)
+			err = atomicfile.WriteFile(opts.diff, data)
 		}
 		if err != nil {
 			return withExit(exitInfra, err)
 		}
 	}
 
-	if *asJSON {
-		rep := diffReport{Result: res, DurationMs: float64(elapsed.Microseconds()) / 1000, DiffFile: *diffOut}
-		enc := json.NewEncoder(stdout)
-		if err := enc.Encode(rep); err != nil {
+	rep := diffReport{Result: res, DurationMs: float64(elapsed.Microseconds()) / 1000, DiffFile: opts.diff}
+	switch format {
+	case formatJSON:
+		// One object on one line, as scripts and the benchmarks read it.
+		if err := json.NewEncoder(opts.stdout).Encode(rep); err != nil {
 			return withExit(exitInfra, err)
 		}
-	} else {
-		fmt.Fprintln(stdout, summaryLine(res, *threshold, *diffOut))
+	case formatYAML:
+		if err := printYAML(opts.stdout, rep); err != nil {
+			return withExit(exitInfra, err)
+		}
+	default:
+		fmt.Fprintln(opts.stdout, summaryLine(res, opts.threshold, opts.diff))
 	}
 	if res.MismatchPixels > 0 {
 		return silentExit(exitFailed)
@@ -150,26 +164,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// parseInterspersed parses flags that may appear before, between and after
-// the positional arguments, which flag.FlagSet alone stops at. After "--"
-// everything is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		// fs.Parse consumed a "--" if it stopped there.
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

@@ -3,11 +3,30 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"runtime"
+
+	"github.com/spf13/cobra"
 )
 
-func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stdout, "toolserver %s (commit %s, %s)\n", version, commit, runtime.Version())
-	return nil
+// versionOptions are the flags of version (none of its own).
+type versionOptions struct {
+	streams
+}
+
+func newVersionCommand(s streams) *cobra.Command {
+	opts := versionOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and commit",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVersion(cmd.Context(), opts, args)
+		},
+	}
+	setExitStatus(cmd, exitStatusPlain)
+	return cmd
+}
+
+func runVersion(ctx context.Context, opts versionOptions, args []string) error {
+	_, err := fmt.Fprintln(opts.stdout, versionLine())
+	return err
 }
