@@ -52,7 +52,7 @@ type linkedRun struct {
 	out     *renderer
 }
 
-// warn prints a line on stderr, or a warning object with --json.
+// warn prints a line on stderr, or a warning object with -o json|yaml.
 func (lr *linkedRun) warn(line string) {
 	if lr.out.asJSON {
 		lr.out.json(map[string]any{"event": "warning", "message": line})
