@@ -12,6 +12,9 @@
 # Usage: bench/compare-anchors.sh            (N=15 by default)
 #        N=31 bench/compare-anchors.sh
 #        TOOLSERVER_BIN=/path/to/toolserver bench/compare-anchors.sh
+#        TOOLSERVER_BEFORE=/path/to/old/toolserver bench/compare-anchors.sh
+#                                              (also time an older build, in the
+#                                              same rounds: a before/after check)
 #        KEEP=1 bench/compare-anchors.sh      (keep the temp dir)
 # Needs: go, node (20+) and npm with access to the npm registry.
 set -euo pipefail
@@ -84,7 +87,7 @@ cat >"$tmp/npm/run.mjs" <<'EOF'
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-const [dir, bin, odiff, odiffVersion, n] = process.argv.slice(2);
+const [dir, bin, odiff, odiffVersion, n, before] = process.argv.slice(2);
 const pairs = ['identical', '0.05pct', '0.5pct', '30pct'];
 const run = (cmd, args) => {
   const t0 = process.hrtime.bigint();
@@ -118,6 +121,14 @@ const engines = {
     return {whole: r.ms, inproc: j.durationMs, count: j.mismatchPixels};
   },
 };
+if (before) {
+  engines.before = (a, b) => {
+    const r = run(before, ['snapshot', 'diff', a, b, '--json']);
+    if (r.status !== 0 && r.status !== 1) throw new Error(`toolserver (before) exit ${r.status}: ${r.stderr}`);
+    const j = JSON.parse(r.stdout);
+    return {whole: r.ms, inproc: j.durationMs, count: j.mismatchPixels};
+  };
+}
 const names = Object.keys(engines);
 const samples = {};
 const counts = {};
@@ -144,6 +155,9 @@ const rows = [
   ['toolserver snapshot diff, whole process', 'ours.whole'],
   ['toolserver snapshot diff, in process (durationMs)', 'ours.inproc'],
 ];
+if (before) {
+  rows.push([`before (${before}), whole process`, 'before.whole'], [`before (${before}), in process (durationMs)`, 'before.inproc']);
+}
 const f = (x) => x.toFixed(1);
 console.log(`1280x800 pairs, medians of ${n} runs, ms; ${os.cpus().length} cores, load average ${os.loadavg().map(f).join(' ')} at the end`);
 console.log();
@@ -161,6 +175,7 @@ ratio('odiff whole process / ours whole process', 'odiff.whole', 'ours.whole');
 ratio('pixelmatch whole process / ours whole process', 'pixelmatch.whole', 'ours.whole');
 ratio('pixelmatch in process (first call) / ours in process', 'pixelmatch.inproc', 'ours.inproc');
 ratio('pixelmatch in process (warm) / ours in process', 'pixelmatchWarm.inproc', 'ours.inproc');
+if (before) ratio('before whole process / ours whole process', 'before.whole', 'ours.whole');
 let bad = false;
 for (const p of pairs) if (counts[`ours/${p}`] !== counts[`pixelmatch/${p}`]) { bad = true; console.error(`count mismatch on ${p}: ours ${counts[`ours/${p}`]}, pixelmatch ${counts[`pixelmatch/${p}`]}`); }
 if (bad) process.exit(3);
@@ -168,4 +183,4 @@ EOF
 
 echo "== running $N rounds" >&2
 cd "$tmp/npm"
-node run.mjs "$tmp/pairs" "$bin" "$odiff" "$odiff_version" "$N"
+node run.mjs "$tmp/pairs" "$bin" "$odiff" "$odiff_version" "$N" "${TOOLSERVER_BEFORE:-}"

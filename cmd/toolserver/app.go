@@ -31,17 +31,30 @@ var (
 type streams struct{ stdout, stderr io.Writer }
 
 // annotationExitStatus is the annotation holding a command's EXIT STATUS
-// section, which the help template prints last.
+// section, which printHelp prints last.
 const annotationExitStatus = "toolserver_exit_status"
 
-// helpTemplate is cobra's help with an EXIT STATUS section at the end, as
-// a manual page ends with it.
-const helpTemplate = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}
-
-{{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}{{with index .Annotations "` + annotationExitStatus + `"}}
-EXIT STATUS:
-{{.}}
-{{end}}`
+// printHelp is cobra's help with an EXIT STATUS section at the end, as a
+// manual page ends with it. It is a function, not a help template: a
+// template would link text/template, whose reflection keeps every
+// exported method in the binary (4 MB more, and a slower start for every
+// snapshot diff).
+func printHelp(c *cobra.Command, args []string) {
+	w := c.OutOrStdout()
+	text := c.Long
+	if text == "" {
+		text = c.Short
+	}
+	if text = strings.TrimRight(text, " \t\n"); text != "" {
+		fmt.Fprintf(w, "%s\n\n", text)
+	}
+	if c.Runnable() || c.HasSubCommands() {
+		fmt.Fprint(w, c.UsageString())
+	}
+	if es := c.Annotations[annotationExitStatus]; es != "" {
+		fmt.Fprintf(w, "\nEXIT STATUS:\n%s\n", es)
+	}
+}
 
 // newRootCommand builds the command tree. Building it is cheap: no
 // command touches Chromium, the tool registry or the disk before it runs,
@@ -53,15 +66,14 @@ func newRootCommand(s streams) *cobra.Command {
 		Long: `toolserver drives headless Chromium devices named by their viewport
 (chromium-cdp-1280x800), runs YAML flows on them, compares screenshots with
 baseline PNGs, and speaks Argent's tool-server protocol.`,
-		Version:       version,
+		Version:       fmt.Sprintf("%s (commit %s, %s)", version, commit, runtime.Version()),
 		SilenceErrors: true, // report prints errors once, with the exit code
 		SilenceUsage:  true,
 	}
 	asGroup(root)
 	root.SetOut(s.stdout)
 	root.SetErr(s.stderr)
-	root.SetHelpTemplate(helpTemplate)
-	root.SetVersionTemplate(versionLine() + "\n")
+	root.SetHelpFunc(printHelp)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v", err)
 	})
