@@ -16,6 +16,12 @@
 #                                              (also time an older build, in the
 #                                              same rounds: a before/after check)
 #        KEEP=1 bench/compare-anchors.sh      (keep the temp dir)
+#        CPU_ROUNDS=80 bench/compare-anchors.sh
+#                                              (then also time ours, the older build
+#                                              and odiff round-robin in a Go harness
+#                                              that reads each process's CPU time
+#                                              from its rusage: steadier than wall
+#                                              time on a loaded machine)
 # Needs: go, node (20+) and npm with access to the npm registry.
 set -euo pipefail
 
@@ -184,3 +190,87 @@ EOF
 echo "== running $N rounds" >&2
 cd "$tmp/npm"
 node run.mjs "$tmp/pairs" "$bin" "$odiff" "$odiff_version" "$N" "${TOOLSERVER_BEFORE:-}"
+
+if [[ -n "${CPU_ROUNDS:-}" ]]; then
+	echo "== CPU time: $CPU_ROUNDS rounds" >&2
+	mkdir -p "$tmp/cpu"
+	printf 'module cpurounds\n\ngo 1.26\n' >"$tmp/cpu/go.mod"
+	cat >"$tmp/cpu/main.go" <<'GO'
+// Round-robin whole-process timing that also reads each process's CPU
+// time (user + system) from its rusage.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"time"
+)
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func main() {
+	n, _ := strconv.Atoi(os.Args[1])
+	dir, ours, before, odiff := os.Args[2], os.Args[3], os.Args[4], os.Args[5]
+	pairs := []string{"identical", "0.05pct", "0.5pct", "30pct"}
+	type engine struct {
+		name string
+		argv func(a, b string) []string
+	}
+	engines := []engine{
+		{"toolserver snapshot diff", func(a, b string) []string { return []string{ours, "snapshot", "diff", a, b, "--json"} }},
+		{"odiff", func(a, b string) []string {
+			return []string{odiff, a, b, "--threshold", "0.1", "--antialiasing", "--parsable-stdout"}
+		}},
+	}
+	if before != "" {
+		engines = append(engines, engine{"before (" + before + ")", func(a, b string) []string {
+			return []string{before, "snapshot", "diff", a, b, "--json"}
+		}})
+	}
+	wall, cpu := map[string][]float64{}, map[string][]float64{}
+	for r := 0; r < n; r++ {
+		for _, p := range pairs {
+			a, b := dir+"/"+p+"-a.png", dir+"/"+p+"-b.png"
+			for i := range engines {
+				e := engines[(i+r)%len(engines)]
+				argv := e.argv(a, b)
+				cmd := exec.Command(argv[0], argv[1:]...)
+				t0 := time.Now()
+				err := cmd.Run()
+				ms := float64(time.Since(t0).Microseconds()) / 1000
+				// Exit 1 (ours) and 22 (odiff) say the images differ.
+				var ee *exec.ExitError
+				if err != nil && !(errors.As(err, &ee) && (ee.ExitCode() == 1 || ee.ExitCode() == 22)) {
+					fmt.Fprintln(os.Stderr, argv, err)
+					os.Exit(1)
+				}
+				k := e.name + "/" + p
+				wall[k] = append(wall[k], ms)
+				st := cmd.ProcessState
+				cpu[k] = append(cpu[k], float64((st.UserTime()+st.SystemTime()).Microseconds())/1000)
+			}
+		}
+	}
+	fmt.Printf("\nWhole process, medians of %d round-robin runs, ms (wall / CPU):\n\n", n)
+	fmt.Printf("| engine | identical | 0.05pct | 0.5pct | 30pct |\n|---|---:|---:|---:|---:|\n")
+	for _, e := range engines {
+		fmt.Printf("| %s |", e.name)
+		for _, p := range pairs {
+			k := e.name + "/" + p
+			fmt.Printf(" %.1f / %.1f |", median(wall[k]), median(cpu[k]))
+		}
+		fmt.Println()
+	}
+}
+GO
+	(cd "$tmp/cpu" && go run . "$CPU_ROUNDS" "$tmp/pairs" "$bin" "${TOOLSERVER_BEFORE:-}" "$odiff")
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi

@@ -52,7 +52,9 @@ func printHelp(c *cobra.Command, args []string) {
 		fmt.Fprint(w, c.UsageString())
 	}
 	if es := c.Annotations[annotationExitStatus]; es != "" {
-		fmt.Fprintf(w, "\nEXIT STATUS:\n%s\n", es)
+		// Indented here, not when the tree is built: every process
+		// builds the tree, few print a help.
+		fmt.Fprintf(w, "\nEXIT STATUS:\n  %s\n", strings.ReplaceAll(es, "\n", "\n  "))
 	}
 }
 
@@ -110,11 +112,7 @@ func setExitStatus(cmd *cobra.Command, text string) {
 	if cmd.Annotations == nil {
 		cmd.Annotations = map[string]string{}
 	}
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = "  " + l
-	}
-	cmd.Annotations[annotationExitStatus] = strings.Join(lines, "\n")
+	cmd.Annotations[annotationExitStatus] = text
 }
 
 // asGroup makes cmd a command that only holds others: without one it
