@@ -12,7 +12,16 @@
 # Usage: bench/compare-anchors.sh            (N=15 by default)
 #        N=31 bench/compare-anchors.sh
 #        TOOLSERVER_BIN=/path/to/toolserver bench/compare-anchors.sh
+#        TOOLSERVER_BEFORE=/path/to/old/toolserver bench/compare-anchors.sh
+#                                              (also time an older build, in the
+#                                              same rounds: a before/after check)
 #        KEEP=1 bench/compare-anchors.sh      (keep the temp dir)
+#        CPU_ROUNDS=80 bench/compare-anchors.sh
+#                                              (then also time ours, the older build
+#                                              and odiff round-robin in a Go harness
+#                                              that reads each process's CPU time
+#                                              from its rusage: steadier than wall
+#                                              time on a loaded machine)
 # Needs: go, node (20+) and npm with access to the npm registry.
 set -euo pipefail
 
@@ -84,7 +93,7 @@ cat >"$tmp/npm/run.mjs" <<'EOF'
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-const [dir, bin, odiff, odiffVersion, n] = process.argv.slice(2);
+const [dir, bin, odiff, odiffVersion, n, before] = process.argv.slice(2);
 const pairs = ['identical', '0.05pct', '0.5pct', '30pct'];
 const run = (cmd, args) => {
   const t0 = process.hrtime.bigint();
@@ -118,6 +127,14 @@ const engines = {
     return {whole: r.ms, inproc: j.durationMs, count: j.mismatchPixels};
   },
 };
+if (before) {
+  engines.before = (a, b) => {
+    const r = run(before, ['snapshot', 'diff', a, b, '--json']);
+    if (r.status !== 0 && r.status !== 1) throw new Error(`toolserver (before) exit ${r.status}: ${r.stderr}`);
+    const j = JSON.parse(r.stdout);
+    return {whole: r.ms, inproc: j.durationMs, count: j.mismatchPixels};
+  };
+}
 const names = Object.keys(engines);
 const samples = {};
 const counts = {};
@@ -144,6 +161,9 @@ const rows = [
   ['toolserver snapshot diff, whole process', 'ours.whole'],
   ['toolserver snapshot diff, in process (durationMs)', 'ours.inproc'],
 ];
+if (before) {
+  rows.push([`before (${before}), whole process`, 'before.whole'], [`before (${before}), in process (durationMs)`, 'before.inproc']);
+}
 const f = (x) => x.toFixed(1);
 console.log(`1280x800 pairs, medians of ${n} runs, ms; ${os.cpus().length} cores, load average ${os.loadavg().map(f).join(' ')} at the end`);
 console.log();
@@ -161,6 +181,7 @@ ratio('odiff whole process / ours whole process', 'odiff.whole', 'ours.whole');
 ratio('pixelmatch whole process / ours whole process', 'pixelmatch.whole', 'ours.whole');
 ratio('pixelmatch in process (first call) / ours in process', 'pixelmatch.inproc', 'ours.inproc');
 ratio('pixelmatch in process (warm) / ours in process', 'pixelmatchWarm.inproc', 'ours.inproc');
+if (before) ratio('before whole process / ours whole process', 'before.whole', 'ours.whole');
 let bad = false;
 for (const p of pairs) if (counts[`ours/${p}`] !== counts[`pixelmatch/${p}`]) { bad = true; console.error(`count mismatch on ${p}: ours ${counts[`ours/${p}`]}, pixelmatch ${counts[`pixelmatch/${p}`]}`); }
 if (bad) process.exit(3);
@@ -168,4 +189,88 @@ EOF
 
 echo "== running $N rounds" >&2
 cd "$tmp/npm"
-node run.mjs "$tmp/pairs" "$bin" "$odiff" "$odiff_version" "$N"
+node run.mjs "$tmp/pairs" "$bin" "$odiff" "$odiff_version" "$N" "${TOOLSERVER_BEFORE:-}"
+
+if [[ -n "${CPU_ROUNDS:-}" ]]; then
+	echo "== CPU time: $CPU_ROUNDS rounds" >&2
+	mkdir -p "$tmp/cpu"
+	printf 'module cpurounds\n\ngo 1.26\n' >"$tmp/cpu/go.mod"
+	cat >"$tmp/cpu/main.go" <<'GO'
+// Round-robin whole-process timing that also reads each process's CPU
+// time (user + system) from its rusage.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"time"
+)
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func main() {
+	n, _ := strconv.Atoi(os.Args[1])
+	dir, ours, before, odiff := os.Args[2], os.Args[3], os.Args[4], os.Args[5]
+	pairs := []string{"identical", "0.05pct", "0.5pct", "30pct"}
+	type engine struct {
+		name string
+		argv func(a, b string) []string
+	}
+	engines := []engine{
+		{"toolserver snapshot diff", func(a, b string) []string { return []string{ours, "snapshot", "diff", a, b, "--json"} }},
+		{"odiff", func(a, b string) []string {
+			return []string{odiff, a, b, "--threshold", "0.1", "--antialiasing", "--parsable-stdout"}
+		}},
+	}
+	if before != "" {
+		engines = append(engines, engine{"before (" + before + ")", func(a, b string) []string {
+			return []string{before, "snapshot", "diff", a, b, "--json"}
+		}})
+	}
+	wall, cpu := map[string][]float64{}, map[string][]float64{}
+	for r := 0; r < n; r++ {
+		for _, p := range pairs {
+			a, b := dir+"/"+p+"-a.png", dir+"/"+p+"-b.png"
+			for i := range engines {
+				e := engines[(i+r)%len(engines)]
+				argv := e.argv(a, b)
+				cmd := exec.Command(argv[0], argv[1:]...)
+				t0 := time.Now()
+				err := cmd.Run()
+				ms := float64(time.Since(t0).Microseconds()) / 1000
+				// Exit 1 (ours) and 22 (odiff) say the images differ.
+				var ee *exec.ExitError
+				if err != nil && !(errors.As(err, &ee) && (ee.ExitCode() == 1 || ee.ExitCode() == 22)) {
+					fmt.Fprintln(os.Stderr, argv, err)
+					os.Exit(1)
+				}
+				k := e.name + "/" + p
+				wall[k] = append(wall[k], ms)
+				st := cmd.ProcessState
+				cpu[k] = append(cpu[k], float64((st.UserTime()+st.SystemTime()).Microseconds())/1000)
+			}
+		}
+	}
+	fmt.Printf("\nWhole process, medians of %d round-robin runs, ms (wall / CPU):\n\n", n)
+	fmt.Printf("| engine | identical | 0.05pct | 0.5pct | 30pct |\n|---|---:|---:|---:|---:|\n")
+	for _, e := range engines {
+		fmt.Printf("| %s |", e.name)
+		for _, p := range pairs {
+			k := e.name + "/" + p
+			fmt.Printf(" %.1f / %.1f |", median(wall[k]), median(cpu[k]))
+		}
+		fmt.Println()
+	}
+}
+GO
+	(cd "$tmp/cpu" && go run . "$CPU_ROUNDS" "$tmp/pairs" "$bin" "${TOOLSERVER_BEFORE:-}" "$odiff")
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi

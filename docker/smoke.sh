@@ -37,7 +37,7 @@ cp -r "$root/examples/shop" "$work/shop"
 run_mounted() {
   docker run --rm --user "$(id -u):$(id -g)" -v "$work/shop":/project "$image" "$@"
 }
-run_mounted flow run .argent/flows -r --output /project/flow-artifacts || fail "the example flows did not pass in the image (exit $?)"
+run_mounted flow run .argent/flows -r --artifacts /project/flow-artifacts || fail "the example flows did not pass in the image (exit $?)"
 rm -rf "$work/shop/.argent/flows/__baselines__"
 set +e
 run_mounted flow run .argent/flows -r

@@ -9,7 +9,7 @@ rm -rf demo-out
 echo "Running the example flows in examples/shop/.argent/flows (baselines in __baselines__/):"
 echo
 status=0
-"$bin" flow run examples/shop/.argent/flows -r --output demo-out --junit demo-out/junit.xml || status=$?
+"$bin" flow run examples/shop/.argent/flows -r --artifacts demo-out --junit demo-out/junit.xml || status=$?
 echo
 case $status in
   0) echo "All example flows passed. Try: $bin flow run examples/shop/.argent/flows --update-baselines, or edit examples/shop/site/index.html and run again to see a failure explained (images land in demo-out/)." ;;

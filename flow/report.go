@@ -156,11 +156,30 @@ func (a *Artifact) UnmarshalJSON(b []byte) error {
 // "Baselines in the result"). The tool-server sends a client-file
 // directive: the client path of the baseline, and its bytes in PNG. The
 // client replaces each with the path it wrote (Path alone) or, when it did
-// not write it, Path and the reason in Error.
+// not write it, Path and the reason in Error; in a dry run, with the plan
+// of the write it would have made (Plan).
 type BaselineWrite struct {
 	Path  string
 	PNG   []byte
 	Error string
+	Plan  *BaselinePlan
+}
+
+// BaselinePlan is the write a dry run would have made of a baseline.
+type BaselinePlan struct {
+	// Bytes is the size of the PNG.
+	Bytes int
+	// Updated tells that a file is at the path already.
+	Updated bool
+}
+
+// plannedWrite is a dry run's entry on the wire; dryRun is always true
+// and tells a plan from a refusal.
+type plannedWrite struct {
+	Path    string `json:"path"`
+	Bytes   int    `json:"bytes"`
+	Updated bool   `json:"updated"`
+	DryRun  bool   `json:"dryRun"`
 }
 
 // clientFile is the client-file directive of a baseline on the wire.
@@ -179,9 +198,10 @@ type refusedWrite struct {
 }
 
 // Written reports whether the entry says the client wrote the baseline.
-func (w BaselineWrite) Written() bool { return w.PNG == nil && w.Error == "" }
+func (w BaselineWrite) Written() bool { return w.PNG == nil && w.Error == "" && w.Plan == nil }
 
-// MarshalJSON writes the directive, the refusal or the path written.
+// MarshalJSON writes the directive, the refusal, the plan or the path
+// written.
 func (w BaselineWrite) MarshalJSON() ([]byte, error) {
 	switch {
 	case w.PNG != nil:
@@ -189,11 +209,13 @@ func (w BaselineWrite) MarshalJSON() ([]byte, error) {
 		return marshalRaw(clientFile{ArgentClientFile: true, Path: w.Path, Content: &content, Encoding: "base64"})
 	case w.Error != "":
 		return marshalRaw(refusedWrite{Error: w.Error, Path: w.Path})
+	case w.Plan != nil:
+		return marshalRaw(plannedWrite{Path: w.Path, Bytes: w.Plan.Bytes, Updated: w.Plan.Updated, DryRun: true})
 	}
 	return marshalRaw(w.Path)
 }
 
-// UnmarshalJSON reads any of the three forms MarshalJSON writes.
+// UnmarshalJSON reads any of the forms MarshalJSON writes.
 func (w *BaselineWrite) UnmarshalJSON(b []byte) error {
 	*w = BaselineWrite{}
 	switch {
@@ -204,12 +226,18 @@ func (w *BaselineWrite) UnmarshalJSON(b []byte) error {
 	}
 	var v struct {
 		clientFile
-		Error string `json:"error"`
+		Error   string `json:"error"`
+		Bytes   int    `json:"bytes"`
+		Updated bool   `json:"updated"`
+		DryRun  bool   `json:"dryRun"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	w.Path, w.Error = v.Path, v.Error
+	if v.DryRun && v.Error == "" {
+		w.Plan = &BaselinePlan{Bytes: v.Bytes, Updated: v.Updated}
+	}
 	if v.ArgentClientFile && v.Content != nil {
 		png, err := base64.StdEncoding.DecodeString(*v.Content)
 		if err != nil {

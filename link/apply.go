@@ -70,6 +70,9 @@ func (st *callState) applyIn(v any) any {
 func (st *callState) applyDirective(p, content, encoding string) any {
 	switch encoding {
 	case "base64":
+		if st.opts.DryRun {
+			return st.planBaseline(p, content)
+		}
 		written, why := st.writeBaseline(p, content)
 		if why != "" {
 			return map[string]any{"path": p, "error": why}
@@ -90,25 +93,9 @@ func (st *callState) applyDirective(p, content, encoding string) any {
 // that updates baselines, with PNG bytes within the cap, through a temp
 // file and one rename. why is the refusal.
 func (st *callState) writeBaseline(p, content string) (written, why string) {
-	switch {
-	case !strings.HasSuffix(p, ".png"):
-		return "", p + " does not end in .png"
-	case !filepath.IsAbs(p) || clientpath.HasDotDot(p):
-		return "", p + ` is not an absolute path without ".." segments`
-	}
-	policy, ok := st.writable[filepath.Dir(p)]
-	if !ok {
-		return "", p + " is not in the baseline directory of a run of this call that updates baselines"
-	}
-	if len(content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
-		return "", p + " is larger than the 32 MiB cap on a baseline"
-	}
-	png, err := base64.StdEncoding.DecodeString(content)
-	if err != nil {
-		return "", fmt.Sprintf("the content of %s is not valid base64: %v", p, err)
-	}
-	if !bytes.HasPrefix(png, clientPNGMagic) {
-		return "", fmt.Sprintf("the content of %s is not a PNG image", p)
+	png, policy, why := st.checkBaseline(p, content)
+	if why != "" {
+		return "", why
 	}
 	target, why := directiveTarget(p, policy, ".png", "a PNG file")
 	if why != "" {
@@ -118,6 +105,33 @@ func (st *callState) writeBaseline(p, content string) (written, why string) {
 		return "", err.Error()
 	}
 	return p, ""
+}
+
+// checkBaseline applies the rules of a baseline directive that need no
+// look at the disk: it returns the PNG bytes and the policy of the
+// baseline directory, or why the directive is refused.
+func (st *callState) checkBaseline(p, content string) (png []byte, policy *clientfs.Policy, why string) {
+	switch {
+	case !strings.HasSuffix(p, ".png"):
+		return nil, nil, p + " does not end in .png"
+	case !filepath.IsAbs(p) || clientpath.HasDotDot(p):
+		return nil, nil, p + ` is not an absolute path without ".." segments`
+	}
+	policy, ok := st.writable[filepath.Dir(p)]
+	if !ok {
+		return nil, nil, p + " is not in the baseline directory of a run of this call that updates baselines"
+	}
+	if len(content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+		return nil, nil, p + " is larger than the 32 MiB cap on a baseline"
+	}
+	png, err := base64.StdEncoding.DecodeString(content)
+	if err != nil {
+		return nil, nil, fmt.Sprintf("the content of %s is not valid base64: %v", p, err)
+	}
+	if !bytes.HasPrefix(png, clientPNGMagic) {
+		return nil, nil, fmt.Sprintf("the content of %s is not a PNG image", p)
+	}
+	return png, policy, ""
 }
 
 // writeRecording applies a recording's savedTo directive with §5.3's

@@ -80,6 +80,10 @@ type CallOptions struct {
 	// FilesLog receives each [flow-files] line (see FilesLogEnv); nil
 	// prints none.
 	FilesLog func(line string)
+	// DryRun writes no baseline of the result: each baselineWrites
+	// directive is checked as for a write and becomes a flow.BaselineWrite with its Plan, or
+	// {"path", "error"} when it would be refused.
+	DryRun bool
 }
 
 // CallError is a call the tool-server answered with an error: a non-2xx

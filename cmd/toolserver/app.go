@@ -1,12 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/store"
@@ -20,6 +25,163 @@ var (
 	version = "dev"
 	commit  = "unknown"
 )
+
+// streams are where a command writes: its data on stdout, progress,
+// warnings and errors on stderr.
+type streams struct{ stdout, stderr io.Writer }
+
+// annotationExitStatus is the annotation holding a command's EXIT STATUS
+// section, which printHelp prints last.
+const annotationExitStatus = "toolserver_exit_status"
+
+// printHelp is cobra's help with an EXIT STATUS section at the end, as a
+// manual page ends with it. It is a function, not a help template: a
+// template links text/template's executor, whose reflection makes the
+// linker keep every exported method (3 MB more binary to load on every
+// start, a snapshot diff's included).
+func printHelp(c *cobra.Command, args []string) {
+	w := c.OutOrStdout()
+	text := c.Long
+	if text == "" {
+		text = c.Short
+	}
+	if text = strings.TrimRight(text, " \t\n"); text != "" {
+		fmt.Fprintf(w, "%s\n\n", text)
+	}
+	if c.Runnable() || c.HasSubCommands() {
+		fmt.Fprint(w, c.UsageString())
+	}
+	if es := c.Annotations[annotationExitStatus]; es != "" {
+		// Indented here, not when the tree is built: every process
+		// builds the tree, few print a help.
+		fmt.Fprintf(w, "\nEXIT STATUS:\n  %s\n", strings.ReplaceAll(es, "\n", "\n  "))
+	}
+}
+
+// newRootCommand builds the command tree. Building it is cheap: no
+// command touches Chromium, the tool registry or the disk before it runs,
+// so `snapshot diff` pays only for parsing its flags.
+func newRootCommand(s streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "toolserver",
+		Short: "Visual testing on headless Chromium: flows, snapshots and Argent's tool-server protocol",
+		Long: `toolserver drives headless Chromium devices named by their viewport
+(chromium-cdp-1280x800), runs YAML flows on them, compares screenshots with
+baseline PNGs, and speaks Argent's tool-server protocol.`,
+		Version:       fmt.Sprintf("%s (commit %s, %s)", version, commit, runtime.Version()),
+		SilenceErrors: true, // report prints errors once, with the exit code
+		SilenceUsage:  true,
+	}
+	asGroup(root)
+	root.SetOut(s.stdout)
+	root.SetErr(s.stderr)
+	root.SetHelpFunc(printHelp)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError("%v", err)
+	})
+
+	flowCmd := &cobra.Command{
+		Use:   "flow",
+		Short: "Run, list and describe YAML flows",
+	}
+	asGroup(flowCmd)
+	flowCmd.AddCommand(newFlowRunCommand(s), newFlowListCommand(s), newFlowSchemaCommand(s))
+
+	snapshotCmd := &cobra.Command{
+		Use:   "snapshot",
+		Short: "Compare screenshots",
+	}
+	asGroup(snapshotCmd)
+	snapshotCmd.AddCommand(newSnapshotDiffCommand(s))
+
+	root.AddCommand(
+		newServeCommand(s),
+		flowCmd,
+		snapshotCmd,
+		newToolsCommand(s),
+		newCallCommand(s),
+		newVersionCommand(s),
+		newHealthcheckCommand(s),
+		newCompletionCommand(s, root),
+	)
+	return root
+}
+
+// setExitStatus gives cmd the EXIT STATUS section of its help.
+func setExitStatus(cmd *cobra.Command, text string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[annotationExitStatus] = text
+}
+
+// asGroup makes cmd a command that only holds others: without one it
+// prints its help on stderr and exits 2, and an unknown one is a usage
+// error that suggests the nearest name (not cobra's help and exit 0).
+func asGroup(cmd *cobra.Command) {
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.DisableFlagsInUseLine = true
+	setExitStatus(cmd, exitStatusGroup)
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if sug := c.SuggestionsFor(args[0]); len(sug) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
+		}
+		return usageError("%s; its commands: %s", msg, strings.Join(subcommandPaths(c), ", "))
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		c.SetOut(c.ErrOrStderr())
+		if err := c.Help(); err != nil {
+			return err
+		}
+		return withExit(exitUsage, errors.New("missing command"))
+	}
+}
+
+// subcommandPaths lists the full paths of c's commands, for messages.
+func subcommandPaths(c *cobra.Command) []string {
+	var out []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			out = append(out, sub.CommandPath())
+		}
+	}
+	return out
+}
+
+// commandName is c's path without the binary's name, as messages that
+// already start with "toolserver:" name a command.
+func commandName(c *cobra.Command) string {
+	if !c.HasParent() {
+		return c.Name()
+	}
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// exactArgs accepts n positional arguments, named in the message.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError("%s: want %s, got %d %s", commandName(c), what, len(args), plural(len(args), "argument", "arguments"))
+		}
+		return nil
+	}
+}
+
+// noArgs refuses positional arguments.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError("%s takes no arguments, got %q", commandName(c), args)
+	}
+	return nil
+}
+
+func versionLine() string {
+	return fmt.Sprintf("toolserver %s (commit %s, %s)", version, commit, runtime.Version())
+}
 
 // app wires the parts a server or an in-process call needs.
 type app struct {
@@ -62,10 +224,27 @@ func newApp(o appOptions) (*app, error) {
 	}
 	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
 	a.pool, a.poolErr = pool, poolErr
-	dt := &devicetool.Tools{Pool: pool, PoolErr: poolErr, Artifacts: a.artifacts}
+	registerTools(a)
+	return a, nil
+}
+
+// registerTools adds every tool family to a's registry.
+func registerTools(a *app) {
+	dt := &devicetool.Tools{Pool: a.pool, PoolErr: a.poolErr, Artifacts: a.artifacts}
 	dt.Register(a.tools)
 	registerMoreTools(a)
-	return a, nil
+}
+
+// errCatalogOnly is why the tools of toolCatalog cannot run.
+var errCatalogOnly = errors.New("toolserver: a catalog of the tools, not a running set")
+
+// toolCatalog is the in-process tool set with nothing behind it: names,
+// descriptions and schemas, for listings and shell completion, which must
+// neither look for Chromium nor make a temp dir.
+func toolCatalog() *tool.Registry {
+	a := &app{tools: tool.NewRegistry(), poolErr: errCatalogOnly}
+	registerTools(a)
+	return a.tools
 }
 
 // Close stops the browsers and removes the temp files.

@@ -2,9 +2,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
 )
@@ -17,11 +18,37 @@ const (
 	exitInfra  = 2
 )
 
-// exitError carries an exit code through a subcommand's error return.
+// The EXIT STATUS sections of the help, one per kind of command, so that
+// what each command documents and what report returns stay side by side.
+const (
+	exitStatusPlain = `0  the command succeeded
+2  a usage error (unknown flag, missing or extra argument) or a failure of the machinery`
+	exitStatusFlowRun = `0  every flow passed
+1  a flow failed, was not run (an invalid file), or a baseline was not written
+2  a usage error or an infrastructure failure (Chromium missing or crashed, the tool-server unreachable, a protocol violation)`
+	exitStatusSnapshotDiff = `0  no pixel differs above the threshold
+1  some pixels differ
+2  a usage error, an unreadable or invalid PNG, or a size mismatch (the message names both sizes)`
+	exitStatusCall = `0  the tool succeeded
+1  the tool answered an error, or a baseline of its result was not written
+2  a usage error or an infrastructure failure (the tool-server unreachable, a protocol violation)`
+	exitStatusHealthcheck = `0  the server answered /healthz with 200
+1  the server did not answer, or answered something else
+2  a usage error`
+	exitStatusServe = `0  the server stopped on SIGINT or SIGTERM
+2  a usage error (a wildcard bind without a token included), or the server could not start`
+	exitStatusGroup = `0  help was asked for (-h, --help)
+2  no command or an unknown command was given`
+)
+
+// exitError carries an exit code through a command's error return.
 // A nil err with a code prints nothing (the command already reported).
 type exitError struct {
 	code int
 	err  error
+	// usage marks a bad command line: the message is followed by where
+	// to read the command's help.
+	usage bool
 }
 
 func (e *exitError) Error() string {
@@ -39,23 +66,26 @@ func withExit(code int, err error) error { return &exitError{code: code, err: er
 // silentExit exits with code and prints nothing more.
 func silentExit(code int) error { return &exitError{code: code} }
 
-// usageError is a bad flag or argument: exit 2 with the message.
+// usageError is a bad flag or argument: exit 2 with the message and a
+// pointer to the command's help.
 func usageError(format string, a ...any) error {
-	return withExit(exitUsage, fmt.Errorf(format, a...))
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...), usage: true}
 }
 
-// report prints err (if any) and returns the process exit code.
-func report(stderr io.Writer, err error) int {
+// report prints err (if any) and returns the process exit code. cmd is
+// the command the error came from, for the pointer to its help; it may
+// be nil.
+func report(stderr io.Writer, cmd *cobra.Command, err error) int {
 	if err == nil {
-		return exitOK
-	}
-	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
 			fmt.Fprintln(stderr, "toolserver:", ee.err)
+		}
+		if ee.usage && cmd != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return ee.code
 	}

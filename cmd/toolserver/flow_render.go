@@ -10,11 +10,13 @@ import (
 )
 
 // renderer prints a run's progress: one line per step for people, or
-// JSON objects on stderr with --json.
+// JSON objects on stderr with -o json|yaml.
 type renderer struct {
 	stdout, stderr io.Writer
 	asJSON         bool
-	n              int
+	// dryRun marks the steps whose baseline a dry run did not write.
+	dryRun bool
+	n      int
 }
 
 func newRenderer(stdout, stderr io.Writer, asJSON bool) *renderer {
@@ -34,6 +36,15 @@ func (r *renderer) note(msg string) {
 	fmt.Fprintln(r.stderr, "note: "+msg)
 }
 
+// warn prints a warning on stderr, or a warning object with -o.
+func (r *renderer) warn(msg string) {
+	if r.asJSON {
+		r.json(map[string]any{"event": "warning", "message": msg})
+		return
+	}
+	fmt.Fprintln(r.stderr, "toolserver: warning: "+msg)
+}
+
 func (r *renderer) start(name, device string) {
 	r.n = 0
 	if r.asJSON {
@@ -46,6 +57,9 @@ func (r *renderer) start(name, device string) {
 var glyphs = map[string]string{flow.StatusPass: "✓", flow.StatusFail: "✗", flow.StatusError: "✗", flow.StatusSkip: "·"}
 
 func (r *renderer) progress(s flow.StepReport) {
+	if r.dryRun {
+		markDryRunStep(&s)
+	}
 	if r.asJSON {
 		r.json(map[string]any{"event": "progress", "data": s})
 		return
@@ -117,7 +131,7 @@ func (r *renderer) rejected(name string, err error) {
 	fmt.Fprintf(r.stderr, "%s\n\n", err)
 }
 
-func (r *renderer) total(reps []*flow.Report) {
+func (r *renderer) total(reps []runReport) {
 	passed := 0
 	for _, rep := range reps {
 		if rep.OK {
@@ -125,4 +139,16 @@ func (r *renderer) total(reps []*flow.Report) {
 		}
 	}
 	fmt.Fprintf(r.stdout, "%d flows: %d passed, %d failed\n", len(reps), passed, len(reps)-passed)
+}
+
+// plans prints what a dry run would have written.
+func (r *renderer) plans(plans []baselinePlan) {
+	if len(plans) == 0 {
+		fmt.Fprintln(r.stdout, "Dry run: no baseline would be written.")
+		return
+	}
+	fmt.Fprintf(r.stdout, "Dry run: %d %s would be written; nothing was written:\n", len(plans), plural(len(plans), "baseline", "baselines"))
+	for _, p := range plans {
+		fmt.Fprintf(r.stdout, "  %-6s %9d bytes  %s\n", p.Action, p.Bytes, p.Path)
+	}
 }

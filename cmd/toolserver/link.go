@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,13 +45,13 @@ func filesLogOn() bool { return os.Getenv(link.FilesLogEnv) == "1" }
 // baselines of the result land in this project.
 type linkedRun struct {
 	client  *link.Client
-	flags   flowRunFlags
+	flags   flowRunOptions
 	project string // absolute
 	byName  bool   // the argument named a flow, not a file or directory
 	out     *renderer
 }
 
-// warn prints a line on stderr, or a warning object with --json.
+// warn prints a line on stderr, or a warning object with -o json|yaml.
 func (lr *linkedRun) warn(line string) {
 	if lr.out.asJSON {
 		lr.out.json(map[string]any{"event": "warning", "message": line})
@@ -80,37 +79,42 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 	return args
 }
 
-// run runs one flow over the link and returns its report and how many of
-// its baselines were not written. A flow the tool-server rejected is an
-// error; a failure of the link or the server matches flow.ErrInfrastructure
-// (the link client classifies its errors).
-func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, error) {
+// run runs one flow over the link and returns its report, how many of
+// its baselines were not written and, in a dry run, the baselines it
+// would have written. A flow the tool-server rejected is an error; a
+// failure of the link or the server matches flow.ErrInfrastructure (the
+// link client classifies its errors).
+func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, []baselinePlan, error) {
 	opts := link.CallOptions{Progress: func(data json.RawMessage) {
 		var s flow.StepReport
 		if err := json.Unmarshal(data, &s); err == nil {
 			lr.out.progress(s)
 		}
-	}}
+	}, DryRun: lr.flags.dryRun}
 	if filesLogOn() {
 		opts.FilesLog = lr.warn
 	}
 	lr.out.start(t.name, lr.flags.device)
 	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, lr.args(t), opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var rep flow.Report
 	if err := json.Unmarshal(res, &rep); err != nil {
-		return nil, 0, flow.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
+		return nil, 0, nil, flow.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
 	}
 	if rep.Steps == nil {
 		// No report: the tool-server answered something else (a notice).
-		return nil, 0, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.name, bytes.TrimSpace(res))
+		return nil, 0, nil, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.name, bytes.TrimSpace(res))
 	}
-	if lr.flags.output != "" {
+	if lr.flags.artifacts != "" {
 		lr.keepArtifacts(ctx, t, &rep)
 	}
-	return &rep, lr.baselineRefusals(&rep), nil
+	var plans []baselinePlan
+	if lr.flags.dryRun {
+		plans = linkedPlans(rep.BaselineWrites)
+	}
+	return &rep, lr.baselineRefusals(&rep), plans, nil
 }
 
 // keepArtifacts downloads the images of failed snapshots to
@@ -139,7 +143,7 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 			if run := strings.TrimSuffix(filename, "-"+name); run != filename && run != rep.Flow && flow.ValidName(run) {
 				dir = run
 			}
-			dst := filepath.Join(lr.flags.output, filepath.FromSlash(dir), name)
+			dst := filepath.Join(lr.flags.artifacts, filepath.FromSlash(dir), name)
 			data, err := lr.client.Artifact(ctx, id)
 			if err == nil {
 				err = os.MkdirAll(filepath.Dir(dst), 0o755)
@@ -148,7 +152,7 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 				err = atomicfile.WriteFile(dst, data)
 			}
 			if err != nil {
-				lr.warn(fmt.Sprintf("--output: %s of step %d: %v", role, s.Index+1, err))
+				lr.warn(fmt.Sprintf("--artifacts: %s of step %d: %v", role, s.Index+1, err))
 				continue
 			}
 			s.Artifacts[role] = flow.Artifact{Path: dst}
@@ -166,11 +170,12 @@ func (lr *linkedRun) baselineRefusals(rep *flow.Report) int {
 }
 
 // printRefusals prints "✗ baseline not written: <path>: <reason>" for each
-// {"path", "error"} entry of a baselineWrites list.
+// {"path", "error"} entry of a baselineWrites list; the paths written and
+// a dry run's plans are not refusals.
 func printRefusals(writes []flow.BaselineWrite, warn func(string)) int {
 	n := 0
 	for _, w := range writes {
-		if w.Written() {
+		if w.Error == "" {
 			continue
 		}
 		warn(fmt.Sprintf("✗ baseline not written: %s: %s", w.Path, w.Error))
@@ -180,7 +185,7 @@ func printRefusals(writes []flow.BaselineWrite, warn func(string)) int {
 }
 
 // newLinkedRun prepares a linked flow run of arg.
-func newLinkedRun(u, arg string, f flowRunFlags, out *renderer) (*linkedRun, error) {
+func newLinkedRun(u, arg string, f flowRunOptions, out *renderer) (*linkedRun, error) {
 	project, err := filepath.Abs(f.project)
 	if err != nil {
 		return nil, err
@@ -192,15 +197,15 @@ func newLinkedRun(u, arg string, f flowRunFlags, out *renderer) (*linkedRun, err
 
 // runLinkedCall calls one tool of a tool-server over a link and prints
 // {"data": …} or the error, as runCall does in-process.
-func runLinkedCall(ctx context.Context, u, name, argsJSON string, stdout, stderr io.Writer) error {
+func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s streams) error {
 	dec := json.NewDecoder(strings.NewReader(argsJSON))
 	dec.UseNumber()
 	var args map[string]any
 	if err := dec.Decode(&args); err != nil || args == nil {
 		return usageError("call: --args must be a JSON object")
 	}
-	warn := func(line string) { fmt.Fprintln(stderr, line) }
-	opts := link.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(stderr, "progress: %s\n", d) }}
+	warn := func(line string) { fmt.Fprintln(s.stderr, line) }
+	opts := link.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(s.stderr, "progress: %s\n", d) }}
 	if filesLogOn() {
 		opts.FilesLog = warn
 	}
@@ -208,12 +213,12 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON string, stdout, stderr
 	if err != nil {
 		var ce *link.CallError
 		if errors.As(err, &ce) && !errors.Is(err, flow.ErrInfrastructure) {
-			printJSON(stdout, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
+			printData(s.stdout, format, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
 			return silentExit(exitFailed)
 		}
 		return withExit(exitInfra, err)
 	}
-	if err := printJSON(stdout, map[string]any{"data": res}); err != nil {
+	if err := printData(s.stdout, format, map[string]any{"data": res}); err != nil {
 		return err
 	}
 	var rep struct {
@@ -221,30 +226,6 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON string, stdout, stderr
 	}
 	if json.Unmarshal(res, &rep) == nil && printRefusals(rep.BaselineWrites, warn) > 0 {
 		return silentExit(exitFailed)
-	}
-	return nil
-}
-
-// runLinkedTools lists the tools of a tool-server, or prints one entry.
-func runLinkedTools(ctx context.Context, u string, asJSON bool, rest []string, stdout io.Writer) error {
-	tools, err := newLinkClient(u).Tools(ctx)
-	if err != nil {
-		return withExit(exitInfra, err)
-	}
-	if len(rest) > 0 {
-		for _, t := range tools {
-			if t.Name == rest[1] {
-				return printJSON(stdout, t)
-			}
-		}
-		return usageError("unknown tool %q; toolserver tools --link %s lists them", rest[1], u)
-	}
-	if asJSON {
-		return printJSON(stdout, map[string]any{"tools": tools})
-	}
-	for _, t := range tools {
-		desc, _, _ := strings.Cut(t.Description, ". ")
-		fmt.Fprintf(stdout, "%-24s %s\n", t.Name, desc)
 	}
 	return nil
 }

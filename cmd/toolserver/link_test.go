@@ -225,8 +225,9 @@ func TestFlowRunLinkedJSON(t *testing.T) {
 	}
 }
 
-// TestFlowRunLinkedOutput: --output downloads the images of a failed
-// snapshot to DIR/<flow>/<key>-<role>.png.
+// TestFlowRunLinkedOutput: --artifacts downloads the images of a failed
+// snapshot to DIR/<flow>/<key>-<role>.png; --output DIR, its former name,
+// still does with a deprecation notice, while -o yaml selects a format.
 func TestFlowRunLinkedOutput(t *testing.T) {
 	root, _ := linkProject(t)
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
@@ -237,14 +238,38 @@ func TestFlowRunLinkedOutput(t *testing.T) {
 		st["artifacts"] = map[string]any{"diff": map[string]any{"__argentArtifact": true, "id": "a1", "filename": "home-home__chromium-1x1-diff.png"}}
 		stream(w, map[string]any{"event": "result", "data": rep})
 	})
-	outDir := filepath.Join(root, "out")
-	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--output", outDir)
-	if code != 1 {
-		t.Fatalf("exit: got %d, want 1\n%s\n%s", code, out, errOut)
+	const notice = "--output DIR is deprecated; use --artifacts DIR"
+	for _, c := range []struct {
+		name       string
+		args       []string
+		deprecated bool
+	}{
+		{"--artifacts", []string{"--artifacts"}, false},
+		{"--output DIR", []string{"--output"}, true},
+		{"-o DIR", []string{"-o"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outDir := filepath.Join(t.TempDir(), "out")
+			code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, c.args[0], outDir)
+			if code != 1 {
+				t.Fatalf("exit: got %d, want 1\n%s\n%s", code, out, errOut)
+			}
+			got, err := os.ReadFile(filepath.Join(outDir, "home", "home__chromium-1x1-diff.png"))
+			if err != nil || string(got) != "diff image" {
+				t.Errorf("diff artifact: got %q, %v; want the downloaded image", got, err)
+			}
+			if strings.Contains(errOut, notice) != c.deprecated {
+				t.Errorf("stderr: got\n%s\nwant the deprecation notice: %v", errOut, c.deprecated)
+			}
+		})
 	}
-	got, err := os.ReadFile(filepath.Join(outDir, "home", "home__chromium-1x1-diff.png"))
-	if err != nil || string(got) != "diff image" {
-		t.Errorf("diff artifact: got %q, %v; want the downloaded image", got, err)
+	// -o yaml is a format, not a directory: the report as YAML on stdout.
+	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "-o", "yaml")
+	if code != 1 || !strings.Contains(out, "flow: home\n") || strings.Contains(errOut, notice) {
+		t.Errorf("-o yaml: got exit %d\n%s\n%s\nwant 1 and the report as YAML", code, out, errOut)
+	}
+	if _, err := os.Stat("yaml"); !os.IsNotExist(err) {
+		t.Errorf("-o yaml: got a directory yaml (%v), want none", err)
 	}
 }
 

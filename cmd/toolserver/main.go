@@ -1,12 +1,13 @@
 // Command toolserver is the visual-testing tool-server for headless Chromium:
 // it serves Argent's tool-server protocol, runs YAML flows, and compares
-// screenshots with baseline PNGs. Each subcommand lives in a file of its own
-// with a thin runX(ctx, args, stdout, stderr) that tests call directly.
+// screenshots with baseline PNGs. Each command lives in a file of its own
+// (cmd_<name>.go) whose cobra RunE only calls a runX(ctx, opts, args) that
+// tests may call directly; app.go wires the commands together and exit.go
+// maps errors to exit codes.
 package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -20,47 +21,14 @@ func main() {
 	os.Exit(code)
 }
 
-// command is one subcommand of the binary.
-type command struct {
-	name  string
-	usage string
-	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
-func commands() []command {
-	return []command{
-		{"serve", "serve [--addr 127.0.0.1:3000] [--max-devices 4] [--insecure] [--allow-file-urls] [--no-host-files]   run the HTTP tool-server", runServe},
-		{"flow", "flow run <name|file.yaml|dir> [flags] [--link URL] | flow list | flow schema   run and list flows", runFlow},
-		{"snapshot", "snapshot diff A.png B.png [--threshold 0.1] [--include-aa] [--diff OUT.png] [--json]", runSnapshot},
-		{"tools", "tools [--link URL] [describe NAME]   list the tools or print one tool's schema", runTools},
-		{"call", "call NAME [--args JSON] [--link URL]   call one tool, in-process or on a tool-server", runCall},
-		{"version", "version   print the version and commit", runVersion},
-		{"healthcheck", "healthcheck [--addr 127.0.0.1:3000]   exit 0 when a running server answers /healthz", runHealthcheck},
-	}
-}
-
-// run dispatches to a subcommand and maps its error to an exit code.
+// run parses args, runs the command they name and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
+	root := newRootCommand(streams{stdout: stdout, stderr: stderr})
+	if args == nil {
+		// cobra reads os.Args when given nil.
+		args = []string{}
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return report(stderr, c.run(ctx, args[1:], stdout, stderr))
-		}
-	}
-	fmt.Fprintf(stderr, "toolserver: unknown command %q\n", args[0])
-	printUsage(stderr)
-	return exitUsage
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: toolserver <command> [flags]")
-	for _, c := range commands() {
-		fmt.Fprintln(w, "  toolserver "+c.usage)
-	}
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	return report(stderr, cmd, err)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,10 +19,7 @@ func vector(name string) string {
 // returns the exit code and both outputs.
 func snapshotDiff(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	err := runSnapshot(context.Background(), append([]string{"diff"}, args...), &out, &errOut)
-	code = report(&errOut, err)
-	return code, out.String(), errOut.String()
+	return runCLI(t, append([]string{"snapshot", "diff"}, args...)...)
 }
 
 func TestSnapshotDiffJSON(t *testing.T) {
@@ -151,12 +146,12 @@ func TestSnapshotDiffErrors(t *testing.T) {
 		})
 	}
 
-	var out, errOut bytes.Buffer
-	if code := report(&errOut, runSnapshot(context.Background(), []string{"compare", "a", "b"}, &out, &errOut)); code != exitUsage || !strings.Contains(errOut.String(), "snapshot diff") {
-		t.Errorf("unknown subcommand: got exit %d, %q", code, errOut.String())
+	code, _, stderr := runCLI(t, "snapshot", "compare", "a", "b")
+	if code != exitUsage || !strings.Contains(stderr, "toolserver snapshot diff") {
+		t.Errorf("unknown subcommand: got exit %d, %q; want 2 naming toolserver snapshot diff", code, stderr)
 	}
-	errOut.Reset()
-	if code := report(&errOut, runSnapshot(context.Background(), []string{"diff", "-h"}, &out, &errOut)); code != exitOK || !strings.Contains(errOut.String(), "--include-aa") && !strings.Contains(errOut.String(), "-include-aa") {
-		t.Errorf("-h: got exit %d, %q", code, errOut.String())
+	code, stdout, _ := runCLI(t, "snapshot", "diff", "-h")
+	if code != exitOK || !strings.Contains(stdout, "--include-aa") || !strings.Contains(stdout, "EXIT STATUS") {
+		t.Errorf("-h: got exit %d, %q; want 0 and the help with --include-aa and EXIT STATUS", code, stdout)
 	}
 }

@@ -1,36 +1,15 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/toolserver/toolserver/flow"
 )
-
-// runFlow dispatches toolserver flow run|list|schema.
-func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usageError("usage: toolserver flow run <name|file.yaml|dir> [flags] | flow list [--project DIR] | flow schema")
-	}
-	switch args[0] {
-	case "run":
-		return runFlowRun(ctx, args[1:], stdout, stderr)
-	case "list":
-		return runFlowList(ctx, args[1:], stdout, stderr)
-	case "schema":
-		return runFlowSchema(ctx, args[1:], stdout, stderr)
-	}
-	return usageError("flow: unknown subcommand %q (want run, list or schema)", args[0])
-}
 
 // flowTarget is one flow file a run names.
 type flowTarget struct {
@@ -108,67 +87,6 @@ func dirTargets(dir string, recursive bool, note func(string)) ([]flowTarget, er
 	}
 	slices.SortFunc(out, func(a, b flowTarget) int { return strings.Compare(a.path, b.path) })
 	return out, nil
-}
-
-// runFlowList lists the flows of a project.
-func runFlowList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	flags := flag.NewFlagSet("flow list", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	project := flags.String("project", ".", "the project directory")
-	asJSON := flags.Bool("json", false, "print JSON")
-	if err := flags.Parse(args); err != nil {
-		return withExit(exitUsage, err)
-	}
-	dir := filepath.Join(*project, ".argent", "flows")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return usageError("flow list: %s does not exist; record a flow or pass --project", dir)
-		}
-		return err
-	}
-	type row struct {
-		Name                  string `json:"name"`
-		Kind                  string `json:"kind"`
-		Steps                 int    `json:"steps"`
-		ExecutionPrerequisite string `json:"executionPrerequisite,omitempty"`
-		Error                 string `json:"error,omitempty"`
-	}
-	var rows []row
-	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		r := row{Name: strings.TrimSuffix(e.Name(), ".yaml")}
-		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
-		if err == nil {
-			var fl *flow.Flow
-			if fl, err = flow.Parse(p, data); err == nil {
-				r.Kind, r.Steps, r.ExecutionPrerequisite = "fragment", len(fl.Steps), fl.ExecutionPrerequisite
-				if fl.IsEndToEnd() {
-					r.Kind = "flow"
-				}
-			}
-		}
-		if err != nil {
-			r.Kind, r.Error = "invalid", firstLine(err.Error())
-		}
-		rows = append(rows, r)
-	}
-	if *asJSON {
-		return printJSON(stdout, rows)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tSTEPS\tNOTE")
-	for _, r := range rows {
-		note := r.ExecutionPrerequisite
-		if r.Error != "" {
-			note = r.Error
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, r.Kind, r.Steps, note)
-	}
-	return tw.Flush()
 }
 
 func firstLine(s string) string {

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolserver/toolserver/tool"
+)
+
+// callOptions are the flags of call.
+type callOptions struct {
+	streams
+	args   string
+	link   string
+	output outputFlags
+}
+
+func newCallCommand(s streams) *cobra.Command {
+	opts := callOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "call NAME [flags]",
+		Short: "Call one tool, in-process or on a tool-server",
+		Long: `Call one tool with --args and print {"data": …} or {"error": …, "error_code",
+"error_kind"}. In-process, the artifacts of the result are copied to
+./toolserver-artifacts (or $ARGENT_ARTIFACTS_DIR). With --link the tool runs
+on the tool-server at URL and its file arguments are sent with the call;
+progress goes to stderr.`,
+		Example: `  toolserver call screenshot --args '{"device":"chromium-cdp-1280x800"}'
+  toolserver call list-devices --link http://host:3000`,
+		Args:              exactArgs(1, "a tool name"),
+		ValidArgsFunction: completeToolNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCall(cmd.Context(), opts, args)
+		},
+	}
+	setExitStatus(cmd, exitStatusCall)
+	f := cmd.Flags()
+	f.StringVar(&opts.args, "args", "{}", "the tool's arguments as a JSON object")
+	f.StringVar(&opts.link, "link", "", "call the tool on the tool-server at `URL`, file inputs sent with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	opts.output.register(cmd, f)
+	return cmd
+}
+
+// runCall calls one tool, in-process or over a link, and prints
+// {"data": …} or the error.
+func runCall(ctx context.Context, opts callOptions, args []string) error {
+	format, err := opts.output.resolve()
+	if err != nil {
+		return err
+	}
+	if format == "" {
+		format = formatJSON
+	}
+	name := args[0]
+	if u := linkURL(opts.link); u != "" {
+		return runLinkedCall(ctx, u, name, opts.args, format, opts.streams)
+	}
+	a, err := newApp(appOptions{stderr: opts.stderr})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	res, err := a.tools.Invoke(ctx, name, []byte(opts.args), tool.Options{
+		TempDir:  a.tmp,
+		Progress: func(v any) { b, _ := json.Marshal(v); fmt.Fprintf(opts.stderr, "progress: %s\n", b) },
+	})
+	if err != nil {
+		te := tool.AsError(err)
+		printData(opts.stdout, format, map[string]any{"error": te.Error(), "error_code": te.Code, "error_kind": te.Kind})
+		return silentExit(exitFailed)
+	}
+	// Artifacts live in this process's temp dir, removed on exit: copy them
+	// next to the caller.
+	return printData(opts.stdout, format, map[string]any{"data": keepArtifacts(res, os.Getenv("ARGENT_ARTIFACTS_DIR"))})
+}

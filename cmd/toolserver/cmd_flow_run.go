@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/tool/flowtool"
+)
+
+// flowRunOptions are the flags of flow run.
+type flowRunOptions struct {
+	streams
+	project, device, artifacts, junit, link string
+	update, recursive, dryRun               bool
+	// format is -o/--output json|yaml (or --json); outputDir is a value of
+	// --output that is not a format: the artifacts directory, as --output
+	// named it before --artifacts.
+	format, outputDir string
+	json              bool
+}
+
+const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
+is a flow name (<project>/.argent/flows/<name>.yaml), a .yaml file, or a
+directory of flows (its subdirectories too with -r). A directory run skips
+fragments, files that do not start with launch:; they run inside the flows
+that run: them.
+
+Progress prints one line per step on stdout; with -o json|yaml the report
+goes to stdout in that format (one object, or a list for several flows) and
+progress and warnings go to stderr as JSON lines.
+
+--update-baselines adopts the current screens as baselines. With --dry-run
+it runs the flows the same way but writes no baseline: it lists each
+baseline it would write or update with its size (and -o json|yaml adds them
+to the report as wouldWriteBaselines). --junit and --artifacts are still
+written in a dry run: they are outputs asked for, not changes to the
+project.
+
+--output DIR, the artifacts directory before --artifacts existed, still
+works with a deprecation notice: a value of -o/--output that is exactly
+json or yaml selects the format, any other value is the artifacts
+directory.`
+
+func newFlowRunCommand(s streams) *cobra.Command {
+	opts := flowRunOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "run <name|file.yaml|dir> [flags]",
+		Short: "Run flows",
+		Long:  flowRunLong,
+		Example: `  toolserver flow run checkout
+  toolserver flow run .argent/flows -r --artifacts flow-artifacts --junit junit.xml
+  toolserver flow run checkout --update-baselines --dry-run
+  toolserver flow run checkout --link http://host:3000 -o json`,
+		Args:              exactArgs(1, "one flow name, .yaml file or directory"),
+		ValidArgsFunction: completeFlowNames,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFlowRun(cmd.Context(), opts, args)
+		},
+	}
+	setExitStatus(cmd, exitStatusFlowRun)
+	f := cmd.Flags()
+	f.StringVar(&opts.project, "project", ".", "the project `DIR` (names resolve in <project>/.argent/flows)")
+	f.StringVar(&opts.device, "device", "chromium-cdp-1280x800", "the device `ID`: chromium-cdp-<W>x<H>")
+	f.BoolVar(&opts.update, "update-baselines", false, "adopt the current screens as baselines instead of comparing")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update")
+	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
+	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")
+	f.BoolVar(&opts.json, "json", false, "same as -o json")
+	f.BoolVarP(&opts.recursive, "recursive", "r", false, "with a directory: also run the flows in its subdirectories")
+	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	_ = cmd.MarkFlagDirname("project")
+	_ = cmd.MarkFlagDirname("artifacts")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.RegisterFlagCompletionFunc("device", completeDevices)
+	completeFormats(cmd, "output")
+	return cmd
+}
+
+// flowOutputValue is flow run's -o/--output: a format, or the artifacts
+// directory that --output named before --artifacts took that role.
+type flowOutputValue struct{ o *flowRunOptions }
+
+func (v flowOutputValue) String() string {
+	if v.o.outputDir != "" {
+		return v.o.outputDir
+	}
+	return v.o.format
+}
+
+func (v flowOutputValue) Set(s string) error {
+	switch s {
+	case formatJSON, formatYAML:
+		v.o.format, v.o.outputDir = s, ""
+	case "":
+		return errors.New("want json, yaml or (deprecated) a directory")
+	default:
+		v.o.format, v.o.outputDir = "", s
+	}
+	return nil
+}
+
+func (v flowOutputValue) Type() string { return "json|yaml" }
+
+// runFlowRun runs the flows args[0] names and reports them.
+func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
+	format := opts.format
+	if opts.json {
+		if format == formatYAML {
+			return usageError("--json and -o yaml ask for two formats; give one")
+		}
+		format = formatJSON
+	}
+	out := newRenderer(opts.stdout, opts.stderr, format != "")
+	if opts.outputDir != "" {
+		out.warn("--output DIR is deprecated; use --artifacts DIR")
+		if opts.artifacts != "" && opts.artifacts != opts.outputDir {
+			return usageError("flow run: --output %s and --artifacts %s name two artifacts directories; give --artifacts only", opts.outputDir, opts.artifacts)
+		}
+		opts.artifacts = opts.outputDir
+	}
+	out.dryRun = opts.dryRun
+	targets, err := resolveTargets(opts.project, args[0], opts.recursive, out.note)
+	if err != nil {
+		return err
+	}
+	// runOne runs one flow: in-process, or on a tool-server over a link.
+	// notWritten counts the baselines of the result the client refused;
+	// plans are the baselines a dry run would have written.
+	var runOne func(ctx context.Context, t flowTarget) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
+	if u := linkURL(opts.link); u != "" {
+		lr, err := newLinkedRun(u, args[0], opts, out)
+		if err != nil {
+			return err
+		}
+		runOne = lr.run
+	} else {
+		a, err := newApp(appOptions{stderr: opts.stderr})
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		runOne = func(ctx context.Context, t flowTarget) (*flow.Report, int, []baselinePlan, error) {
+			rep, plans, err := a.runLocalFlow(ctx, t, opts, out)
+			return rep, 0, plans, err
+		}
+	}
+
+	var reports []runReport
+	var plans []baselinePlan
+	// failure fails the run outside its reports: a baseline the client
+	// did not write (seed, "Baselines in the result").
+	var failure error
+	for _, t := range targets {
+		if ctx.Err() != nil {
+			break
+		}
+		rep, notWritten, planned, err := runOne(ctx, t)
+		var usage *exitError
+		switch {
+		case errors.As(err, &usage):
+			return err // a bad --device
+		case errors.Is(err, flow.ErrInfrastructure):
+			return withExit(flowExit(nil, err))
+		case err != nil:
+			out.rejected(t.name, err)
+			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, err)})
+			continue
+		}
+		rr := runReport{Report: rep}
+		if opts.dryRun {
+			markDryRun(rep)
+			rr.WouldWrite = &planned
+			if planned == nil {
+				rr.WouldWrite = &[]baselinePlan{}
+			}
+			plans = append(plans, planned...)
+		}
+		reports = append(reports, rr)
+		out.finished(rep)
+		if notWritten > 0 {
+			failure = errors.New("a baseline was not written")
+		}
+	}
+	if format != "" {
+		var v any = reports
+		if len(reports) == 1 {
+			v = reports[0]
+		}
+		if err := printData(opts.stdout, format, v); err != nil {
+			return err
+		}
+	} else {
+		if len(reports) > 1 {
+			out.total(reports)
+		}
+		if opts.dryRun {
+			out.plans(plans)
+		}
+	}
+	if opts.junit != "" {
+		reps := make([]*flow.Report, len(reports))
+		for i, r := range reports {
+			reps[i] = r.Report
+		}
+		if err := writeJUnit(opts.junit, reps); err != nil {
+			return withExit(exitInfra, fmt.Errorf("--junit %s: %w", opts.junit, err))
+		}
+	}
+	if ctx.Err() != nil {
+		return withExit(exitInfra, errors.New("interrupted"))
+	}
+	reps := make([]*flow.Report, len(reports))
+	for i, r := range reports {
+		reps[i] = r.Report
+	}
+	switch code, err := flowExit(reps, failure); {
+	case code == exitOK:
+		return nil
+	case err == nil:
+		return silentExit(code)
+	default:
+		return withExit(code, err)
+	}
+}
+
+// runReport is a flow's report as flow run prints it: the report, and in
+// a dry run the baselines it would have written.
+type runReport struct {
+	*flow.Report
+	WouldWrite *[]baselinePlan `json:"wouldWriteBaselines,omitempty"`
+}
+
+// rejectedReport stands for a flow rejected before its first step in the
+// JSON and JUnit outputs.
+func rejectedReport(name, device string, err error) *flow.Report {
+	return &flow.Report{Flow: name, Device: device, Errored: 1, Steps: []flow.StepReport{},
+		Warnings: []string{"not run: " + err.Error()}}
+}
+
+// runLocalFlow runs one flow in-process on the app's device pool. In a
+// dry run it returns the baselines it would have written.
+func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, out *renderer) (*flow.Report, []baselinePlan, error) {
+	file, err := flow.Disk{}.OpenFile(t.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	entry := flow.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)}
+	if _, err := flow.Prepare(entry); err != nil {
+		return nil, nil, err
+	}
+	if a.pool == nil {
+		return nil, nil, flow.Infrastructure(a.poolErr)
+	}
+	d, err := a.pool.Device(ctx, o.device)
+	if err != nil {
+		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == tool.KindValidation {
+			return nil, nil, withExit(exitUsage, fmt.Errorf("--device: %w", err))
+		}
+		// No device, no run: whatever kept it from booting is the
+		// machinery's failure.
+		return nil, nil, flow.Infrastructure(err)
+	}
+	opts := flow.Options{
+		Device:          flowtool.Device{D: d},
+		Source:          flow.Disk{},
+		UpdateBaselines: o.update,
+		Tools:           a.flowTools.Caller(),
+		Progress:        out.progress,
+	}
+	var dry *dryRunSource
+	if o.dryRun {
+		dry = &dryRunSource{Source: opts.Source}
+		opts.Source = dry
+	}
+	if o.artifacts != "" {
+		opts.Artifacts = outputSink{dir: o.artifacts}
+	}
+	out.start(t.name, d.ID())
+	rep, err := flow.Execute(ctx, opts, entry)
+	if dry != nil {
+		return rep, dry.plans, err
+	}
+	return rep, nil, err
+}
+
+// outputSink writes the images of failed snapshots to DIR/<flow>/.
+type outputSink struct{ dir string }
+
+func (s outputSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
+	p := filepath.Join(s.dir, filepath.FromSlash(fl), name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return flow.Artifact{}, err
+	}
+	if err := atomicfile.WriteFile(p, data); err != nil {
+		return flow.Artifact{}, err
+	}
+	return flow.Artifact{Path: p}, nil
+}
+
+// seconds renders a duration in milliseconds as 1.2s.
+func seconds(ms float64) string {
+	return fmt.Sprintf("%.1fs", time.Duration(ms*float64(time.Millisecond)).Seconds())
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolserver/toolserver/server"
+)
+
+// serveOptions are the flags of serve.
+type serveOptions struct {
+	streams
+	addr        string
+	maxDevices  int
+	insecure    bool
+	allowFiles  bool
+	noHostFiles bool
+}
+
+func newServeCommand(s streams) *cobra.Command {
+	opts := serveOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run the HTTP tool-server",
+		Long: `Serve Argent's tool-server protocol over HTTP: GET /tools, POST /tools/{name}
+(JSON or an NDJSON stream), POST /upload, GET /artifacts/{id}, GET /healthz.
+With ARGENT_AUTH_TOKEN set every request needs "Authorization: Bearer <token>".
+A wildcard bind (0.0.0.0, ::) refuses to start without a token unless
+--insecure is given. SIGINT or SIGTERM stop it gracefully.`,
+		Example: `  ARGENT_AUTH_TOKEN=$(openssl rand -hex 16) toolserver serve --addr 127.0.0.1:3000`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), opts, args)
+		},
+	}
+	setExitStatus(cmd, exitStatusServe)
+	f := cmd.Flags()
+	f.StringVar(&opts.addr, "addr", "127.0.0.1:3000", "`host:port` to listen on")
+	f.IntVar(&opts.maxDevices, "max-devices", 4, "how many devices may be booted at once")
+	f.BoolVar(&opts.insecure, "insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
+	f.BoolVar(&opts.allowFiles, "allow-file-urls", false, "let callers open file: URLs even with a wildcard bind (remote callers could then screenshot this machine's files)")
+	f.BoolVar(&opts.noHostFiles, "no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
+	return cmd
+}
+
+// runServe serves until ctx ends.
+func runServe(ctx context.Context, opts serveOptions, args []string) error {
+	stderr := opts.stderr
+	token := os.Getenv("ARGENT_AUTH_TOKEN")
+	if server.IsWildcard(opts.addr) && token == "" && !opts.insecure {
+		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set ARGENT_AUTH_TOKEN, or pass --insecure if the network is yours alone", opts.addr)
+	}
+	// A server that answers other machines never opens its own files for
+	// them, unless told to.
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	setNoHostFiles(a, opts.noHostFiles)
+	if a.pool == nil {
+		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
+	}
+	srv := server.New(server.Config{
+		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
+		Log: a.log, TempDir: a.tmp, Version: version,
+	})
+	if err := srv.Listen(); err != nil {
+		return err
+	}
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	defer stopSweep()
+	go a.uploads.Run(sweepCtx, time.Minute)
+	auth := "no token"
+	if token != "" {
+		auth = "bearer token required"
+	}
+	fmt.Fprintf(stderr, "toolserver %s listening on http://%s (%s)\n", version, srv.Addr(), auth)
+	err = srv.Serve(ctx)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// treeOf records every entry under root: a file's bytes, a link's target,
+// "dir" for a directory.
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			out[p] = "link " + target
+			return err
+		case d.IsDir():
+			out[p] = "dir"
+		default:
+			b, err := os.ReadFile(p)
+			out[p] = string(b)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameTree fails the test for each entry added, removed or changed.
+func sameTree(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for p, was := range before {
+		now, ok := after[p]
+		switch {
+		case !ok:
+			t.Errorf("%s: got it removed, want it untouched", p)
+		case now != was:
+			t.Errorf("%s: got it changed (%d bytes, was %d), want it untouched", p, len(now), len(was))
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s: got a new entry, want nothing written", p)
+		}
+	}
+}
+
+// dryRunReport is the part of flow run -o json a dry run adds.
+type dryRunReport struct {
+	OK    bool
+	Steps []struct {
+		Kind, Status, Reason, SnapshotKey string
+	}
+	WouldWriteBaselines []baselinePlan
+}
+
+// TestFlowRunDryRunLocal: flow run --update-baselines --dry-run runs the
+// flow, writes no baseline (nor its directory) and lists each baseline it
+// would write, new or updated, with its size; -o json carries the list.
+// The JUnit file asked for is written.
+func TestFlowRunDryRunLocal(t *testing.T) {
+	root := flowProject(t)
+	dev := "--device=chromium-cdp-700x500"
+	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+
+	before := treeOf(t, root)
+	code, out, errOut := runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines", "--dry-run", "--junit", junit)
+	if code != exitOK {
+		t.Fatalf("dry run: got exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	sameTree(t, before, treeOf(t, root))
+	for _, want := range []string{
+		"dry run: baseline not written (pressed__chromium-700x500.png)",
+		"Dry run: 1 baseline would be written; nothing was written:\n  new    ",
+		" bytes  " + baseline + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout: got\n%s\nwant it to contain %q", out, want)
+		}
+	}
+	if _, err := os.Stat(junit); err != nil {
+		t.Errorf("--junit in a dry run: got %v, want the file written", err)
+	}
+
+	// Adopt for real, then a dry run sees an update.
+	if code, out, _ := runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines"); code != exitOK {
+		t.Fatalf("update: got exit %d, want 0\n%s", code, out)
+	}
+	before = treeOf(t, root)
+	code, out, errOut = runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines", "--dry-run", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("dry run -o json: got exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	sameTree(t, before, treeOf(t, root))
+	var rep dryRunReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("-o json: %v in\n%s", err, out)
+	}
+	if len(rep.WouldWriteBaselines) != 1 {
+		t.Fatalf("wouldWriteBaselines: got %+v, want one", rep.WouldWriteBaselines)
+	}
+	if p := rep.WouldWriteBaselines[0]; p.Path != baseline || p.Action != planUpdate || p.Bytes <= 0 {
+		t.Errorf("wouldWriteBaselines[0]: got %+v, want %s, update, its size", p, baseline)
+	}
+	last := rep.Steps[len(rep.Steps)-1]
+	if last.Kind != "snapshot" || last.Reason != "dry run: baseline not written (pressed__chromium-700x500.png)" {
+		t.Errorf("snapshot step: got %+v, want the dry run's reason", last)
+	}
+	if !strings.Contains(errOut, `dry run: baseline not written (pressed__chromium-700x500.png)`) {
+		t.Errorf("progress on stderr: got\n%s\nwant the dry run's reason", errOut)
+	}
+}
+
+// TestFlowRunDryRunNestedUpdate: the baselines a nested flow-execute
+// that updates them would write, which the runner runs inline over the
+// same source, are listed and not written.
+func TestFlowRunDryRunNestedUpdate(t *testing.T) {
+	root := flowProject(t)
+	nested := filepath.Join(root, ".argent", "flows", "nested.yaml")
+	body := fmt.Sprintf("steps:\n  - tool: flow-execute\n    args: { name: good, project_root: %q, updateBaselines: true }\n", root)
+	if err := os.WriteFile(nested, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
+	before := treeOf(t, root)
+	code, out, errOut := runCLI(t, "flow", "run", "nested", "--project", root, "--device=chromium-cdp-700x500", "--dry-run")
+	if code != exitOK || !strings.Contains(out, " bytes  "+baseline+"\n") || !strings.Contains(out, "dry run: baseline not written (pressed__chromium-700x500.png)") {
+		t.Errorf("got exit %d\n%s\n%s\nwant 0 and the nested flow's baseline listed", code, out, errOut)
+	}
+	sameTree(t, before, treeOf(t, root))
+}
+
+// TestFlowRunLinkedDryRun: over a link, a dry run applies none of the
+// result's baselines and lists them, new or updated, with their sizes; a
+// baseline the client would refuse still fails the run.
+func TestFlowRunLinkedDryRun(t *testing.T) {
+	root, baselines := linkProject(t)
+	shot := onePNG(t)
+	dst := filepath.Join(baselines, "home__chromium-1x1.png")
+	evil := filepath.Join(root, "evil.png")
+	writes := []any{clientFile(dst, shot)}
+	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
+		rep := linkReport(true, writes...)
+		step := rep["steps"].([]any)[0].(map[string]any)
+		step["snapshotKey"] = "home__chromium-1x1.png"
+		step["reason"] = "baseline captured; the client writes it when the run ends (" + dst + ")"
+		stream(w, map[string]any{"event": "progress", "data": step}, map[string]any{"event": "result", "data": rep})
+	})
+	args := []string{"flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--dry-run", "--device", "chromium-cdp-1x1"}
+
+	before := treeOf(t, root)
+	code, out, errOut := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("got exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	sameTree(t, before, treeOf(t, root))
+	for _, want := range []string{
+		"snapshot (0.0s) — dry run: baseline not written (home__chromium-1x1.png)",
+		fmt.Sprintf("Dry run: 1 baseline would be written; nothing was written:\n  new    %9d bytes  %s\n", len(shot), dst),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout: got\n%s\nwant it to contain %q", out, want)
+		}
+	}
+
+	// An existing baseline is an update; -o json lists it.
+	if err := os.MkdirAll(baselines, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = treeOf(t, root)
+	code, out, errOut = runCLI(t, append(args, "-o", "json")...)
+	if code != exitOK {
+		t.Fatalf("-o json: got exit %d, want 0\n%s", code, errOut)
+	}
+	sameTree(t, before, treeOf(t, root))
+	var rep dryRunReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("-o json: %v in\n%s", err, out)
+	}
+	want := baselinePlan{Path: dst, Action: planUpdate, Bytes: len(shot)}
+	if len(rep.WouldWriteBaselines) != 1 || rep.WouldWriteBaselines[0] != want {
+		t.Errorf("wouldWriteBaselines: got %+v, want [%+v]", rep.WouldWriteBaselines, want)
+	}
+
+	// A baseline outside the run's directory is refused as in a real run.
+	writes = append(writes, clientFile(evil, shot))
+	code, _, errOut = runCLI(t, args...)
+	if code != exitFailed || !strings.Contains(errOut, "✗ baseline not written: "+evil+": ") {
+		t.Errorf("refused: got exit %d\n%s\nwant 1 and the refusal", code, errOut)
+	}
+	if _, err := os.Stat(evil); !os.IsNotExist(err) {
+		t.Errorf("evil.png: got %v, want nothing written", err)
+	}
+}
