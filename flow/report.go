@@ -62,19 +62,35 @@ type StepReport struct {
 	ScriptLog   string              `json:"scriptLog,omitempty"`
 	DurationMs  float64             `json:"durationMs"`
 	Artifacts   map[string]Artifact `json:"artifacts,omitempty"`
+	// Infrastructure tells, on the wire, that the step failed because the
+	// machinery under the flow failed (Err matched ErrInfrastructure), so
+	// a linked client tells a browser that died on the tool-server from a
+	// flow that failed, as a local run does.
+	Infrastructure bool `json:"infrastructure,omitempty"`
 	// Err is the typed error behind an error status, kept for callers
 	// that branch on it (errors.Is(Err, ErrInfrastructure)); it never
 	// reaches the wire.
 	Err error `json:"-"`
 }
 
+// setErr keeps the error behind a failed step, and marks the step when
+// the machinery failed.
+func (s *StepReport) setErr(err error) {
+	s.Err = err
+	s.Infrastructure = errors.Is(err, ErrInfrastructure)
+}
+
 // InfrastructureError returns the error of the first step that failed
-// because the machinery under the flow failed (it matches
-// ErrInfrastructure), or nil when every failure was the flow's own.
+// because the machinery under the flow failed (its Err matches
+// ErrInfrastructure, or, in a report read from the wire, it is marked
+// Infrastructure), or nil when every failure was the flow's own.
 func (r *Report) InfrastructureError() error {
 	for _, s := range r.Steps {
-		if s.Err != nil && errors.Is(s.Err, ErrInfrastructure) {
+		switch {
+		case s.Err != nil && errors.Is(s.Err, ErrInfrastructure):
 			return s.Err
+		case s.Infrastructure:
+			return Infrastructure(fmt.Errorf("step %d (%s): %s", s.Index+1, s.Kind, s.Reason))
 		}
 	}
 	return nil

@@ -3,7 +3,9 @@ package flow_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
@@ -109,5 +111,35 @@ func TestBaselineWriteForms(t *testing.T) {
 	var bad flow.BaselineWrite
 	if err := json.Unmarshal([]byte(`{"__argentClientFile":true,"path":"/p/a.png","content":"not base64!"}`), &bad); err == nil {
 		t.Errorf("a directive whose content is not base64: got no error, want one")
+	}
+}
+
+// TestReportInfrastructureOnTheWire: a step that failed because the
+// machinery failed is marked on the wire, so a report read back (as a
+// linked client reads it) still says the infrastructure failed; a step
+// that failed on its own is not marked.
+func TestReportInfrastructureOnTheWire(t *testing.T) {
+	rep := flow.Report{Flow: "f", Steps: []flow.StepReport{
+		{Index: 0, Kind: "assert", Flow: "f", Status: flow.StatusFail, Reason: "no element matched", Err: errors.New("no element matched")},
+		{Index: 1, Kind: "await", Flow: "f", Status: flow.StatusError, Reason: "chromium exited", Err: flow.Infrastructure(errors.New("chromium exited")), Infrastructure: true},
+	}}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(`"infrastructure":true`)); n != 1 {
+		t.Fatalf("got %d infrastructure marks in %s, want 1", n, b)
+	}
+	var got flow.Report
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	ierr := got.InfrastructureError()
+	if !errors.Is(ierr, flow.ErrInfrastructure) || !strings.Contains(ierr.Error(), "step 2 (await): chromium exited") {
+		t.Fatalf("got %v, want an infrastructure error naming step 2 and its reason", ierr)
+	}
+	got.Steps = got.Steps[:1]
+	if ierr := got.InfrastructureError(); ierr != nil {
+		t.Fatalf("a failed assertion alone: got %v, want nil", ierr)
 	}
 }

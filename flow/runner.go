@@ -282,7 +282,7 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	sr.Status, sr.Reason, sr.Warning = res.status, r.redact(res.reason), r.redact(res.warning)
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
 	if res.status == StatusFail || res.status == StatusError {
-		sr.Err = res.err
+		sr.setErr(res.err)
 	}
 	sr.DurationMs = ms(time.Since(start))
 	r.emit(sr)
@@ -371,7 +371,8 @@ func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepR
 				r.skipBlock(fr, w, depth, "run aborted")
 				return
 			}
-			sr.Status, sr.Reason, sr.Err = StatusError, fmt.Sprintf("could not evaluate when guard (%s): %v", label, err), err
+			sr.Status, sr.Reason = StatusError, fmt.Sprintf("could not evaluate when guard (%s): %v", label, err)
+			sr.setErr(err)
 			sr.DurationMs = ms(time.Since(start))
 			r.emit(sr)
 			r.skipBlock(fr, w, depth, "when guard errored")

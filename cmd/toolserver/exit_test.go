@@ -277,6 +277,41 @@ func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 	}
 }
 
+// TestLinkedFlowRunExitsTwoWhenServerChromiumDies kills the tool-server's
+// browser while a linked flow waits on a condition: the server's step
+// errors and is marked as the machinery's failure on the wire, so the
+// client exits 2 as a local run does, not 1 as for a failed flow.
+func TestLinkedFlowRunExitsTwoWhenServerChromiumDies(t *testing.T) {
+	root := exitProject(t)
+	const w, h = 619, 423
+	if pids := browserPIDs(t, w, h); len(pids) > 0 {
+		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
+	}
+	u := startServe(t, "exit-token")
+	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
+	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", u, "--device", "chromium-cdp-619x423"}, out, errOut)
+	select {
+	case <-out.seen:
+	case code := <-done:
+		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
+	case <-time.After(time.Minute):
+		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
+	}
+	pids := browserPIDs(t, w, h)
+	if len(pids) != 1 {
+		t.Fatalf("browsers of %dx%d: got %v, want one", w, h, pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, done, out, errOut); code != exitInfra {
+		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
+	}
+	if !strings.Contains(errOut.String(), "step 2 (await)") {
+		t.Errorf("stderr: got\n%s\nwant the await step named as the machinery's failure", errOut)
+	}
+}
+
 // TestFlowExit maps outcomes to exit codes by their kind alone.
 func TestFlowExit(t *testing.T) {
 	report := func(ok bool, stepErr error) *flow.Report {
