@@ -126,7 +126,7 @@ func (r *Report) count(s StepReport) {
 // baseline, current and diff images of a failed snapshot): a handle to the
 // tool-server's artifact store, which a client fetches by its ID, or the
 // path of the file on disk, where a run writes them to a directory
-// (--output) and where a linked client put the file it fetched. On the wire
+// (--artifacts) and where a linked client put the file it fetched. On the wire
 // it is the handle's object or the path's string.
 type Artifact struct {
 	Handle *ArtifactHandle
