@@ -9,4 +9,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
-require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)

@@ -24,7 +24,6 @@ var (
 // app wires the parts a server or an in-process call needs.
 type app struct {
 	pool      *cdp.Pool
-	poolErr   error // why pool is nil
 	tools     *tool.Registry
 	artifacts *store.Artifacts
 	uploads   *store.Uploads
@@ -60,9 +59,8 @@ func newApp(o appOptions) (*app, error) {
 		a.Close()
 		return nil, err
 	}
-	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
-	a.pool, a.poolErr = pool, poolErr
-	dt := &devicetool.Tools{Pool: pool, PoolErr: poolErr, Artifacts: a.artifacts}
+	a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
+	dt := &devicetool.Tools{Pool: a.pool, Artifacts: a.artifacts}
 	dt.Register(a.tools)
 	registerMoreTools(a)
 	return a, nil

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolserver/toolserver/internal/atomicfile"
-
+	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
@@ -142,11 +142,11 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, f flowRunFlags, ou
 	if _, err := flow.Prepare(entry); err != nil {
 		return nil, err
 	}
-	if a.pool == nil {
-		return nil, &infraError{a.poolErr}
-	}
 	d, err := a.pool.Device(ctx, f.device)
 	if err != nil {
+		if errors.Is(err, cdp.ErrNoChromium) {
+			return nil, &infraError{err}
+		}
 		if te := devicetool.DeviceError(err); tool.AsError(te).HTTPStatus() == 400 {
 			return nil, &infraError{withExit(exitUsage, fmt.Errorf("--device: %w", err))}
 		}

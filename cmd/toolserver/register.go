@@ -7,9 +7,9 @@ import (
 
 // registerMoreTools adds the flow tools and the snapshot tools.
 func registerMoreTools(a *app) {
-	a.flowTools = &flowtool.Tools{Pool: a.pool, PoolErr: a.poolErr, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
+	a.flowTools = &flowtool.Tools{Pool: a.pool, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
 	a.flowTools.Register(a.tools)
-	(&snapshottool.Tools{Pool: a.pool, PoolErr: a.poolErr, Artifacts: a.artifacts}).Register(a.tools)
+	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 }
 
 // setNoHostFiles switches the flow tools between reading a flow at the

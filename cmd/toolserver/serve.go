@@ -38,7 +38,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer a.Close()
 	setNoHostFiles(a, *noHostFiles)
-	if a.pool == nil {
+	if a.pool.Err() != nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}
 	srv := server.New(server.Config{
