@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
@@ -30,6 +32,11 @@ type app struct {
 	tmp       string
 	log       *slog.Logger
 	flowTools *flowtool.Tools
+
+	// stopSweep ends the upload sweeper; sweeper is its goroutine, which
+	// Close waits for before it removes the uploads' directory.
+	stopSweep context.CancelFunc
+	sweeper   sync.WaitGroup
 }
 
 type appOptions struct {
@@ -66,8 +73,20 @@ func newApp(o appOptions) (*app, error) {
 	return a, nil
 }
 
-// Close stops the browsers and removes the temp files.
+// sweepUploads removes expired uploads every interval until Close.
+func (a *app) sweepUploads(interval time.Duration) {
+	ctx, stop := context.WithCancel(context.Background())
+	a.stopSweep = stop
+	a.sweeper.Go(func() { a.uploads.Run(ctx, interval) })
+}
+
+// Close stops the upload sweeper and the browsers, waits for them, and
+// removes the temp files.
 func (a *app) Close() {
+	if a.stopSweep != nil {
+		a.stopSweep()
+		a.sweeper.Wait()
+	}
 	if a.pool != nil {
 		a.pool.Close()
 	}

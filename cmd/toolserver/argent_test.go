@@ -77,6 +77,7 @@ func text(resp map[string]any) (string, bool) {
 // tool-server: it lists our tools, runs a plain flow through flow-execute,
 // and gets the seed's older-client refusals for run: and snapshot: flows.
 func TestPublishedArgentClient(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(argentCLI); err != nil {
 		t.Fatalf("the Argent client is missing (%v): run scripts/fetch-argent.sh (make test does)", err)
 	}

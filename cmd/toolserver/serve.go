@@ -48,9 +48,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := srv.Listen(); err != nil {
 		return err
 	}
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	defer stopSweep()
-	go a.uploads.Run(sweepCtx, time.Minute)
+	a.sweepUploads(time.Minute)
 	auth := "no token"
 	if token != "" {
 		auth = "bearer token required"
