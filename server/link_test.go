@@ -423,7 +423,7 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 			if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), tc.want) {
 				t.Fatalf("got %d %v, want 422 with %q", status, e, tc.want)
 			}
-			if r.uploads.Pending() != 0 {
+			if uploadFiles(t, r.uploadsDir(t)) != 0 {
 				t.Fatalf("the upload of a failed call was not deleted")
 			}
 		})
@@ -435,8 +435,8 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 	if status != 200 || rep == nil || !strings.Contains(steps(rep), "the flow file is empty") {
 		t.Fatalf("a safe upload: got %d %v %v, want 200 and a run reporting the empty fragment", status, rep, e)
 	}
-	if r.uploads.Pending() != 0 {
-		t.Fatalf("got %d pending uploads after the call, want 0", r.uploads.Pending())
+	if n := uploadFiles(t, r.uploadsDir(t)); n != 0 {
+		t.Fatalf("got %d upload files after the call, want 0", n)
 	}
 	// Inline checks: bad base64, a size that lies, a wrong contentHash.
 	bad64 := flowMember(flows, "frag.yaml", "x")
@@ -525,7 +525,7 @@ func TestLinkedFlowMembersTotalCap(t *testing.T) {
 	if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), "total more than the 32 MiB cap") {
 		t.Fatalf("got %d %v, want a 422 about the 32 MiB total", status, e)
 	}
-	if r.uploads.Pending() != 0 {
-		t.Fatalf("got %d pending uploads after the refused call, want 0", r.uploads.Pending())
+	if n := uploadFiles(t, r.uploadsDir(t)); n != 0 {
+		t.Fatalf("got %d upload files after the refused call, want 0", n)
 	}
 }

@@ -187,13 +187,6 @@ func (s *Uploads) Remove(u Upload) {
 	s.release(u.Size)
 }
 
-// Pending returns the number of uploads waiting to be taken.
-func (s *Uploads) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.uploads)
-}
-
 // Sweep removes the uploads that expired by now and returns how many.
 func (s *Uploads) Sweep() int {
 	now := s.now()

@@ -412,18 +412,6 @@ func (d *Device) navigate(tab context.Context, url string) error {
 	return nil
 }
 
-// Kill ends the browser process abruptly, as a crash would: fault
-// injection on a real browser, for the tests of every package that must
-// show a crash fails a step and never hangs. In a SharedBrowser pool it
-// takes every device of the pool down.
-func (d *Device) Kill() error {
-	proc := d.b.process()
-	if proc == nil {
-		return ErrNotBooted
-	}
-	return proc.Kill()
-}
-
 // pid returns the browser's process id, or 0.
 func (d *Device) pid() int {
 	if proc := d.b.process(); proc != nil {

@@ -197,14 +197,3 @@ func (d *Device) AwaitIdle(ctx context.Context, stableFor, timeout time.Duration
 	})
 	return res, err
 }
-
-// Eval evaluates a JavaScript expression in the page and returns its JSON.
-func (d *Device) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := d.call(ctx, "eval", func(tab context.Context) error {
-		b, err := evaluate[[]byte](tab, expr)
-		out = b
-		return err
-	})
-	return out, err
-}

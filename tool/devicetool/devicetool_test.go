@@ -73,17 +73,19 @@ func (r *rig) open(t *testing.T, id string) {
 	r.call(t, "open-url", map[string]any{"device": id, "url": cdptest.Pages(t) + "/app.html", "fresh": true})
 }
 
-func eval(t *testing.T, id, expr string) string {
+// text returns the text of the element whose DOM id is elID on device id,
+// as describe reports it; "" when describe lists no such element (an
+// empty one has no box).
+func (r *rig) text(t *testing.T, id, elID string) string {
 	t.Helper()
-	d, ok := cdptest.Pool(t).Lookup(id)
-	if !ok {
-		t.Fatalf("%s not booted", id)
+	res := r.call(t, "describe", map[string]any{"device": id})
+	for _, e := range res["elements"].([]any) {
+		if m := e.(map[string]any); m["id"] == elID {
+			s, _ := m["text"].(string)
+			return s
+		}
 	}
-	raw, err := d.Eval(t.Context(), expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Trim(string(raw), `"`)
+	return ""
 }
 
 func TestBootListStop(t *testing.T) {
@@ -136,15 +138,15 @@ func TestTapSwipeScrollKeyboard(t *testing.T) {
 	const id = "chromium-cdp-800x600"
 	r.open(t, id)
 	r.call(t, "gesture-tap", map[string]any{"device": id, "x": 200.0 / 800, "y": 70.0 / 600})
-	if got := eval(t, id, `document.getElementById('out').textContent`); got != "clicked 1" {
+	if got := r.text(t, id, "out"); got != "clicked 1" {
 		t.Fatalf("after gesture-tap: got %q, want %q", got, "clicked 1")
 	}
 	r.call(t, "gesture-tap", map[string]any{"device": id, "x": 250.0 / 800, "y": 210.0 / 600})
 	r.call(t, "keyboard", map[string]any{"device": id, "text": "Hi", "key": "enter"})
-	if got := eval(t, id, `document.getElementById('echo').textContent`); got != "hello Hi" {
+	if got := r.text(t, id, "echo"); got != "hello Hi" {
 		t.Fatalf("after keyboard: got %q, want %q", got, "hello Hi")
 	}
-	if got := eval(t, id, `document.getElementById('keys').textContent`); got != "H,i,Enter," {
+	if got := r.text(t, id, "keys"); got != "H,i,Enter," {
 		t.Fatalf("keys: got %q, want %q", got, "H,i,Enter,")
 	}
 	r.call(t, "gesture-scroll", map[string]any{"device": id, "deltaY": 500})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -112,7 +113,11 @@ func TestScreenshotDiffLiveCapture(t *testing.T) {
 	if err != nil || res["mismatchPixels"] != 0.0 || res["passed"] != true {
 		t.Fatalf("same page: %v %v", res, err)
 	}
-	if _, err := d.Eval(ctx, `document.getElementById('top').click(), 1`); err != nil {
+	el, err := d.Locate(ctx, cdp.Selector{ID: "top"}, 5*time.Second)
+	if err != nil || el == nil {
+		t.Fatalf("locate the button: got %v, %v", el, err)
+	}
+	if err := d.TapElement(ctx, el, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	res, err = invoke(t, r, map[string]any{"baselinePath": base, "device": "chromium-cdp-800x600", "maxMismatch": 0})
