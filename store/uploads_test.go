@@ -137,27 +137,30 @@ func TestUploadReceiveTakeRemove(t *testing.T) {
 // releases the bytes it had reserved.
 func TestUploadRefusals(t *testing.T) {
 	t.Parallel()
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
 	for _, tc := range []struct {
 		name string
-		ctx  context.Context
+		gone bool // the client went away before the first byte
 		r    func(t *testing.T) io.Reader
 		want error
 	}{
-		{"over the per-upload cap", context.Background(), func(t *testing.T) io.Reader { return bytes.NewReader(gz(t, 2000)) }, store.ErrUploadTooLarge},
-		{"not gzip", context.Background(), func(*testing.T) io.Reader { return strings.NewReader("plain text, not gzip") }, store.ErrNotGzip},
-		{"one byte", context.Background(), func(*testing.T) io.Reader { return bytes.NewReader([]byte{0x1f}) }, store.ErrNotGzip},
-		{"empty", context.Background(), func(*testing.T) io.Reader { return strings.NewReader("") }, store.ErrEmptyUpload},
-		{"client gone", cancelled, func(t *testing.T) io.Reader { return bytes.NewReader(gz(t, 100)) }, context.Canceled},
-		{"read error", context.Background(), func(t *testing.T) io.Reader {
+		{"over the per-upload cap", false, func(t *testing.T) io.Reader { return bytes.NewReader(gz(t, 2000)) }, store.ErrUploadTooLarge},
+		{"not gzip", false, func(*testing.T) io.Reader { return strings.NewReader("plain text, not gzip") }, store.ErrNotGzip},
+		{"one byte", false, func(*testing.T) io.Reader { return bytes.NewReader([]byte{0x1f}) }, store.ErrNotGzip},
+		{"empty", false, func(*testing.T) io.Reader { return strings.NewReader("") }, store.ErrEmptyUpload},
+		{"client gone", true, func(t *testing.T) io.Reader { return bytes.NewReader(gz(t, 100)) }, context.Canceled},
+		{"read error", false, func(t *testing.T) io.Reader {
 			return io.MultiReader(bytes.NewReader(gz(t, 500)[:200]), iotest.ErrReader(io.ErrUnexpectedEOF))
 		}, io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s, dir, _ := newUploads(t)
-			_, err := s.Receive(tc.ctx, tc.r(t))
+			ctx, cancel := context.WithCancel(t.Context())
+			if tc.gone {
+				cancel()
+			}
+			defer cancel()
+			_, err := s.Receive(ctx, tc.r(t))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}
