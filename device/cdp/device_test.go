@@ -201,6 +201,20 @@ func TestWaitAndIdle(t *testing.T) {
 	if _, err := d.Eval(ctx, `setInterval(() => { document.body.dataset.tick = Date.now(); }, 10), 1`); err != nil {
 		t.Fatal(err)
 	}
+	// The page is busy once the interval has ticked; until then it is
+	// rightly idle.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		raw, err := d.Eval(ctx, `document.body.dataset.tick !== undefined`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) == "true" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the interval never ticked")
+		}
+	}
 	idle, err = d.AwaitIdle(ctx, 200*time.Millisecond, 400*time.Millisecond)
 	if err != nil || idle.Idle {
 		t.Fatalf("busy page: got %+v, %v; want idle false", idle, err)
