@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -24,7 +25,7 @@ func benchProject(b *testing.B) (string, *flow.File) {
   - type: { into: { id: username }, text: Ada, submit: false }
   - assert: { text: { in: { id: echo }, equals: hello Ada } }
   - snapshot: mini
-`, "{{URL}}", pages.URL)
+`, "{{URL}}", cdptest.Pages(b))
 	os.WriteFile(filepath.Join(dir, "mini.yaml"), []byte(body), 0o644)
 	f, err := flow.Disk{}.Open(dir, "mini.yaml")
 	if err != nil {
@@ -38,12 +39,7 @@ func benchProject(b *testing.B) (string, *flow.File) {
 // compared with its baseline.
 func BenchmarkMiniFlow(b *testing.B) {
 	_, f := benchProject(b)
-	d, err := pool.Device(context.Background(), "chromium-cdp-1280x800")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Stop("chromium-cdp-1280x800")
-	dev := devAdapter(d)
+	dev := devAdapter(cdptest.Device(b, "chromium-cdp-1280x800"))
 	entry := flow.Entry{File: f, Name: "mini", StemFallback: "mini"}
 	run := func(update bool) *flow.Report {
 		rep, err := flow.Execute(context.Background(), flow.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, entry)
@@ -85,12 +81,8 @@ func BenchmarkStepOverhead(b *testing.B) {
   - tap: { on: { id: top } }
   - assert: { visible: { text: clicked } }
 `), 0o644)
-	d, err := pool.Device(context.Background(), "chromium-cdp-1280x801")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Stop("chromium-cdp-1280x801")
-	if err := d.Launch(context.Background(), pages.URL+"/app.html"); err != nil {
+	d := cdptest.Device(b, "chromium-cdp-1280x801")
+	if err := d.Launch(context.Background(), cdptest.Pages(b)+"/app.html"); err != nil {
 		b.Fatal(err)
 	}
 	f, _ := flow.Disk{}.Open(dir, "steps.yaml")

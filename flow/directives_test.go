@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -19,11 +20,12 @@ import (
 // real page: long-press, scroll-to, tool (through the real device tools),
 // script, and pinch and rotate, which Chromium refuses.
 func TestEveryDirective(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-806x600")
 	reg := tool.NewRegistry()
 	arts, _ := store.NewArtifacts(t.TempDir(), 10, 1<<20)
-	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(reg)
+	(&devicetool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(reg)
 	caller := func(ctx context.Context, name string, args map[string]any) (any, error) {
 		b, _ := json.Marshal(args)
 		return reg.Invoke(ctx, name, b, tool.Options{})

@@ -3,10 +3,14 @@ package flow_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
@@ -26,12 +30,15 @@ func TestStepErrorsStayTyped(t *testing.T) {
   - launch: "{{URL}}/app.html"
   - assert: { visible: { text: nothing like this } }
 `)
-	const id = "chromium-cdp-809x600"
-	d, err := pool.Device(context.Background(), id)
+	// A pool of its own, one browser per device: killing the shared
+	// rig's browser would fail every other test of the binary.
+	const w, h = 809, 600
+	pool := cdp.NewPool(cdp.Options{Log: io.Discard})
+	t.Cleanup(func() { pool.Close() })
+	d, err := pool.Device(context.Background(), fmt.Sprintf("chromium-cdp-%dx%d", w, h))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { pool.Stop(id) })
 	run := func(name string, progress func(flow.StepReport)) *flow.Report {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -53,7 +60,12 @@ func TestStepErrorsStayTyped(t *testing.T) {
 	// runs next and polls until the browser dies under it.
 	rep = run("dies", func(s flow.StepReport) {
 		if s.Kind == "launch" {
-			if err := d.Kill(); err != nil {
+			pids := cdptest.BrowserPIDs(t, w, h)
+			if len(pids) != 1 {
+				t.Errorf("browsers of %dx%d: got %v, want one", w, h, pids)
+				return
+			}
+			if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 				t.Errorf("kill: %v", err)
 			}
 		}

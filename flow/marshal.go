@@ -42,10 +42,6 @@ func Marshal(f *Flow) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MarshalSteps writes a flow file of steps with no prerequisite, as
-// flow-finish-recording does.
-func MarshalSteps(steps []*Step) ([]byte, error) { return Marshal(&Flow{Steps: steps}) }
-
 // MarshalYAML implements yaml.Marshaler, so yaml.Marshal(f) writes the same
 // document as Marshal (without Marshal's parse-back check).
 func (f *Flow) MarshalYAML() (any, error) { return f.node() }

@@ -84,7 +84,7 @@ func TestMarshalHandBuilt(t *testing.T) {
 		{Directive: &Tool{Name: "keyboard", Args: map[string]any{"text": "hi", "keys": []any{"Enter"}}}},
 		{Directive: &Snapshot{Name: "home", MaxMismatch: DefaultMaxMismatch}},
 	}
-	out, err := MarshalSteps(steps)
+	out, err := Marshal(&Flow{Steps: steps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestMarshalHandBuilt(t *testing.T) {
   - snapshot: home
 `
 	if string(out) != want {
-		t.Errorf("MarshalSteps:\ngot\n%s\nwant\n%s", out, want)
+		t.Errorf("Marshal:\ngot\n%s\nwant\n%s", out, want)
 	}
 	f, err := Parse("recorded.yaml", out)
 	if err != nil {
@@ -121,8 +121,8 @@ func TestMarshalHandBuilt(t *testing.T) {
 		{},
 	}
 	for _, s := range bad {
-		if _, err := MarshalSteps([]*Step{s}); err == nil {
-			t.Errorf("MarshalSteps(%+v): got no error, want one", s.Directive)
+		if _, err := Marshal(&Flow{Steps: []*Step{s}}); err == nil {
+			t.Errorf("Marshal(%+v): got no error, want one", s.Directive)
 		}
 	}
 	e2e := &Flow{ExecutionPrerequisite: "x", Steps: []*Step{{Directive: &Launch{URL: "u"}}}}

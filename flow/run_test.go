@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,28 +11,12 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
-var (
-	pool  *cdp.Pool
-	pages *httptest.Server
-)
-
-func TestMain(m *testing.M) {
-	var err error
-	pool, err = cdp.NewPool(cdp.Options{MaxDevices: 6})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	pages = httptest.NewServer(http.FileServer(http.Dir("../testdata/pages")))
-	code := m.Run()
-	pages.Close()
-	pool.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cdptest.Main(m) }
 
 // project is a temp project with .argent/flows.
 type project struct {
@@ -59,7 +41,7 @@ func (p *project) write(rel, body string) string {
 	p.t.Helper()
 	path := filepath.Join(p.root, rel)
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	body = strings.ReplaceAll(body, "{{URL}}", pages.URL)
+	body = strings.ReplaceAll(body, "{{URL}}", cdptest.Pages(p.t))
 	body = strings.ReplaceAll(body, "{{ROOT}}", p.root)
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		p.t.Fatal(err)
@@ -69,12 +51,7 @@ func (p *project) write(rel, body string) string {
 
 func device(t *testing.T, id string) flow.Device {
 	t.Helper()
-	d, err := pool.Device(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Stop(id) })
-	return flowtool.Device{D: d}
+	return flowtool.Device{D: cdptest.Device(t, id)}
 }
 
 // run runs <project>/.argent/flows/<name>.yaml.
@@ -116,6 +93,7 @@ func dump(rep *flow.Report) string {
 }
 
 func TestRunPassesAndCounts(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/basic.yaml", `steps:
   - echo: starting
@@ -139,6 +117,7 @@ func TestRunPassesAndCounts(t *testing.T) {
 }
 
 func TestFailureStopsAndSkips(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/stop.yaml", `steps:
   - launch: "{{URL}}/app.html"
@@ -150,34 +129,42 @@ func TestFailureStopsAndSkips(t *testing.T) {
       - tap: Go now
   - echo: never said
 `)
-	rep := p.run(t, device(t, "chromium-cdp-801x600"), "stop", false)
-	want := "launch:pass assert:fail tap:skip when:skip tap:skip:stop@1 echo:skip"
-	if got := lines(rep); got != want || rep.OK {
-		t.Fatalf("got %s, want %s", got, want)
-	}
-	if !strings.Contains(rep.Steps[1].Reason, `no element matched selector text="not on this page"`) {
-		t.Fatalf("assert reason: %q", rep.Steps[1].Reason)
-	}
 	// A tap on a renamed button says what was looked for and what is there.
 	p.write(".argent/flows/renamed.yaml", `steps:
   - launch: "{{URL}}/app.html"
   - tap: { text: Go later, role: button }
 `)
-	renamed := p.run(t, device(t, "chromium-cdp-801x601"), "renamed", false)
-	if s := renamed.Steps[1]; s.Status != "fail" || !strings.Contains(s.Reason, `no visible element matched selector text="Go later" role="button"; similar elements on the page: id="top" role="button" text="Go now"`) {
-		t.Fatalf("not found: %s %q", s.Status, s.Reason)
-	}
-	for _, s := range rep.Steps[2:] {
-		if s.Reason != "" {
-			t.Fatalf("a skip after a stop has no reason, got %q", s.Reason)
+	// Each waits out the default await timeout on a device of its own.
+	t.Run("stop", func(t *testing.T) {
+		t.Parallel()
+		rep := p.run(t, device(t, "chromium-cdp-801x600"), "stop", false)
+		want := "launch:pass assert:fail tap:skip when:skip tap:skip:stop@1 echo:skip"
+		if got := lines(rep); got != want || rep.OK {
+			t.Fatalf("got %s, want %s", got, want)
 		}
-	}
-	if rep.Failed != 1 || rep.Skipped != 3 || rep.Passed != 1 {
-		t.Fatalf("counts: %+v", rep)
-	}
+		if !strings.Contains(rep.Steps[1].Reason, `no element matched selector text="not on this page"`) {
+			t.Fatalf("assert reason: %q", rep.Steps[1].Reason)
+		}
+		for _, s := range rep.Steps[2:] {
+			if s.Reason != "" {
+				t.Fatalf("a skip after a stop has no reason, got %q", s.Reason)
+			}
+		}
+		if rep.Failed != 1 || rep.Skipped != 3 || rep.Passed != 1 {
+			t.Fatalf("counts: %+v", rep)
+		}
+	})
+	t.Run("renamed", func(t *testing.T) {
+		t.Parallel()
+		renamed := p.run(t, device(t, "chromium-cdp-801x601"), "renamed", false)
+		if s := renamed.Steps[1]; s.Status != "fail" || !strings.Contains(s.Reason, `no visible element matched selector text="Go later" role="button"; similar elements on the page: id="top" role="button" text="Go now"`) {
+			t.Fatalf("not found: %s %q", s.Status, s.Reason)
+		}
+	})
 }
 
 func TestWhenBlocks(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/when.yaml", `steps:
   - launch: "{{URL}}/app.html"
@@ -201,6 +188,7 @@ func TestWhenBlocks(t *testing.T) {
 }
 
 func TestRunFragments(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	// The fragment lives elsewhere and is reached through a symlink: its
 	// own run: resolves beside its real file, not beside the link.
@@ -224,6 +212,7 @@ func TestRunFragments(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/missing.yaml", "steps:\n  - run: nothere\n")
 	p.write(".argent/flows/a.yaml", "steps:\n  - run: b\n")
@@ -249,6 +238,7 @@ func TestRunErrors(t *testing.T) {
 }
 
 func TestDepthLimit(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	// f0 → f1 → … ; level 20 runs, level 21 does not.
 	for i := 0; i <= 21; i++ {
@@ -268,6 +258,7 @@ func TestDepthLimit(t *testing.T) {
 }
 
 func TestCaseFoldedEntryIsRejected(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/Home.yaml", "steps:\n  - echo: hi\n")
 	_, err := p.runErr(nil, "home", false)
@@ -307,6 +298,7 @@ func TestSecretsAreRedacted(t *testing.T) {
 }
 
 func TestIdleNeverFails(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/idle.yaml", `steps:
   - launch: "{{URL}}/busy.html"
@@ -324,6 +316,7 @@ func devAdapter(d *cdp.Device) flow.Device { return flowtool.Device{D: d} }
 // its step after the step's budget; the run ends, and the next launch on
 // the same device works.
 func TestHungPageNeverHangsTheRun(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-807x600")
 	p.write(".argent/flows/hang.yaml", `steps:
@@ -353,6 +346,7 @@ func TestHungPageNeverHangsTheRun(t *testing.T) {
 }
 
 func TestIsLaunchURL(t *testing.T) {
+	t.Parallel()
 	for t2, want := range map[string]bool{
 		"https://shop.example/": true, "file:///tmp/a.html": true, "about:blank": true, "data:text/html,hi": true,
 		"../site/index.html": false, "site/index.html": false, "/abs/index.html": false, `C:\site\a.html`: false, "C:/site/a.html": false,

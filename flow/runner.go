@@ -160,9 +160,6 @@ func Execute(ctx context.Context, opts Options, e Entry) (*Report, error) {
 	return r.rep, nil
 }
 
-// Written returns the baselines the run wrote, by path.
-func (r *Runner) Written() map[string][]byte { return r.written }
-
 func (r *Runner) runFile(ctx context.Context, fr *frame) {
 	r.stack = append(r.stack, fr.file.Canonical)
 	r.displays = append(r.displays, fr.display)

@@ -35,6 +35,7 @@ func (p *project) runWith(t *testing.T, dev flow.Device, name string, update boo
 }
 
 func TestSnapshotLifecycle(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-640x400")
 	p.write(".argent/flows/home.yaml", `steps:
@@ -119,6 +120,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 }
 
 func TestNestedFlowExecute(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-641x400")
 	p.write(".argent/flows/child.yaml", `steps:

@@ -80,9 +80,6 @@ var allKinds = []Kind{
 	KindScript, KindPinch, KindRotate,
 }
 
-// Directives returns every directive the parser knows, in PRODUCT.md's order.
-func Directives() []Kind { return append([]Kind(nil), allKinds...) }
-
 // Flow is one parsed flow file.
 type Flow struct {
 	// Name is the name Parse was given: the file's path, used in messages.
@@ -426,23 +423,6 @@ func (f *Flow) IsEndToEnd() bool {
 	return s != nil && s.Kind() == KindLaunch
 }
 
-// LeadingLaunchError returns the error a runner raises when this flow
-// declares an executionPrerequisite and its leading run: chain reaches a
-// launch in the fragment named via (Argent rejects that at run time, since
-// only the runner can follow the chain). It returns nil when the flow
-// declares no prerequisite.
-func (f *Flow) LeadingLaunchError(via string) error {
-	if f.ExecutionPrerequisite == "" {
-		return nil
-	}
-	return &Error{
-		File:    f.Name,
-		Line:    f.PrerequisiteLine,
-		Problem: ProblemPrerequisite,
-		Msg:     fmt.Sprintf("executionPrerequisite: the leading run: chain reaches a launch step in %q, so this flow launches its own app and controls its start state; drop that launch to keep a fragment, or drop executionPrerequisite", via),
-	}
-}
-
 // RunTarget is one run: step found by RunTargets.
 type RunTarget struct {
 	Step   *Step
@@ -460,16 +440,6 @@ func (f *Flow) RunTargets() []RunTarget {
 		}
 	}
 	return out
-}
-
-// HasRun reports whether any step, in any when: block, is a run:.
-func (f *Flow) HasRun() bool { return f.has(KindRun) }
-
-// HasSnapshot reports whether any step, in any when: block, is a snapshot:.
-func (f *Flow) HasSnapshot() bool { return f.has(KindSnapshot) }
-
-func (f *Flow) has(k Kind) bool {
-	return !f.Walk(func(s *Step, _ int) bool { return s.Kind() != k })
 }
 
 // SnapshotNames returns the name of every snapshot: step, in document order

@@ -1,6 +1,7 @@
 package link
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -64,7 +65,7 @@ func (c *memberCollector) noteBaselines(dir string, snaps []string, update bool,
 // one the result may write into. A directory outside the roots sends
 // nothing and takes no write. A path already sent as a tool file is not
 // sent again: that member stands for the baseline.
-func (c *memberCollector) sendBaselines() error {
+func (c *memberCollector) sendBaselines(ctx context.Context) error {
 	for _, set := range c.baselineDirs {
 		if !c.policy.Serves(clientfs.RealPath(set.dir)) {
 			continue
@@ -95,7 +96,7 @@ func (c *memberCollector) sendBaselines() error {
 			if c.toolPaths[file] {
 				continue
 			}
-			if err := c.baselineMember(file, compared, set.update && !compared); err != nil {
+			if err := c.baselineMember(ctx, file, compared, set.update && !compared); err != nil {
 				return err
 			}
 		}
@@ -107,7 +108,7 @@ func (c *memberCollector) sendBaselines() error {
 // else its name (listed). The seed's policy applies with PNG in place of
 // YAML; a link to nothing is missing for a read and refused for a file
 // that only a write concerns.
-func (c *memberCollector) baselineMember(file string, compared, forWrite bool) error {
+func (c *memberCollector) baselineMember(ctx context.Context, file string, compared, forWrite bool) error {
 	m := Member{Role: RoleBaseline, Key: file, Path: file}
 	refuse := func(why string) error {
 		m.State, m.Error = StateRefused, why
@@ -148,7 +149,7 @@ func (c *memberCollector) baselineMember(file string, compared, forWrite bool) e
 		c.emit(m, StateListed)
 		return nil
 	}
-	_, sent, err := c.sendBytes(&m, canonical)
+	_, sent, err := c.sendBytes(ctx, &m, canonical)
 	if err != nil {
 		return err
 	}

@@ -228,7 +228,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any, opt
 	if err != nil {
 		return nil, err
 	}
-	st := &callState{c: c, ctx: ctx, name: name, opts: opts, args: maps.Clone(args),
+	st := &callState{c: c, name: name, opts: opts, args: maps.Clone(args),
 		specs: map[string][]tool.FileInput{}, writable: map[string]*clientfs.Policy{}}
 	if st.args == nil {
 		st.args = map[string]any{}
@@ -236,9 +236,9 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any, opt
 	for _, t := range tools {
 		st.specs[t.Name] = t.FileInputs
 	}
-	st.send = &memberSender{c: c, ctx: ctx}
+	st.send = &memberSender{c: c}
 	st.recording = recordingFile(st.args)
-	if err := st.wrapInputs(); err != nil {
+	if err := st.wrapInputs(ctx); err != nil {
 		return nil, err
 	}
 	if st.members > MaxMembers {
@@ -255,7 +255,6 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any, opt
 // members' budget, and what the result may write.
 type callState struct {
 	c    *Client
-	ctx  context.Context
 	name string
 	args map[string]any
 	opts CallOptions
@@ -503,12 +502,11 @@ func answerError(name string, resp *http.Response, body []byte) (ce *CallError, 
 // still fits), else each through POST /upload as its own gzipped tar.
 type memberSender struct {
 	c      *Client
-	ctx    context.Context
 	inline int
 }
 
 // place puts data into m and returns the tail of its [flow-files] line.
-func (s *memberSender) place(m *Member, name string, data []byte, mtimeMs float64) (string, error) {
+func (s *memberSender) place(ctx context.Context, m *Member, name string, data []byte, mtimeMs float64) (string, error) {
 	size := int64(len(data))
 	m.Size, m.MtimeMs = &size, &mtimeMs
 	if s.inline+len(data) <= MaxInlineBytes {
@@ -523,7 +521,7 @@ func (s *memberSender) place(m *Member, name string, data []byte, mtimeMs float6
 	}
 	sum := sha256.Sum256(archive)
 	hash := hex.EncodeToString(sum[:])
-	id, err := s.c.upload(s.ctx, m.Path, bytes.NewReader(archive), int64(len(archive)), hash)
+	id, err := s.c.upload(ctx, m.Path, bytes.NewReader(archive), int64(len(archive)), hash)
 	if err != nil {
 		return "", err
 	}

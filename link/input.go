@@ -45,7 +45,7 @@ type inputWire struct {
 // missing or empty argument, is left alone. A null argument counts as
 // absent (argSet). Over a link every file input is wrapped, also for a
 // tool-server on 127.0.0.1.
-func (st *callState) wrapInputs() error {
+func (st *callState) wrapInputs(ctx context.Context) error {
 	for _, spec := range st.specs[st.name] {
 		if spec.SkipWhenSet != "" && argSet(st.args, spec.SkipWhenSet) {
 			continue
@@ -59,7 +59,7 @@ func (st *callState) wrapInputs() error {
 		if !ok || has && curStr != p {
 			continue
 		}
-		w, err := st.wrap(spec, p)
+		w, err := st.wrap(ctx, spec, p)
 		if err != nil {
 			return err
 		}
@@ -74,23 +74,23 @@ func (st *callState) wrapInputs() error {
 // file the client can read adds canonical, spelling and members;
 // collect: "step" adds the members of the recorded step. A collect value
 // this client does not know sends only the file.
-func (st *callState) wrap(spec tool.FileInput, p string) (*inputWire, error) {
+func (st *callState) wrap(ctx context.Context, spec tool.FileInput, p string) (*inputWire, error) {
 	w := &inputWire{ArgentFileInput: true, Path: p}
 	switch spec.Kind {
 	case "file":
 		data := fileInput(w, p)
 		if spec.Collect == CollectFlow && data != nil {
-			if err := st.collectFlow(w, p, data); err != nil {
+			if err := st.collectFlow(ctx, w, p, data); err != nil {
 				return nil, err
 			}
 		}
 	case "tar-upload":
-		if err := st.treeInput(w, p); err != nil {
+		if err := st.treeInput(ctx, w, p); err != nil {
 			return nil, err
 		}
 	}
 	if spec.Collect == CollectStep && spec.Kind != "file" {
-		members, err := st.stepMembers()
+		members, err := st.stepMembers(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -129,14 +129,14 @@ func fileInput(w *inputWire, p string) []byte {
 // treeInput sends a tar-upload input: the file or directory at p as a
 // gzipped tar whose entries are prefixed with its base name, streamed to
 // POST /upload; the object gets contentHash and uploadId.
-func (st *callState) treeInput(w *inputWire, p string) error {
+func (st *callState) treeInput(ctx context.Context, w *inputWire, p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil // the tool-server reports the missing path
 	}
 	size, mt := fi.Size(), clientfs.MtimeMs(fi)
 	w.Size, w.MtimeMs = &size, &mt
-	id, hash, err := st.c.uploadTree(st.ctx, p)
+	id, hash, err := st.c.uploadTree(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func writeTree(w io.Writer, p string) error {
 
 // collectFlow adds canonical, spelling and members to the file input of a
 // flow the client read (seed, "The flow file input").
-func (st *callState) collectFlow(w *inputWire, p string, data []byte) error {
+func (st *callState) collectFlow(ctx context.Context, w *inputWire, p string, data []byte) error {
 	abs := p
 	if !filepath.IsAbs(abs) {
 		a, err := filepath.Abs(abs)
@@ -244,11 +244,11 @@ func (st *callState) collectFlow(w *inputWire, p string, data []byte) error {
 		update, _ := st.args["updateBaselines"].(bool)
 		root := memberRun{canonical: canonical, fl: fl, name: strings.TrimSuffix(filepath.Base(abs), ".yaml"),
 			update: update, platform: callPlatform(st.args)}
-		if err := c.walk(root); err != nil {
+		if err := c.walk(ctx, root); err != nil {
 			return err
 		}
 	}
-	if err := c.sendBaselines(); err != nil {
+	if err := c.sendBaselines(ctx); err != nil {
 		return err
 	}
 	w.Canonical, w.Spelling, w.Members = canonical, &sp, &c.members

@@ -1,6 +1,7 @@
 package link
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -73,7 +74,7 @@ func (c *memberCollector) emit(m Member, sent string) {
 // arguments of their tool: steps; and each flow a followable nested
 // tool: flow-execute step names, walked as a run of its own. The snapshot
 // names of a run select its baselines (sendBaselines).
-func (c *memberCollector) walk(start ...memberRun) error {
+func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 	queue := append([]memberRun(nil), start...)
 	for len(queue) > 0 {
 		run := queue[0]
@@ -100,7 +101,7 @@ func (c *memberCollector) walk(start ...memberRun) error {
 				}
 			}
 			for _, ts := range f.fl.ToolSteps() {
-				if err := c.toolFiles(ts.Tool.Name, ts.Tool.Args); err != nil {
+				if err := c.toolFiles(ctx, ts.Tool.Name, ts.Tool.Args); err != nil {
 					return err
 				}
 			}
@@ -114,7 +115,7 @@ func (c *memberCollector) walk(start ...memberRun) error {
 					continue
 				}
 				visited[key] = true
-				ff, err := c.flowMember(dir, target)
+				ff, err := c.flowMember(ctx, dir, target)
 				if err != nil {
 					return err
 				}
@@ -133,7 +134,7 @@ func (c *memberCollector) walk(start ...memberRun) error {
 				}
 				// A nested run compares on the platform of the call; the
 				// runner binds its own device into the step.
-				next, err := c.nestedRun(n, f.hop+1, update, run.platform)
+				next, err := c.nestedRun(ctx, n, f.hop+1, update, run.platform)
 				if err != nil {
 					return err
 				}
@@ -152,8 +153,8 @@ func (c *memberCollector) walk(start ...memberRun) error {
 // nestedRun sends the flow a nested step names, by the directory
 // <project_root>/.argent/flows and the target <name>.yaml, and returns its
 // run when the flow was sent, parses, and is not past the depth limit.
-func (c *memberCollector) nestedRun(n flow.NestedFlow, hop int, update bool, platform string) (*memberRun, error) {
-	f, err := c.flowMember(n.FlowsDir(), n.FileName())
+func (c *memberCollector) nestedRun(ctx context.Context, n flow.NestedFlow, hop int, update bool, platform string) (*memberRun, error) {
+	f, err := c.flowMember(ctx, n.FlowsDir(), n.FileName())
 	if err != nil || f.flow == nil || hop >= MaxDepth {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func (c *memberCollector) nestedRun(n flow.NestedFlow, hop int, update bool, pla
 // else missing or refused with the reason of the seed's policy table. The
 // file is read as a local run reads it (flow.Disk), under the call's
 // policy, so both ends agree on what it is.
-func (c *memberCollector) flowMember(dir, target string) (*walkedFlow, error) {
+func (c *memberCollector) flowMember(ctx context.Context, dir, target string) (*walkedFlow, error) {
 	key := Key(dir, target)
 	if f, ok := c.flows[key]; ok {
 		return f, nil
@@ -186,7 +187,7 @@ func (c *memberCollector) flowMember(dir, target string) (*walkedFlow, error) {
 		c.emit(m, StateMissing)
 		return f, nil
 	}
-	sent, err := c.st.send.place(&m, file.Canonical, file.Data, mt)
+	sent, err := c.st.send.place(ctx, &m, file.Canonical, file.Data, mt)
 	if err != nil {
 		return nil, err
 	}
@@ -200,13 +201,13 @@ func (c *memberCollector) flowMember(dir, target string) (*walkedFlow, error) {
 // sendBytes reads a member's bytes from its real path and places them
 // inline or as an upload. A file it cannot read, or one over the cap,
 // leaves m refused with the reason and no bytes.
-func (c *memberCollector) sendBytes(m *Member, real string) ([]byte, string, error) {
+func (c *memberCollector) sendBytes(ctx context.Context, m *Member, real string) ([]byte, string, error) {
 	data, mt, why := clientfs.ReadRegular(real, MaxFileBytes)
 	if why != "" {
 		m.State, m.Error = StateRefused, why
 		return nil, sentRefused(why), nil
 	}
-	sent, err := c.st.send.place(m, real, data, mt)
+	sent, err := c.st.send.place(ctx, m, real, data, mt)
 	if err != nil {
 		return nil, "", err
 	}

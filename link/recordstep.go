@@ -1,6 +1,7 @@
 package link
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func recordedStep(args map[string]any) (command string, stepArgs map[string]any,
 // without a valid name, an absolute project_root, or args that are the
 // JSON text of an object sends an empty list. The client policy applies
 // with the recording file in place of the flow file.
-func (st *callState) stepMembers() ([]Member, error) {
+func (st *callState) stepMembers(ctx context.Context) ([]Member, error) {
 	rec := recordingFile(st.args)
 	command, args, ok := recordedStep(st.args)
 	if rec == "" || !ok {
@@ -64,19 +65,19 @@ func (st *callState) stepMembers() ([]Member, error) {
 	}
 	projectRoot, _ := st.args["project_root"].(string)
 	c := st.newCollector(clientfs.ClientRoots(rec, clientfs.RealPath(rec), projectRoot))
-	if err := c.toolFiles(command, args); err != nil {
+	if err := c.toolFiles(ctx, command, args); err != nil {
 		return nil, err
 	}
 	if command == flow.ToolFlowExecute {
 		recDir := filepath.Dir(rec)
-		self, err := c.flowMember(recDir, filepath.Base(rec))
+		self, err := c.flowMember(ctx, recDir, filepath.Base(rec))
 		if err != nil {
 			return nil, err
 		}
 		n := nestedOf(args)
 		if n.FlowPath != "" && n.Name == "" {
 			if stem, beside := besideRecording(n.FlowPath, recDir); beside {
-				if _, err := c.flowMember(recDir, filepath.Base(n.FlowPath)); err != nil {
+				if _, err := c.flowMember(ctx, recDir, filepath.Base(n.FlowPath)); err != nil {
 					return nil, err
 				}
 				// The recorder runs it as name + the recording's project_root.
@@ -84,23 +85,23 @@ func (st *callState) stepMembers() ([]Member, error) {
 			}
 		}
 		if n.Followable() {
-			if _, err := c.flowMember(filepath.Dir(self.canonical), n.FileName()); err != nil {
+			if _, err := c.flowMember(ctx, filepath.Dir(self.canonical), n.FileName()); err != nil {
 				return nil, err
 			}
 			// Only the step's own updateBaselines: true updates here.
 			update := n.UpdateBaselines != nil && *n.UpdateBaselines
-			run, err := c.nestedRun(n, 0, update, callPlatform(args))
+			run, err := c.nestedRun(ctx, n, 0, update, callPlatform(args))
 			if err != nil {
 				return nil, err
 			}
 			if run != nil {
-				if err := c.walk(*run); err != nil {
+				if err := c.walk(ctx, *run); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	if err := c.sendBaselines(); err != nil {
+	if err := c.sendBaselines(ctx); err != nil {
 		return nil, err
 	}
 	return c.members, nil

@@ -1,6 +1,7 @@
 package link
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -34,7 +35,7 @@ func toolFileArgs(specs []tool.FileInput, args map[string]any) []string {
 // toolFiles sends the file arguments of one tool: step, each path once.
 // A tool: flow-execute step has none: the walk follows it as a nested
 // flow.
-func (c *memberCollector) toolFiles(name string, args map[string]any) error {
+func (c *memberCollector) toolFiles(ctx context.Context, name string, args map[string]any) error {
 	if name == flow.ToolFlowExecute {
 		return nil
 	}
@@ -43,7 +44,7 @@ func (c *memberCollector) toolFiles(name string, args map[string]any) error {
 			continue
 		}
 		c.toolPaths[p] = true
-		if err := c.toolMember(p); err != nil {
+		if err := c.toolMember(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -54,7 +55,7 @@ func (c *memberCollector) toolFiles(name string, args map[string]any) error {
 // nothing is there, refused outside the roots, for a name that links to
 // a file not ending in .png or .yaml, a directory, a file the client
 // cannot read or one over the cap.
-func (c *memberCollector) toolMember(file string) error {
+func (c *memberCollector) toolMember(ctx context.Context, file string) error {
 	m := Member{Role: RoleTool, Key: file, Path: file}
 	refuse := func(why string) error {
 		m.State, m.Error = StateRefused, why
@@ -79,7 +80,7 @@ func (c *memberCollector) toolMember(file string) error {
 	case fi.IsDir():
 		return refuse(clientfs.EISDIRRead)
 	}
-	_, sent, err := c.sendBytes(&m, canonical)
+	_, sent, err := c.sendBytes(ctx, &m, canonical)
 	if err != nil {
 		return err
 	}

@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 )
 
 func writeFlow(t *testing.T, root, name, body string) {
 	t.Helper()
 	p := filepath.Join(root, ".argent", "flows", name+".yaml")
 	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(strings.ReplaceAll(body, "{{URL}}", pages.URL)), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(body, "{{URL}}", cdptest.PagesURL())), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -23,6 +25,7 @@ func writeFlow(t *testing.T, root, name, body string) {
 // TestFlowExecuteStreams runs a flow through POST /tools/flow-execute with
 // NDJSON: one progress line per finished step, then the report.
 func TestFlowExecuteStreams(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	root := t.TempDir()
 	writeFlow(t, root, "demo", `steps:
@@ -31,7 +34,7 @@ func TestFlowExecuteStreams(t *testing.T) {
   - tap: Go now
   - assert: { text: { in: { id: out }, equals: clicked 1 } }
 `)
-	t.Cleanup(func() { pool.Stop("chromium-cdp-900x600") })
+	t.Cleanup(func() { cdptest.Stop(t, "chromium-cdp-900x600") })
 	body := fmt.Sprintf(`{"name":"demo","project_root":%q,"device":"chromium-cdp-900x600"}`, root)
 	req, _ := http.NewRequest("POST", r.url+"/tools/flow-execute", strings.NewReader(body))
 	req.Header.Set("Accept", "application/x-ndjson")
@@ -67,6 +70,7 @@ func TestFlowExecuteStreams(t *testing.T) {
 }
 
 func TestFlowExecuteRejections(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	root := t.TempDir()
 	writeFlow(t, root, "broken", "steps:\n  - frobnicate: 1\n")

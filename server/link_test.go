@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 )
 
 // The client paths of these tests do not exist on this machine: a linked
@@ -25,7 +27,7 @@ const (
 
 func b64s(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
-func page(s string) string { return strings.ReplaceAll(s, "{{URL}}", pages.URL) }
+func page(s string) string { return strings.ReplaceAll(s, "{{URL}}", cdptest.PagesURL()) }
 
 // flowMember is a role flow member sent inline, keyed by the directory
 // naming it and the target as written.
@@ -104,8 +106,9 @@ func steps(rep map[string]any) string {
 }
 
 func TestLinkedRunChainFromMembers(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
-	t.Cleanup(func() { pool.Stop("chromium-cdp-820x600") })
+	t.Cleanup(func() { cdptest.Stop(t, "chromium-cdp-820x600") })
 	// main → frag (in flows) → ../shared/deep (its key's directory is the
 	// real directory of frag).
 	members := []map[string]any{
@@ -124,7 +127,10 @@ func TestLinkedRunChainFromMembers(t *testing.T) {
 }
 
 func TestLinkedRunErrors(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
+	const dev = "chromium-cdp-823x600"
+	t.Cleanup(func() { cdptest.Stop(t, dev) })
 	loop := []map[string]any{
 		flowMember(flows, "a.yaml", "steps:\n  - run: b\n"),
 		flowMember(flows, "b.yaml", "steps:\n  - run: a\n"),
@@ -147,7 +153,9 @@ func TestLinkedRunErrors(t *testing.T) {
 		{"missing nested", "steps:\n  - tool: flow-execute\n    args: { name: other, project_root: " + proj + " }\n", nil, "ENOENT: no such file or directory, open '" + flows + "/other.yaml'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, e, _ := stream(t, r.url, linkedCall("main", tc.flow, tc.members, nil))
+			// A run: step may need a device; naming one keeps the run off
+			// the devices of the tests running beside this one.
+			rep, e, _ := stream(t, r.url, linkedCall("main", tc.flow, tc.members, map[string]any{"device": dev}))
 			if rep == nil {
 				t.Fatalf("no report: %v", e)
 			}
@@ -160,9 +168,10 @@ func TestLinkedRunErrors(t *testing.T) {
 }
 
 func TestLinkedSnapshots(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	const dev = "chromium-cdp-821x600"
-	t.Cleanup(func() { pool.Stop(dev) })
+	t.Cleanup(func() { cdptest.Stop(t, dev) })
 	base := flows + "/__baselines__/snap/home__chromium-821x600.png"
 	flowBody := "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n"
 	extra := map[string]any{"device": dev}
@@ -184,8 +193,10 @@ func TestLinkedSnapshots(t *testing.T) {
 	if rep == nil {
 		t.Fatalf("update: %v", e)
 	}
-	if got := steps(rep); !strings.Contains(got, `snapshot:fail(no baseline for "home"`) {
-		t.Fatalf("the nested compare run has no baseline member for child: %s", got)
+	// The nested compare run looked for child's own baseline, which no
+	// member carries, and wrote nothing there.
+	if got := steps(rep); !strings.Contains(got, `snapshot:fail(no baseline for "home"`) || !strings.Contains(got, "expected "+childBase+",") {
+		t.Fatalf("the nested compare run has no baseline member for child: got %s, want a missing %s", got, childBase)
 	}
 	s1 := rep["steps"].([]any)[1].(map[string]any)
 	if s1["reason"] != "baseline captured; the client updates it when the run ends ("+base+")" {
@@ -218,10 +229,10 @@ func TestLinkedSnapshots(t *testing.T) {
 	if got := steps(rep); !strings.Contains(got, "snapshot:error(home.png links to a file that is not a PNG file)") {
 		t.Fatalf("refused: %s", got)
 	}
-	_ = childBase
 }
 
 func TestLinkedToolFiles(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	body := "steps:\n  - tool: read-file\n    args: { file: " + proj + "/data/in.yaml }\n"
 	rep, e, _ := stream(t, r.url, linkedCall("tf", body, []map[string]any{fileMember("tool", proj+"/data/in.yaml", []byte("hello: world\n"))}, nil))
@@ -239,6 +250,7 @@ func TestLinkedToolFiles(t *testing.T) {
 }
 
 func TestLinkedPrevalidation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	inner := flowMember(flows, "inner.yaml", "steps:\n  - echo: a\n  - script: { path: ../../scripts/hello.mjs }\n  - run: deeper\n")
 	// Two levels down, in a nested flow's fragment: every kind again.
@@ -284,6 +296,7 @@ func TestLinkedPrevalidation(t *testing.T) {
 }
 
 func TestOlderClientRefusals(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	for _, tc := range []struct{ body, want string }{
 		{"steps:\n  - run: frag\n", "This tool-server runs run: steps for a client that sends their fragments with the call. Update the argent CLI or MCP adapter on the client."},
@@ -348,6 +361,7 @@ func postUpload(t *testing.T, url string, data []byte) (id, hash string) {
 }
 
 func TestMembersByUploadAndMaliciousInput(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	good := tarGz(t, tar.Header{Name: "frag.yaml", Typeflag: tar.TypeReg, Size: 0, Mode: 0o644})
 	// A real fragment, uploaded.
@@ -364,8 +378,11 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 		return map[string]any{"role": "flow", "key": flows + "\x00frag.yaml", "path": flows + "/frag.yaml", "canonical": flows + "/frag.yaml",
 			"spelling": map[string]any{"state": "listed"}, "uploadId": id, "contentHash": hash, "size": size, "mtimeMs": 1.0}
 	}
+	// A run: step needs a device: one of the test's own.
+	const dev = "chromium-cdp-824x600"
+	t.Cleanup(func() { cdptest.Stop(t, dev) })
 	call := func(m map[string]any) string {
-		return linkedCall("main", "steps:\n  - run: frag\n", []map[string]any{m}, nil)
+		return linkedCall("main", "steps:\n  - run: frag\n", []map[string]any{m}, map[string]any{"device": dev})
 	}
 	rep, e, _ := stream(t, r.url, call(member(id, hash, len(frag))))
 	if rep == nil || rep["ok"] != true || !strings.Contains(fmt.Sprint(rep["steps"]), "from upload") {
@@ -406,12 +423,21 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 			if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), tc.want) {
 				t.Fatalf("got %d %v, want 422 with %q", status, e, tc.want)
 			}
-			if r.uploads.Pending() != 0 {
+			if uploadFiles(t, r.uploadsDir(t)) != 0 {
 				t.Fatalf("the upload of a failed call was not deleted")
 			}
 		})
 	}
-	_ = good
+	// The same shape with a safe name and a regular file is accepted: the
+	// member decodes (no 422), and the run reports the empty fragment.
+	id, hash = postUpload(t, r.url, good)
+	rep, e, status = stream(t, r.url, call(member(id, hash, 0)))
+	if status != 200 || rep == nil || !strings.Contains(steps(rep), "the flow file is empty") {
+		t.Fatalf("a safe upload: got %d %v %v, want 200 and a run reporting the empty fragment", status, rep, e)
+	}
+	if n := uploadFiles(t, r.uploadsDir(t)); n != 0 {
+		t.Fatalf("got %d upload files after the call, want 0", n)
+	}
 	// Inline checks: bad base64, a size that lies, a wrong contentHash.
 	bad64 := flowMember(flows, "frag.yaml", "x")
 	bad64["content"] = "!!!not base64!!!"
@@ -446,9 +472,10 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 // and a later nested run of the same call compares with those new bytes;
 // the result carries one directive for the path, first written.
 func TestLinkedUpdateThenCompareInOneCall(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
 	const dev = "chromium-cdp-822x600"
-	t.Cleanup(func() { pool.Stop(dev) })
+	t.Cleanup(func() { cdptest.Stop(t, dev) })
 	child := flowMember(flows, "child.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: { name: home, maxMismatch: 0 }\n")
 	body := "steps:\n" +
 		"  - tool: flow-execute\n    args: { name: child, project_root: " + proj + ", updateBaselines: true }\n" +
@@ -471,16 +498,34 @@ func TestLinkedUpdateThenCompareInOneCall(t *testing.T) {
 }
 
 // TestLinkedFlowMembersTotalCap: flow members over 32 MiB in total are a
-// 422, though each is under the per-file cap.
+// 422, though each is under the per-file cap; the total counts inline and
+// uploaded members alike. (Two members go by upload: a gzipped YAML of
+// comments is small on the wire, where 33 MiB inline cost seconds of JSON
+// under -race.)
 func TestLinkedFlowMembersTotalCap(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "")
-	big := strings.Repeat("# padding\n", 1153434) // 11 MiB of YAML comments
-	var members []map[string]any
-	for i := range 3 {
-		members = append(members, flowMember(flows, fmt.Sprintf("f%d.yaml", i), "steps: []\n"+big))
+	const big = 16 << 20 // each under the 32 MiB cap of one file; with the inline MiB, over it in total
+	yaml := append([]byte("steps: []\n"), bytes.Repeat([]byte("# padding\n"), (big-10)/10)...)
+	var archive bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&archive, gzip.BestSpeed)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "f.yaml", Typeflag: tar.TypeReg, Size: int64(len(yaml)), Mode: 0o644})
+	tw.Write(yaml)
+	tw.Close()
+	zw.Close()
+	members := []map[string]any{flowMember(flows, "inline.yaml", "steps: []\n"+strings.Repeat("# padding\n", 1<<20/10))}
+	for i := range 2 {
+		id, hash := postUpload(t, r.url, archive.Bytes())
+		name := fmt.Sprintf("f%d.yaml", i)
+		members = append(members, map[string]any{"role": "flow", "key": flows + "\x00" + name, "path": flows + "/" + name, "canonical": flows + "/" + name,
+			"spelling": map[string]any{"state": "listed"}, "uploadId": id, "contentHash": hash, "size": len(yaml), "mtimeMs": 1.0})
 	}
 	_, e, status := stream(t, r.url, linkedCall("main", "steps: []\n", members, nil))
-	if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), "32 MiB") {
+	if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), "total more than the 32 MiB cap") {
 		t.Fatalf("got %d %v, want a 422 about the 32 MiB total", status, e)
+	}
+	if n := uploadFiles(t, r.uploadsDir(t)); n != 0 {
+		t.Fatalf("got %d upload files after the refused call, want 0", n)
 	}
 }

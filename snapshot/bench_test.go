@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -33,16 +34,26 @@ var recolourBlocks = map[string]image.Rectangle{
 // makeBenchPairs returns the pairs: identical (the same bytes twice), the
 // vectors' one-word change (~0.04%), and the screenshot with a block
 // recoloured (~0.5% and ~30%). Deterministic: same bytes on every run.
+// They are built once per test binary: a 1280x800 decode and encode each
+// take seconds under -race. Callers must not modify them.
 func makeBenchPairs(tb testing.TB) []benchPair {
 	tb.Helper()
-	dir := filepath.Join(vectorsDir, "images", "1280x800")
-	a, err := os.ReadFile(filepath.Join(dir, "small-a.png"))
+	pairs, err := benchPairs()
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return pairs
+}
+
+var benchPairs = sync.OnceValues(func() ([]benchPair, error) {
+	dir := filepath.Join(vectorsDir, "images", "1280x800")
+	a, err := os.ReadFile(filepath.Join(dir, "small-a.png"))
+	if err != nil {
+		return nil, err
+	}
 	small, err := os.ReadFile(filepath.Join(dir, "small-b.png"))
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	pairs := []benchPair{
 		{name: "identical", a: a, b: bytes.Clone(a), wantPct: [2]float64{0, 0}},
@@ -51,7 +62,7 @@ func makeBenchPairs(tb testing.TB) []benchPair {
 	for _, name := range []string{"0.5pct", "30pct"} {
 		img, err := Decode("small-a.png", a)
 		if err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		r := recolourBlocks[name]
 		for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -62,17 +73,55 @@ func makeBenchPairs(tb testing.TB) []benchPair {
 		}
 		var buf bytes.Buffer
 		if err := png.Encode(&buf, img.NRGBA()); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		want := map[string][2]float64{"0.5pct": {0.4, 0.6}, "30pct": {27, 31}}[name]
 		pairs = append(pairs, benchPair{name: name, a: a, b: buf.Bytes(), wantPct: want})
 	}
+	return pairs, nil
+})
+
+// decodedBenchPair is a bench pair decoded.
+type decodedBenchPair struct {
+	name string
+	a, b *Image
+}
+
+// decodeBenchPairs decodes the bench pairs, once per test binary. Callers
+// must not modify the images.
+func decodeBenchPairs(tb testing.TB) []decodedBenchPair {
+	tb.Helper()
+	pairs, err := decodedBenchPairs()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return pairs
 }
+
+var decodedBenchPairs = sync.OnceValues(func() ([]decodedBenchPair, error) {
+	pairs, err := benchPairs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]decodedBenchPair, len(pairs))
+	for i, p := range pairs {
+		a, err := Decode(p.name+"-a.png", p.a)
+		if err != nil {
+			return nil, err
+		}
+		b, err := Decode(p.name+"-b.png", p.b)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = decodedBenchPair{p.name, a, b}
+	}
+	return out, nil
+})
 
 // TestBenchPairs checks that the generated pairs differ by what their names
 // say, and writes them out when -pairs is given.
 func TestBenchPairs(t *testing.T) {
+	t.Parallel()
 	dir := *pairsDir
 	if dir == "" {
 		dir = t.TempDir()

@@ -226,9 +226,13 @@ func pix(cs ...color.NRGBA) []uint8 {
 // palette entries with their tRNS alpha, a tRNS colour key as 0,0,0,0, low
 // bit depths scaled, and translucent colour never premultiplied.
 func TestDecodeFormats(t *testing.T) {
+	// The fastest zlib level: the pairs only need to be valid PNGs that
+	// share their unchanged rows, and a 1280x800 encode at the default
+	// level takes seconds under -race.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	encode := func(m image.Image) []byte {
 		var b bytes.Buffer
-		if err := png.Encode(&b, m); err != nil {
+		if err := enc.Encode(&b, m); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
@@ -431,10 +435,15 @@ func TestCheck(t *testing.T) {
 // exactly the pixels of image/png (converted as Decode converts them), whether it splits the rows or not, shares rows
 // or not, and whatever the two layouts are.
 func TestDecodePairMatchesDecode(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
+	// The fastest zlib level: the pairs only need to be valid PNGs that
+	// share their unchanged rows, and a 1280x800 encode at the default
+	// level takes seconds under -race.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	encode := func(m image.Image) []byte {
 		var b bytes.Buffer
-		if err := png.Encode(&b, m); err != nil {
+		if err := enc.Encode(&b, m); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
@@ -462,6 +471,7 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 		return m
 	}
 	shot := screenshotPNG(t)
+	base := mustDecode(t, shot)
 	vec := func(name string) []byte {
 		data, err := os.ReadFile(filepath.Join(vectorsDir, "images", filepath.FromSlash(name)))
 		if err != nil {
@@ -475,7 +485,7 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 	}{
 		{"screenshots, one word changed", vec("1280x800/small-a.png"), vec("1280x800/small-b.png")},
 		{"screenshots, h1 moved", vec("390x844/aa-a.png"), vec("390x844/aa-b.png")},
-		{"same content, different encoders", shot, encode(mustDecode(t, shot).NRGBA())},
+		{"same content, different encoders", shot, encode(base.NRGBA())},
 		{"rgb pages", encode(page(1, false)), encode(page(2, false))},
 		{"rgba pages", encode(page(1, true)), encode(page(2, true))},
 		{"rgb vs rgba", encode(page(1, false)), encode(page(1, true))},
@@ -485,7 +495,6 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 	// The screenshot against itself with a few pixels changed, both
 	// encoded by image/png: all other rows are shared, so the partial
 	// decode reads only a few rows.
-	base := mustDecode(t, shot)
 	edit := func(points ...[2]int) []byte {
 		m := base.NRGBA()
 		c := image.NewNRGBA(m.Rect)
@@ -521,40 +530,48 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			// The references: image/png's pixels and Compare's answers on
+			// them, computed once for both decode paths.
+			wa, wb := refDecode(t, p.a), refDecode(t, p.b)
+			optionSets := []Options{DefaultOptions(), {Threshold: 0, IncludeAA: true}}
+			want := make([]Result, len(optionSets))
+			for i, opts := range optionSets {
+				var err error
+				if want[i], err = Compare(wa, wb, opts); err != nil {
+					t.Fatal(err)
+				}
+			}
 			// Compared as they are, partial and sparse pairs give
 			// Compare's answer on the full reference images.
+			var jp pair
 			for _, full := range []bool{false, true} {
-				jp, err := decodePair("a", p.a, "b", p.b, full)
+				var err error
+				jp, err = decodePair("a", p.a, "b", p.b, full)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if wantPartial := !full && partialCases[p.name]; jp.partial != wantPartial {
 					t.Errorf("full=%v: got partial %v, want %v", full, jp.partial, wantPartial)
 				}
-				for _, opts := range []Options{DefaultOptions(), {Threshold: 0, IncludeAA: true}} {
+				for i, opts := range optionSets {
 					got, err := compare(jp, opts)
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := Compare(refDecode(t, p.a), refDecode(t, p.b), opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Errorf("full=%v options %+v: got %+v, want %+v", full, opts, got, want)
+					if !reflect.DeepEqual(got, want[i]) {
+						t.Errorf("full=%v options %+v: got %+v, want %+v", full, opts, got, want[i])
 					}
 				}
 			}
-			jp, err := decodePair("a", p.a, "b", p.b, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// The full decode, its rows filled in (compare only reads a
+			// pair), has image/png's pixels.
 			jp.materialize()
 			ja, jb := jp.a, jp.b
-			if wa := refDecode(t, p.a); !bytes.Equal(ja.Pix, wa.Pix) {
+			if !bytes.Equal(ja.Pix, wa.Pix) {
 				t.Error("a: joint pixels differ from image/png's")
 			}
-			if wb := refDecode(t, p.b); !bytes.Equal(jb.Pix, wb.Pix) {
+			if !bytes.Equal(jb.Pix, wb.Pix) {
 				t.Error("b: joint pixels differ from image/png's")
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"image"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -79,82 +80,92 @@ func readVector(t testing.TB, rel, wantSHA string) []byte {
 
 // TestVectors reproduces every count of every pair of pixelmatch.json.
 func TestVectors(t *testing.T) {
-	checks := 0
-	for _, p := range loadVectors(t) {
-		t.Run(p.Name, func(t *testing.T) {
-			aData := readVector(t, p.A, p.SHA256["a"])
-			bData := readVector(t, p.B, p.SHA256["b"])
-			a, err := Decode(p.A, aData)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := Decode(p.B, bData)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a.Width != p.Width || a.Height != p.Height {
-				t.Fatalf("a decodes to %dx%d, want %dx%d", a.Width, a.Height, p.Width, p.Height)
-			}
-			if p.MismatchPixels == nil {
-				// pixelmatch refuses pairs of different sizes; so do we.
-				_, err := Compare(a, b, DefaultOptions())
-				var sm *SizeMismatchError
-				if !errors.As(err, &sm) {
-					t.Fatalf("got error %v, want *SizeMismatchError", err)
-				}
-				wantA, wantB := image.Pt(p.Width, p.Height), image.Pt(p.WidthB, p.HeightB)
-				if sm.A != wantA || sm.B != wantB {
-					t.Fatalf("got sizes %v vs %v, want %v vs %v", sm.A, sm.B, wantA, wantB)
-				}
-				want := fmt.Sprintf("snapshot: image sizes differ: %dx%d (%s) vs %dx%d (%s)", p.Width, p.Height, p.A, p.WidthB, p.HeightB, p.B)
-				if err.Error() != want {
-					t.Fatalf("got message %q, want %q", err.Error(), want)
-				}
-				return
-			}
-			for _, c := range p.Checks {
-				opts := Options{Threshold: c.Threshold, IncludeAA: c.IncludeAA, White: c.Checkerboard != nil && !*c.Checkerboard}
-				for _, diff := range []bool{false, true} {
-					opts.Diff = diff
-					res, err := Compare(a, b, opts)
-					if err != nil {
-						t.Fatalf("%v: %v", c, err)
-					}
-					if res.MismatchPixels != c.MismatchPixels {
-						t.Errorf("Compare %v diff=%v: got %d mismatched pixels, want %d", c, diff, res.MismatchPixels, c.MismatchPixels)
-					}
-					// From the PNG bytes: the joint, partial decode.
-					res, err = CompareBytes(p.A, aData, p.B, bData, opts)
-					if err != nil {
-						t.Fatalf("%v: %v", c, err)
-					}
-					if res.MismatchPixels != c.MismatchPixels {
-						t.Errorf("CompareBytes %v diff=%v: got %d mismatched pixels, want %d", c, diff, res.MismatchPixels, c.MismatchPixels)
-					}
-				}
-				checks++
-			}
-			res, err := CompareBytes(p.A, aData, p.B, bData, DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.MismatchPixels != *p.MismatchPixels {
-				t.Errorf("CompareBytes: got %d, want %d", res.MismatchPixels, *p.MismatchPixels)
-			}
-			if got := roundTo(res.MismatchPercent, 4); got != p.MismatchPercent {
-				t.Errorf("got %v percent, want %v", got, p.MismatchPercent)
-			}
-			// Identical files take the fast path; the others do not.
-			if wantIdentical := p.SHA256["a"] == p.SHA256["b"]; res.Identical != wantIdentical {
-				t.Errorf("got Identical %v, want %v", res.Identical, wantIdentical)
-			}
-			if res.Identical && (res.MismatchPixels != 0 || res.AntialiasedPixels != 0 || len(res.Regions) != 0) {
-				t.Errorf("identical pair reports changes: %+v", res)
-			}
-		})
+	t.Parallel()
+	var checks atomic.Int32
+	// The pairs run in parallel; the group returns when they all did.
+	t.Run("pairs", func(t *testing.T) {
+		for _, p := range loadVectors(t) {
+			t.Run(p.Name, func(t *testing.T) {
+				t.Parallel()
+				checkVector(t, p, &checks)
+			})
+		}
+	})
+	if n := checks.Load(); n < 30 {
+		t.Errorf("ran %d checks, want every check of the file (at least 30)", n)
 	}
-	if checks < 30 {
-		t.Errorf("ran %d checks, want every check of the file (at least 30)", checks)
+}
+
+// checkVector reproduces every count of one pair, adding to checks.
+func checkVector(t *testing.T, p vectorPair, checks *atomic.Int32) {
+	aData := readVector(t, p.A, p.SHA256["a"])
+	bData := readVector(t, p.B, p.SHA256["b"])
+	a, err := Decode(p.A, aData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode(p.B, bData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Width != p.Width || a.Height != p.Height {
+		t.Fatalf("a decodes to %dx%d, want %dx%d", a.Width, a.Height, p.Width, p.Height)
+	}
+	if p.MismatchPixels == nil {
+		// pixelmatch refuses pairs of different sizes; so do we.
+		_, err := Compare(a, b, DefaultOptions())
+		var sm *SizeMismatchError
+		if !errors.As(err, &sm) {
+			t.Fatalf("got error %v, want *SizeMismatchError", err)
+		}
+		wantA, wantB := image.Pt(p.Width, p.Height), image.Pt(p.WidthB, p.HeightB)
+		if sm.A != wantA || sm.B != wantB {
+			t.Fatalf("got sizes %v vs %v, want %v vs %v", sm.A, sm.B, wantA, wantB)
+		}
+		want := fmt.Sprintf("snapshot: image sizes differ: %dx%d (%s) vs %dx%d (%s)", p.Width, p.Height, p.A, p.WidthB, p.HeightB, p.B)
+		if err.Error() != want {
+			t.Fatalf("got message %q, want %q", err.Error(), want)
+		}
+		return
+	}
+	for _, c := range p.Checks {
+		opts := Options{Threshold: c.Threshold, IncludeAA: c.IncludeAA, White: c.Checkerboard != nil && !*c.Checkerboard}
+		for _, diff := range []bool{false, true} {
+			opts.Diff = diff
+			res, err := Compare(a, b, opts)
+			if err != nil {
+				t.Fatalf("%v: %v", c, err)
+			}
+			if res.MismatchPixels != c.MismatchPixels {
+				t.Errorf("Compare %v diff=%v: got %d mismatched pixels, want %d", c, diff, res.MismatchPixels, c.MismatchPixels)
+			}
+			// From the PNG bytes: the joint, partial decode.
+			res, err = CompareBytes(p.A, aData, p.B, bData, opts)
+			if err != nil {
+				t.Fatalf("%v: %v", c, err)
+			}
+			if res.MismatchPixels != c.MismatchPixels {
+				t.Errorf("CompareBytes %v diff=%v: got %d mismatched pixels, want %d", c, diff, res.MismatchPixels, c.MismatchPixels)
+			}
+		}
+		checks.Add(1)
+	}
+	res, err := CompareBytes(p.A, aData, p.B, bData, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MismatchPixels != *p.MismatchPixels {
+		t.Errorf("CompareBytes: got %d, want %d", res.MismatchPixels, *p.MismatchPixels)
+	}
+	if got := roundTo(res.MismatchPercent, 4); got != p.MismatchPercent {
+		t.Errorf("got %v percent, want %v", got, p.MismatchPercent)
+	}
+	// Identical files take the fast path; the others do not.
+	if wantIdentical := p.SHA256["a"] == p.SHA256["b"]; res.Identical != wantIdentical {
+		t.Errorf("got Identical %v, want %v", res.Identical, wantIdentical)
+	}
+	if res.Identical && (res.MismatchPixels != 0 || res.AntialiasedPixels != 0 || len(res.Regions) != 0) {
+		t.Errorf("identical pair reports changes: %+v", res)
 	}
 }
 

@@ -131,7 +131,14 @@ func (s *Uploads) Receive(ctx context.Context, r io.Reader) (Upload, error) {
 	cw := &capWriter{s: s}
 	h := sha256.New()
 	bw := bufio.NewWriterSize(f, 256<<10)
-	_, err = io.Copy(io.MultiWriter(cw, h, bw), ctxReader{ctx, r})
+	// A client that goes away mid-upload ends the copy at its next read.
+	read := readerFunc(func(p []byte) (int, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		return r.Read(p)
+	})
+	_, err = io.Copy(io.MultiWriter(cw, h, bw), read)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -156,17 +163,10 @@ func (s *Uploads) Receive(ctx context.Context, r io.Reader) (Upload, error) {
 	return u, nil
 }
 
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
+// readerFunc is a Read method as a function.
+type readerFunc func(p []byte) (int, error)
 
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // Take hands the upload id out once: it leaves the store, and the caller
 // must call Remove when done with the file.
@@ -185,13 +185,6 @@ func (s *Uploads) Take(id string) (Upload, error) {
 func (s *Uploads) Remove(u Upload) {
 	os.Remove(u.Path)
 	s.release(u.Size)
-}
-
-// Pending returns the number of uploads waiting to be taken.
-func (s *Uploads) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.uploads)
 }
 
 // Sweep removes the uploads that expired by now and returns how many.
@@ -213,23 +206,31 @@ func (s *Uploads) Sweep() int {
 }
 
 // Run sweeps every interval until ctx ends, then removes every pending
-// upload.
+// upload (Close). The caller runs it on a goroutine of its own and waits
+// for it to return before it removes the store's directory.
 func (s *Uploads) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			s.mu.Lock()
-			all := s.uploads
-			s.uploads = map[string]*pending{}
-			s.mu.Unlock()
-			for _, p := range all {
-				s.Remove(p.u)
-			}
+			s.Close()
 			return
 		case <-t.C:
 			s.Sweep()
 		}
 	}
+}
+
+// Close removes every pending upload and releases its bytes. Uploads
+// already taken stay their taker's to Remove.
+func (s *Uploads) Close() error {
+	s.mu.Lock()
+	all := s.uploads
+	s.uploads = map[string]*pending{}
+	s.mu.Unlock()
+	for _, p := range all {
+		s.Remove(p.u)
+	}
+	return nil
 }

@@ -126,12 +126,6 @@ func (c *Call) Progress(v any) {
 // OnDone registers fn to run when the call ends, on every path.
 func (c *Call) OnDone(fn func()) { c.cleanup = append(c.cleanup, fn) }
 
-// Has reports whether the argument name was given (and is not null).
-func (c *Call) Has(name string) bool {
-	v, ok := c.Args[name]
-	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
-}
-
 // Decode decodes the call's arguments into T (a struct with json tags).
 func Decode[T any](c *Call) (T, error) {
 	var v T

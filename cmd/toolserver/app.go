@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,7 @@ import (
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/tool/snapshottool"
 )
 
 // Build stamps, set with -ldflags "-X main.version=… -X main.commit=…".
@@ -186,13 +189,17 @@ func versionLine() string {
 // app wires the parts a server or an in-process call needs.
 type app struct {
 	pool      *cdp.Pool
-	poolErr   error // why pool is nil
 	tools     *tool.Registry
 	artifacts *store.Artifacts
 	uploads   *store.Uploads
 	tmp       string
 	log       *slog.Logger
 	flowTools *flowtool.Tools
+
+	// stopSweep ends the upload sweeper; sweeper is its goroutine, which
+	// Close waits for before it removes the uploads' directory.
+	stopSweep context.CancelFunc
+	sweeper   sync.WaitGroup
 }
 
 type appOptions struct {
@@ -222,33 +229,42 @@ func newApp(o appOptions) (*app, error) {
 		a.Close()
 		return nil, err
 	}
-	pool, poolErr := cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
-	a.pool, a.poolErr = pool, poolErr
+	a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
 	registerTools(a)
 	return a, nil
 }
 
 // registerTools adds every tool family to a's registry.
 func registerTools(a *app) {
-	dt := &devicetool.Tools{Pool: a.pool, PoolErr: a.poolErr, Artifacts: a.artifacts}
-	dt.Register(a.tools)
-	registerMoreTools(a)
+	(&devicetool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
+	a.flowTools = &flowtool.Tools{Pool: a.pool, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
+	a.flowTools.Register(a.tools)
+	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 }
-
-// errCatalogOnly is why the tools of toolCatalog cannot run.
-var errCatalogOnly = errors.New("toolserver: a catalog of the tools, not a running set")
 
 // toolCatalog is the in-process tool set with nothing behind it: names,
 // descriptions and schemas, for listings and shell completion, which must
 // neither look for Chromium nor make a temp dir.
 func toolCatalog() *tool.Registry {
-	a := &app{tools: tool.NewRegistry(), poolErr: errCatalogOnly}
+	a := &app{tools: tool.NewRegistry()}
 	registerTools(a)
 	return a.tools
 }
 
-// Close stops the browsers and removes the temp files.
+// sweepUploads removes expired uploads every interval until Close.
+func (a *app) sweepUploads(interval time.Duration) {
+	ctx, stop := context.WithCancel(context.Background())
+	a.stopSweep = stop
+	a.sweeper.Go(func() { a.uploads.Run(ctx, interval) })
+}
+
+// Close stops the upload sweeper and the browsers, waits for them, and
+// removes the temp files.
 func (a *app) Close() {
+	if a.stopSweep != nil {
+		a.stopSweep()
+		a.sweeper.Wait()
+	}
 	if a.pool != nil {
 		a.pool.Close()
 	}

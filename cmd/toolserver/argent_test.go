@@ -77,6 +77,7 @@ func text(resp map[string]any) (string, bool) {
 // tool-server: it lists our tools, runs a plain flow through flow-execute,
 // and gets the seed's older-client refusals for run: and snapshot: flows.
 func TestPublishedArgentClient(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(argentCLI); err != nil {
 		t.Fatalf("the Argent client is missing (%v): run scripts/fetch-argent.sh (make test does)", err)
 	}
@@ -90,7 +91,7 @@ func TestPublishedArgentClient(t *testing.T) {
 	// The client runs on this machine, so its paths exist here: make the
 	// server treat the flow as coming from elsewhere, as it would in a
 	// container, so the older-client rules apply.
-	setNoHostFiles(a, true)
+	a.flowTools.NoHostFiles = true
 	const token = "argent-compat-token"
 	srv := server.New(server.Config{Addr: "127.0.0.1:0", Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads, TempDir: a.tmp})
 	if err := srv.Listen(); err != nil {

@@ -259,9 +259,6 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, 
 	if _, err := flow.Prepare(entry); err != nil {
 		return nil, nil, err
 	}
-	if a.pool == nil {
-		return nil, nil, flow.Infrastructure(a.poolErr)
-	}
 	d, err := a.pool.Device(ctx, o.device)
 	if err != nil {
 		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == tool.KindValidation {

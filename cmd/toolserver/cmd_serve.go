@@ -62,8 +62,8 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
-	setNoHostFiles(a, opts.noHostFiles)
-	if a.pool == nil {
+	a.flowTools.NoHostFiles = opts.noHostFiles
+	if a.pool.Err() != nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}
 	srv := server.New(server.Config{
@@ -73,9 +73,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if err := srv.Listen(); err != nil {
 		return err
 	}
-	sweepCtx, stopSweep := context.WithCancel(ctx)
-	defer stopSweep()
-	go a.uploads.Run(sweepCtx, time.Minute)
+	a.sweepUploads(time.Minute)
 	auth := "no token"
 	if token != "" {
 		auth = "bearer token required"

@@ -10,13 +10,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -100,47 +100,13 @@ func waitExit(t *testing.T, done <-chan int, out, errOut interface{ String() str
 	}
 }
 
-// browserPIDs lists the main Chromium processes started for a device of
-// the given size: its --window-size flag is the marker (helpers run by
-// Chromium carry --type=). A size no other test uses keeps other
-// browsers on the machine out of it.
-func browserPIDs(t *testing.T, w, h int) []int {
-	t.Helper()
-	marker := "--window-size=" + strconv.Itoa(w) + "," + strconv.Itoa(h)
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
-		hasMarker, helper := false, false
-		for _, a := range args {
-			hasMarker = hasMarker || a == marker
-			helper = helper || strings.HasPrefix(a, "--type=")
-		}
-		if hasMarker && !helper && strings.Contains(filepath.Base(args[0]), "chrom") {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // TestFlowRunExitsTwoWhenChromiumDies kills the browser while a step
 // waits on a condition: the machinery failed, so flow run exits 2 (not 1,
 // as for a failed assertion) and says why.
 func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
 	root := exitProject(t)
 	const w, h = 613, 419
-	if pids := browserPIDs(t, w, h); len(pids) > 0 {
+	if pids := cdptest.BrowserPIDs(t, w, h); len(pids) > 0 {
 		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
 	}
 	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
@@ -155,7 +121,7 @@ func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
 	}
-	pids := browserPIDs(t, w, h)
+	pids := cdptest.BrowserPIDs(t, w, h)
 	if len(pids) != 1 {
 		t.Fatalf("browsers of %dx%d: got %v, want one", w, h, pids)
 	}
@@ -284,7 +250,7 @@ func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 func TestLinkedFlowRunExitsTwoWhenServerChromiumDies(t *testing.T) {
 	root := exitProject(t)
 	const w, h = 619, 423
-	if pids := browserPIDs(t, w, h); len(pids) > 0 {
+	if pids := cdptest.BrowserPIDs(t, w, h); len(pids) > 0 {
 		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
 	}
 	u := startServe(t, "exit-token")
@@ -297,7 +263,7 @@ func TestLinkedFlowRunExitsTwoWhenServerChromiumDies(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
 	}
-	pids := browserPIDs(t, w, h)
+	pids := cdptest.BrowserPIDs(t, w, h)
 	if len(pids) != 1 {
 		t.Fatalf("browsers of %dx%d: got %v, want one", w, h, pids)
 	}

@@ -50,6 +50,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestFlowRunExitCodesAndOutputs(t *testing.T) {
+	t.Parallel()
 	root := flowProject(t)
 	flows := filepath.Join(root, ".argent", "flows")
 	dev := "--device=chromium-cdp-700x500"
@@ -109,6 +110,7 @@ func TestFlowRunExitCodesAndOutputs(t *testing.T) {
 }
 
 func TestFlowRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	root := flowProject(t)
 	for _, args := range [][]string{
 		{"flow", "run"},

@@ -159,6 +159,7 @@ func TestFlowRunLinked(t *testing.T) {
 // TestFlowRunLinkedRefusedBaseline: a baseline the client does not write
 // is printed with its reason and the run exits 1.
 func TestFlowRunLinkedRefusedBaseline(t *testing.T) {
+	t.Parallel()
 	root, _ := linkProject(t)
 	evil := filepath.Join(root, "evil.png")
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
@@ -183,6 +184,7 @@ func TestFlowRunLinkedRefusedBaseline(t *testing.T) {
 // TestFlowRunLinkedErrors: a rejected flow exits 1 as not run; a
 // connection closed before the result exits 2 with the seed's text.
 func TestFlowRunLinkedErrors(t *testing.T) {
+	t.Parallel()
 	root, _ := linkProject(t)
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		stream(w, map[string]any{"event": "error", "error": "step 1 in x: script: { path: a.mjs }", "error_code": "FLOW_FILE_INVALID", "error_kind": "validation"})
@@ -229,6 +231,7 @@ func TestFlowRunLinkedJSON(t *testing.T) {
 // snapshot to DIR/<flow>/<key>-<role>.png; --output DIR, its former name,
 // still does with a deprecation notice, while -o yaml selects a format.
 func TestFlowRunLinkedOutput(t *testing.T) {
+	t.Parallel()
 	root, _ := linkProject(t)
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		rep := linkReport(false)

@@ -34,6 +34,7 @@ func TestServeStopsOnCancel(t *testing.T) {
 }
 
 func TestUnknownCommandAndVersion(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"frobnicate"}, &stdout, &stderr); code != exitUsage {
 		t.Fatalf("unknown command: exit %d, want 2", code)

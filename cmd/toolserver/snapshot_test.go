@@ -23,6 +23,7 @@ func snapshotDiff(t *testing.T, args ...string) (code int, stdout, stderr string
 }
 
 func TestSnapshotDiffJSON(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		args     []string
@@ -68,6 +69,7 @@ func TestSnapshotDiffJSON(t *testing.T) {
 }
 
 func TestSnapshotDiffHuman(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := snapshotDiff(t, vector("390x844/identical-a.png"), vector("390x844/identical-b.png"))
 	if code != exitOK || stdout != "390x844: identical\n" {
 		t.Fatalf("got exit %d, %q, want 0, \"390x844: identical\"", code, stdout)
@@ -79,6 +81,7 @@ func TestSnapshotDiffHuman(t *testing.T) {
 }
 
 func TestSnapshotDiffImage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "diff.png")
 	code, stdout, stderr := snapshotDiff(t, vector("390x844/small-a.png"), vector("390x844/small-b.png"), "--diff", out)
@@ -109,6 +112,7 @@ func TestSnapshotDiffImage(t *testing.T) {
 }
 
 func TestSnapshotDiffErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notPNG := filepath.Join(dir, "page.png")
 	if err := os.WriteFile(notPNG, []byte("<html>404</html>"), 0o644); err != nil {

@@ -4,18 +4,17 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 )
 
 // BenchmarkScreenshotWarm measures one viewport capture on a booted
 // 1280x800 device with the page loaded.
 func BenchmarkScreenshotWarm(b *testing.B) {
 	ctx := context.Background()
-	d, err := pool.Device(ctx, "chromium-cdp-1280x800")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Stop("chromium-cdp-1280x800")
-	if err := d.Launch(ctx, site.URL+"/app.html"); err != nil {
+	d := cdptest.Device(b, "chromium-cdp-1280x800")
+	if err := d.Launch(ctx, cdptest.Pages(b)+"/app.html"); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -30,15 +29,11 @@ func BenchmarkScreenshotWarm(b *testing.B) {
 // a warm device.
 func BenchmarkTapWarm(b *testing.B) {
 	ctx := context.Background()
-	d, err := pool.Device(ctx, "chromium-cdp-1280x801")
-	if err != nil {
+	d := cdptest.Device(b, "chromium-cdp-1280x801")
+	if err := d.Launch(ctx, cdptest.Pages(b)+"/app.html"); err != nil {
 		b.Fatal(err)
 	}
-	defer pool.Stop("chromium-cdp-1280x801")
-	if err := d.Launch(ctx, site.URL+"/app.html"); err != nil {
-		b.Fatal(err)
-	}
-	sel := map[string]any{"text": "go now"}
+	sel := cdp.Selector{Text: "go now"}
 	b.ReportAllocs()
 	for b.Loop() {
 		el, err := d.Locate(ctx, sel, time.Second)

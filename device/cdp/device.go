@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -20,35 +18,53 @@ import (
 //go:embed agent.js
 var agentJS string
 
-// Device is one booted Chromium: a browser process whose current page has a
-// CSS viewport of exactly Width×Height at device-pixel-ratio 1. Calls on one
-// device run one at a time; devices are separate browser processes, so
-// cookies and storage never leak between them.
+// Device is one Chromium page whose CSS viewport is exactly Width×Height at
+// device-pixel-ratio 1, in a browser context of its own, so cookies and
+// storage never leak between devices. Calls on one device run one at a
+// time, on the device's goroutine (serve), which alone holds its pages.
 type Device struct {
 	id            string
 	width, height int
 	denyFiles     bool
+	b             *browser
+	ownBrowser    bool // b hosts this device only, and closes with it
 
-	sem chan struct{} // one call at a time
+	calls chan request
+	// end ends the device's life (a context.WithCancelCause); dead is that
+	// life's Done. The life ends when the device is stopped, when the pool
+	// closes, and when the browser dies.
+	end  context.CancelCauseFunc
+	dead <-chan struct{}
+	// ready is closed when the boot is over (bootErr tells how); done when
+	// serve has returned, its pages closed.
+	ready chan struct{}
+	done  chan struct{}
 
-	bootMu      sync.Mutex
-	allocStop   context.CancelFunc
-	browser     context.Context // chromedp context owning the browser process
-	browserStop context.CancelFunc
-	tab         context.Context // chromedp context of the current page
-	tabStop     context.CancelFunc
-	dead        chan struct{}
-	deadOnce    sync.Once
-
-	mu  sync.Mutex
-	url string
-
-	spareMu sync.Mutex
-	spare   chan spareTab // the next launch's page, being made or ready
+	mu      sync.Mutex
+	cause   error // why the life ended, as given to kill
+	bootErr error
+	url     string
 }
 
-func newDevice(id string, w, h int) *Device {
-	return &Device{id: id, width: w, height: h, sem: make(chan struct{}, 1), dead: make(chan struct{})}
+// request is one call on the device, run by serve.
+type request struct {
+	fresh bool                            // open a fresh page first (Launch)
+	abort <-chan struct{}                 // the caller's Done: stop waiting for the fresh page
+	run   func(tab context.Context) error // bound to the caller's context
+	done  chan error                      // serve's answer; buffered
+}
+
+// errAborted answers a request whose caller left before it could start.
+var errAborted = errors.New("call abandoned")
+
+// newDevice returns a device hosted by b, and its life, which only the
+// device's goroutine will hold.
+func newDevice(id string, w, h int, denyFiles bool, b *browser) (*Device, context.Context) {
+	life, end := context.WithCancelCause(context.Background())
+	d := &Device{id: id, width: w, height: h, denyFiles: denyFiles, b: b, ownBrowser: b.pool.browser != b,
+		calls: make(chan request), end: end, dead: life.Done(),
+		ready: make(chan struct{}), done: make(chan struct{})}
+	return d, life
 }
 
 // ID returns the device id, such as chromium-cdp-1280x800.
@@ -57,11 +73,19 @@ func (d *Device) ID() string { return d.id }
 // Size returns the viewport in CSS pixels (equal to screenshot pixels).
 func (d *Device) Size() (width, height int) { return d.width, d.height }
 
-// markDead records that the browser is gone; the next Pool.Device call
-// boots a fresh one.
-func (d *Device) markDead() { d.deadOnce.Do(func() { close(d.dead) }) }
+// kill ends the device's life with cause, unless it already ended.
+func (d *Device) kill(cause error) {
+	d.mu.Lock()
+	if d.cause == nil {
+		d.cause = cause
+	}
+	d.mu.Unlock()
+	d.end(cause)
+}
 
-// Dead reports whether the browser has exited or lost its connection.
+// Dead reports whether the device is over: its browser exited or lost its
+// connection, or the device was stopped. The next Pool.Device call boots a
+// fresh one.
 func (d *Device) Dead() bool {
 	select {
 	case <-d.dead:
@@ -71,16 +95,30 @@ func (d *Device) Dead() bool {
 	}
 }
 
+// deadError is the error of a call on a device whose life is over.
+func (d *Device) deadError(what string) error {
+	d.mu.Lock()
+	cause := d.cause
+	d.mu.Unlock()
+	if errors.Is(cause, ErrCrashed) {
+		return fmt.Errorf("%s on %s: %w; the next call boots a fresh browser", what, d.id, ErrCrashed)
+	}
+	return fmt.Errorf("%s on %s: %w", what, d.id, cause)
+}
+
 func (d *Device) booted() bool {
-	d.bootMu.Lock()
-	defer d.bootMu.Unlock()
-	return d.tab != nil
+	select {
+	case <-d.ready:
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.bootErr == nil
+	default:
+		return false
+	}
 }
 
 // URL returns the last URL the device opened.
-func (d *Device) URL() string { return d.lastURL() }
-
-func (d *Device) lastURL() string {
+func (d *Device) URL() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.url
@@ -92,183 +130,191 @@ func (d *Device) setURL(u string) {
 	d.mu.Unlock()
 }
 
-// flags are the launch flags of PRODUCT.md plus those that make screenshots
-// repeatable.
-func (d *Device) flags(p *Pool) []chromedp.ExecAllocatorOption {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(p.execPath),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		// Repeatable pixels: DPR 1, no hinting, no LCD subpixel text, no
-		// smooth scrolling, sRGB.
-		chromedp.Flag("force-device-scale-factor", "1"),
-		chromedp.Flag("font-render-hinting", "none"),
-		chromedp.Flag("disable-lcd-text", true),
-		chromedp.Flag("disable-smooth-scrolling", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		// /dev/shm is 64 MB in a default container.
-		chromedp.Flag("disable-dev-shm-usage", true),
-		// CDPScreenshotNewSurface: a 1280x800 capture takes ~40 ms instead of ~60.
-		chromedp.Flag("enable-features", "NetworkService,NetworkServiceInProcess,CDPScreenshotNewSurface"),
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,PaintHolding,AcceptCHFrame,MediaRouter,OptimizationHints"),
-		chromedp.WindowSize(d.width, d.height),
-	)
-	if p.sandboxOff() {
-		opts = append(opts, chromedp.NoSandbox)
-	} else {
-		// chromedp adds --no-sandbox for root by itself; keep it off.
-		opts = append(opts, chromedp.Flag("no-sandbox", false))
-	}
-	return opts
-}
-
-// boot starts the browser and its first page unless already done.
-func (d *Device) boot(ctx context.Context, p *Pool) error {
-	d.bootMu.Lock()
-	defer d.bootMu.Unlock()
-	if d.tab != nil {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
+// boot waits for the browser, has it start the device's goroutine with
+// life, and waits for the first page. Whatever the outcome, ready is
+// closed; on an error before serve started, so is done.
+func (d *Device) boot(ctx context.Context, life context.Context) (err error) {
+	serving := false
+	defer func() {
+		d.mu.Lock()
+		d.bootErr = err
+		d.mu.Unlock()
+		close(d.ready)
+		if !serving {
+			close(d.done)
+		}
+	}()
+	if err := d.b.started(ctx); err != nil {
 		return err
 	}
-	err := d.start(ctx, p)
-	if err != nil && !p.sandboxOff() && ctx.Err() == nil {
-		// Chromium's sandbox needs user namespaces, which a default
-		// container does not give a non-root user: run without it then,
-		// and say so once.
-		p.disableSandbox()
-		p.notice("toolserver: Chromium could not start with its sandbox (" + firstLine(err.Error()) + "); running it with --no-sandbox")
-		err = d.start(ctx, p)
+	booted := make(chan error, 1)
+	h := func(browser, blife context.Context, wg *sync.WaitGroup) {
+		wg.Go(func() { d.serve(browser, blife, life, wg, booted) })
+	}
+	select {
+	case d.b.hosts <- h:
+		serving = true
+	case <-d.b.dead:
+		return fmt.Errorf("%w before the device started; the next call boots a fresh browser", ErrCrashed)
+	case <-d.dead:
+		return d.deadError("boot")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-booted:
+		if err != nil {
+			return fmt.Errorf("open page: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// awaitBoot waits for a boot another caller started.
+func (d *Device) awaitBoot(ctx context.Context) error {
+	select {
+	case <-d.ready:
+	case <-ctx.Done():
+		return fmt.Errorf("boot %s: %w", d.id, ctx.Err())
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bootErr != nil {
+		return fmt.Errorf("boot %s: %w", d.id, d.bootErr)
+	}
+	return nil
+}
+
+// wait returns when the device's goroutine has ended and, for a device
+// with a browser of its own, the browser too.
+func (d *Device) wait() {
+	<-d.done
+	if d.ownBrowser {
+		<-d.b.done
+	}
+}
+
+// serve is the device's goroutine: it opens the first page, answers calls
+// one at a time, keeps the next launch's page ready, and closes its pages
+// when the life ends. browser is the browser's chromedp context, blife its
+// life; the goroutines serve starts join wg, which the browser waits for.
+func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup, booted chan<- error) {
+	defer close(d.done)
+	// The device dies with its browser, for the same reason.
+	defer context.AfterFunc(blife, func() { d.kill(context.Cause(blife)) })()
+
+	tab, closeTab, err := d.newTab(browser, life)
+	if err != nil {
+		d.kill(err)
+		booted <- err
+		return
+	}
+	booted <- nil
+
+	// The next launch's page, a fresh browser context with its viewport
+	// and agent, is made in the background: a new context and page take
+	// ~200 ms that no step waits for. Its variables are written before
+	// spareReady closes and read only after.
+	var (
+		spareReady chan struct{}
+		spareTab   context.Context
+		spareClose context.CancelFunc
+		spareErr   error
+	)
+	prepare := func() {
+		ready := make(chan struct{})
+		spareReady = ready
+		wg.Go(func() {
+			spareTab, spareClose, spareErr = d.newTab(browser, life)
+			close(ready)
+		})
+	}
+	prepare()
+	defer func() {
+		closeTab()
+		// The spare's start is bound to life, which is over.
+		<-spareReady
+		if spareErr == nil {
+			spareClose()
+		}
+	}()
+
+	for {
+		var req request
+		select {
+		case req = <-d.calls:
+		case <-life.Done():
+			return
+		}
+		if req.fresh {
+			select {
+			case <-spareReady:
+			case <-req.abort:
+				req.done <- errAborted
+				continue
+			case <-life.Done():
+				req.done <- context.Cause(life)
+				continue
+			}
+			next, closeNext, err := spareTab, spareClose, spareErr
+			if err != nil {
+				next, closeNext, err = d.newTab(browser, life)
+			}
+			prepare()
+			if err != nil {
+				req.done <- err
+				continue
+			}
+			// Closing a page waits for its target to go (~60 ms): keep
+			// it off the critical path.
+			wg.Go(closeTab)
+			tab, closeTab = next, closeNext
+		}
+		req.done <- d.answer(tab, life, req)
+	}
+}
+
+// answer runs one request on the page tab. Its context ends when the
+// caller's does (req.run binds that) or when the device's life ends. A page
+// that went away under the call means its browser died: the error then
+// wraps ErrCrashed, and the device is over.
+func (d *Device) answer(tab, life context.Context, req request) error {
+	cctx, cancel := context.WithCancelCause(tab)
+	defer cancel(nil)
+	defer context.AfterFunc(life, func() { cancel(context.Cause(life)) })()
+	err := req.run(cctx)
+	if err == nil {
+		return nil
+	}
+	// chromedp wraps the browser's exit error into the error of a call
+	// that was running when it died, possibly before the lost connection
+	// ends the browser's life.
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		d.b.end(ErrCrashed)
+		d.kill(ErrCrashed)
+		return ErrCrashed
+	}
+	if life.Err() != nil {
+		// Stopped, closed, or the browser's death already seen.
+		return context.Cause(life)
+	}
+	if tab.Err() != nil {
+		// Only the browser's end closes the page under a call.
+		d.kill(ErrCrashed)
+		return ErrCrashed
 	}
 	return err
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// start launches the browser process and opens its first page.
-func (d *Device) start(ctx context.Context, p *Pool) error {
-	// The browser outlives the call that boots it, so its context derives
-	// from Background, never from the request.
-	allocCtx, allocStop := chromedp.NewExecAllocator(context.Background(), d.flags(p)...)
-	bctx, bstop := chromedp.NewContext(allocCtx)
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(bctx) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		err = ctx.Err()
-		go func() { <-errc; bstop(); allocStop() }()
-		return fmt.Errorf("boot %s: %w", d.id, err)
-	}
-	if err != nil {
-		bstop()
-		allocStop()
-		return fmt.Errorf("boot %s: start %s: %w", d.id, p.execPath, err)
-	}
-	b := chromedp.FromContext(bctx).Browser
-	go func() {
-		<-b.LostConnection
-		d.markDead()
-	}()
-	tab, tabStop, err := d.newTab(bctx)
-	if err != nil {
-		bstop()
-		allocStop()
-		return fmt.Errorf("boot %s: open page: %w", d.id, err)
-	}
-	d.allocStop, d.browser, d.browserStop = allocStop, bctx, bstop
-	d.tab, d.tabStop = tab, tabStop
-	d.prepareSpare(bctx)
-	return nil
-}
-
-// spareTab is a page prepared ahead of the next launch.
-type spareTab struct {
-	tab  context.Context
-	stop context.CancelFunc
-	err  error
-}
-
-// prepareSpare opens the next launch's page (a fresh browser context with
-// its viewport and agent) in the background, so a launch costs only the
-// navigation: a new context and page take ~200 ms that no step waits for.
-func (d *Device) prepareSpare(browser context.Context) {
-	ch := make(chan spareTab, 1)
-	d.spareMu.Lock()
-	d.spare = ch
-	d.spareMu.Unlock()
-	go func() {
-		tab, stop, err := d.newTab(browser)
-		ch <- spareTab{tab, stop, err}
-	}()
-}
-
-// takeSpare returns the prepared page, waiting for it if it is still
-// being made, or makes one when there is none.
-func (d *Device) takeSpare(ctx context.Context, browser context.Context) (context.Context, context.CancelFunc, error) {
-	d.spareMu.Lock()
-	ch := d.spare
-	d.spare = nil
-	d.spareMu.Unlock()
-	if ch != nil {
-		select {
-		case sp := <-ch:
-			if sp.err == nil {
-				return sp.tab, sp.stop, nil
-			}
-		case <-ctx.Done():
-			go func() {
-				if sp := <-ch; sp.err == nil {
-					sp.stop()
-				}
-			}()
-			return nil, nil, ctx.Err()
-		}
-	}
-	return d.newTab(browser)
-}
-
-// dropSpare closes a prepared page that will not be used.
-func (d *Device) dropSpare() {
-	d.spareMu.Lock()
-	ch := d.spare
-	d.spare = nil
-	d.spareMu.Unlock()
-	if ch == nil {
-		return
-	}
-	// A browser that stopped answering must not hold up a shutdown: the
-	// page is closed whenever it is done, or with the browser.
-	select {
-	case sp := <-ch:
-		if sp.err == nil {
-			sp.stop()
-		}
-	case <-time.After(5 * time.Second):
-		go func() {
-			if sp := <-ch; sp.err == nil {
-				sp.stop()
-			}
-		}()
-	}
-}
-
 // newTab opens a page in a fresh browser context (its own cookies and
-// storage), fixes its viewport, and installs the in-page agent.
-func (d *Device) newTab(browser context.Context) (context.Context, context.CancelFunc, error) {
-	tab, stop := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+// storage), fixes its viewport, and installs the in-page agent. The end
+// of life abandons it.
+func (d *Device) newTab(browser, life context.Context) (context.Context, context.CancelFunc, error) {
+	tab, closeTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	abandon := context.AfterFunc(life, closeTab)
 	err := chromedp.Do(tab,
 		func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 			if _, err := proto.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
@@ -283,95 +329,50 @@ func (d *Device) newTab(browser context.Context) (context.Context, context.Cance
 			return chromedp.Void{}, err
 		},
 	)
+	if !abandon() && err == nil {
+		err = context.Cause(life)
+	}
 	if err != nil {
-		stop()
+		closeTab()
 		return nil, nil, err
 	}
-	return tab, stop, nil
+	return tab, closeTab, nil
 }
 
 // call runs fn on the current page, one call per device at a time. fn's
 // context ends when ctx ends; the page and the browser stay. A browser that
 // dies during fn makes call return ErrCrashed.
 func (d *Device) call(ctx context.Context, what string, fn func(tab context.Context) error) error {
+	return d.do(ctx, what, false, fn)
+}
+
+// do is call, and with fresh it first replaces the page with a new one.
+func (d *Device) do(ctx context.Context, what string, fresh bool, fn func(tab context.Context) error) error {
+	req := request{fresh: fresh, abort: ctx.Done(), done: make(chan error, 1),
+		run: func(tab context.Context) error {
+			cctx, cancel := context.WithCancelCause(tab)
+			defer cancel(nil)
+			defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
+			return fn(cctx)
+		}}
 	select {
-	case d.sem <- struct{}{}:
+	case d.calls <- req:
 	case <-ctx.Done():
 		return fmt.Errorf("%s on %s: %w", what, d.id, ctx.Err())
 	case <-d.dead:
-		return fmt.Errorf("%s on %s: %w; the next call boots a fresh browser", what, d.id, ErrCrashed)
+		return d.deadError(what)
 	}
-	defer func() { <-d.sem }()
-	if d.Dead() {
-		return fmt.Errorf("%s on %s: %w; the next call boots a fresh browser", what, d.id, ErrCrashed)
-	}
-	d.bootMu.Lock()
-	tab := d.tab
-	d.bootMu.Unlock()
-	if tab == nil {
-		return fmt.Errorf("%s on %s: %w", what, d.id, ErrNotBooted)
-	}
-	cctx, cancel := context.WithCancel(tab)
-	defer cancel()
-	stopAfter := context.AfterFunc(ctx, cancel)
-	defer stopAfter()
-	stopDead := context.AfterFunc(deadContext{d.dead}, cancel)
-	defer stopDead()
-
-	err := fn(cctx)
-	if err == nil {
+	err := <-req.done
+	switch {
+	case err == nil:
 		return nil
-	}
-	// chromedp wraps the browser's exit error into the error of a call
-	// that was running when it died, possibly before LostConnection is
-	// seen here.
-	var exit *exec.ExitError
-	if errors.As(err, &exit) || d.lostConnection() {
-		d.markDead()
-	}
-	if d.Dead() {
+	case errors.Is(err, ErrCrashed):
 		return fmt.Errorf("%s on %s: %w; the next call boots a fresh browser", what, d.id, ErrCrashed)
-	}
-	if ctx.Err() != nil {
+	case errors.Is(err, errAborted) || ctx.Err() != nil:
 		return fmt.Errorf("%s on %s: %w", what, d.id, ctx.Err())
 	}
 	return fmt.Errorf("%s on %s: %w", what, d.id, err)
 }
-
-// lostConnection reports whether the browser's connection dropped.
-// chromedp closes LostConnection before it fails a call for the loss, so
-// a failed call sees it here at once, before the goroutine that marks the
-// device dead has run, and answers ErrCrashed rather than chromedp's own
-// error.
-func (d *Device) lostConnection() bool {
-	d.bootMu.Lock()
-	b := d.browser
-	d.bootMu.Unlock()
-	if b == nil {
-		return false
-	}
-	select {
-	case <-chromedp.FromContext(b).Browser.LostConnection:
-		return true
-	default:
-		return false
-	}
-}
-
-// deadContext adapts a closed-on-death channel to context.AfterFunc.
-type deadContext struct{ done chan struct{} }
-
-func (deadContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c deadContext) Done() <-chan struct{}     { return c.done }
-func (c deadContext) Err() error {
-	select {
-	case <-c.done:
-		return context.Canceled
-	default:
-		return nil
-	}
-}
-func (deadContext) Value(any) any { return nil }
 
 // Launch replaces the current page with a fresh browser context and page
 // (no cookies, no storage) and navigates it to url, waiting for the load.
@@ -379,22 +380,8 @@ func (d *Device) Launch(ctx context.Context, url string) error {
 	if err := d.checkURL(url); err != nil {
 		return err
 	}
-	return d.call(ctx, "launch", func(_ context.Context) error {
-		d.bootMu.Lock()
-		browser, oldStop := d.browser, d.tabStop
-		d.bootMu.Unlock()
-		tab, stop, err := d.takeSpare(ctx, browser)
-		if err != nil {
-			return err
-		}
-		d.bootMu.Lock()
-		d.tab, d.tabStop = tab, stop
-		d.bootMu.Unlock()
-		// Closing a context waits for the target to go (~60 ms): keep it
-		// off the critical path, and make the next launch's page meanwhile.
-		go oldStop()
-		d.prepareSpare(browser)
-		return d.navigate(ctx, tab, url)
+	return d.do(ctx, "launch", true, func(tab context.Context) error {
+		return d.navigate(tab, url)
 	})
 }
 
@@ -404,7 +391,7 @@ func (d *Device) Navigate(ctx context.Context, url string) error {
 		return err
 	}
 	return d.call(ctx, "open-url", func(tab context.Context) error {
-		return d.navigate(ctx, tab, url)
+		return d.navigate(tab, url)
 	})
 }
 
@@ -417,67 +404,20 @@ func (d *Device) checkURL(url string) error {
 	return nil
 }
 
-func (d *Device) navigate(ctx context.Context, tab context.Context, url string) error {
-	// The tab context has no deadline of the call; bind it.
-	cctx, cancel := context.WithCancel(tab)
-	defer cancel()
-	defer context.AfterFunc(ctx, cancel)()
-	if err := chromedp.Do(cctx, chromedp.Navigate(url)); err != nil {
+func (d *Device) navigate(tab context.Context, url string) error {
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
 		return fmt.Errorf("navigate to %s: %w", url, err)
 	}
 	d.setURL(url)
 	return nil
 }
 
-// close stops the page and the browser, waiting up to a few seconds for a
-// graceful exit.
-func (d *Device) close() {
-	if !d.Dead() {
-		d.dropSpare()
-	}
-	d.bootMu.Lock()
-	defer d.bootMu.Unlock()
-	if d.tabStop != nil {
-		d.tabStop()
-	}
-	if d.browser != nil {
-		cctx, cancel := context.WithTimeout(d.browser, 5*time.Second)
-		_ = chromedp.Cancel(cctx)
-		cancel()
-		d.browserStop()
-		d.allocStop()
-	}
-	d.tab, d.tabStop, d.browser = nil, nil, nil
-}
-
-// Kill ends the browser process abruptly, as a crash would. It exists for
-// fault-injection tests and for stop-device --force.
-func (d *Device) Kill() error {
-	d.bootMu.Lock()
-	b := d.browser
-	d.bootMu.Unlock()
-	if b == nil {
-		return ErrNotBooted
-	}
-	proc := chromedp.FromContext(b).Browser.Process()
-	if proc == nil {
-		return errors.New("no browser process")
-	}
-	return proc.Kill()
-}
-
-// PID returns the browser's process id, or 0.
-func (d *Device) PID() int {
-	d.bootMu.Lock()
-	b := d.browser
-	d.bootMu.Unlock()
-	if b == nil {
-		return 0
-	}
-	if proc := chromedp.FromContext(b).Browser.Process(); proc != nil {
+// pid returns the browser's process id, or 0.
+func (d *Device) pid() int {
+	if proc := d.b.process(); proc != nil {
 		return proc.Pid
 	}
 	return 0
 }
 
-func (d *Device) String() string { return d.id + " pid " + strconv.Itoa(d.PID()) }
+func (d *Device) String() string { return fmt.Sprintf("%s pid %d", d.id, d.pid()) }

@@ -6,54 +6,29 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 )
 
-// One pool for the package, as chromedp's own tests share one browser; each
-// test uses its own device id (its own browser process).
-var (
-	pool *cdp.Pool
-	site *httptest.Server
-)
-
-func TestMain(m *testing.M) {
-	var err error
-	pool, err = cdp.NewPool(cdp.Options{MaxDevices: 8, Log: os.Stderr})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	site = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	code := m.Run()
-	site.Close()
-	pool.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cdptest.Main(m) }
 
 func ctxT(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// device boots id with the test page loaded and stops it when the test ends.
+// device boots id in the shared browser with the test page loaded; it is
+// stopped when the test ends.
 func device(t *testing.T, id string) *cdp.Device {
 	t.Helper()
-	ctx := ctxT(t)
-	d, err := pool.Device(ctx, id)
-	if err != nil {
-		t.Fatalf("boot %s: %v", id, err)
-	}
-	t.Cleanup(func() { _ = pool.Stop(id) })
-	if err := d.Launch(ctx, site.URL+"/app.html"); err != nil {
+	d := cdptest.Device(t, id)
+	if err := d.Launch(ctxT(t), cdptest.Pages(t)+"/app.html"); err != nil {
 		t.Fatalf("launch: %v", err)
 	}
 	return d
@@ -69,6 +44,7 @@ func text(t *testing.T, d *cdp.Device, id string) string {
 }
 
 func TestParseID(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		id   string
 		w, h int
@@ -94,6 +70,7 @@ func TestParseID(t *testing.T) {
 }
 
 func TestScreenshotIsViewportSize(t *testing.T) {
+	t.Parallel()
 	d := device(t, "chromium-cdp-1280x800")
 	shot, err := d.Screenshot(ctxT(t))
 	if err != nil {
@@ -115,9 +92,10 @@ func TestScreenshotIsViewportSize(t *testing.T) {
 }
 
 func TestTapChangesDOM(t *testing.T) {
+	t.Parallel()
 	d := device(t, "chromium-cdp-800x600")
 	ctx := ctxT(t)
-	el, err := d.Locate(ctx, map[string]any{"text": "go now"}, time.Second)
+	el, err := d.Locate(ctx, cdp.Selector{Text: "go now"}, time.Second)
 	if err != nil || el == nil {
 		t.Fatalf("locate: %v, %v", el, err)
 	}
@@ -137,9 +115,10 @@ func TestTapChangesDOM(t *testing.T) {
 }
 
 func TestFillAndKeys(t *testing.T) {
+	t.Parallel()
 	d := device(t, "chromium-cdp-801x600")
 	ctx := ctxT(t)
-	if _, err := d.Fill(ctx, map[string]any{"id": "USERNAME"}, "Ada", false, time.Second); err != nil {
+	if _, err := d.Fill(ctx, cdp.Selector{ID: "USERNAME"}, "Ada", false, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got := text(t, d, "echo"); got != "hello Ada" {
@@ -163,6 +142,7 @@ func TestFillAndKeys(t *testing.T) {
 }
 
 func TestDescribeFrames(t *testing.T) {
+	t.Parallel()
 	d := device(t, "chromium-cdp-1000x500")
 	els, err := d.Describe(ctxT(t))
 	if err != nil {
@@ -195,13 +175,14 @@ func near(a, b cdp.Frame) bool {
 }
 
 func TestWaitAndIdle(t *testing.T) {
+	t.Parallel()
 	d := device(t, "chromium-cdp-802x600")
 	ctx := ctxT(t)
-	res, err := d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "far below"}, State: "exists"}, time.Second)
+	res, err := d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{Text: "far below"}, State: "exists"}, time.Second)
 	if err != nil || !res.OK {
 		t.Fatalf("exists: %+v, %v", res, err)
 	}
-	res, err = d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "far below"}, State: "visible"}, 100*time.Millisecond)
+	res, err = d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{Text: "far below"}, State: "visible"}, 100*time.Millisecond)
 	if err != nil || res.OK {
 		t.Fatalf("visible below the fold: got ok=%v err=%v, want ok=false", res.OK, err)
 	}
@@ -209,7 +190,7 @@ func TestWaitAndIdle(t *testing.T) {
 	if _, err := d.Eval(ctx, `setTimeout(() => { const e = document.createElement('p'); e.textContent = 'late arrival'; document.body.appendChild(e); }, 200), 1`); err != nil {
 		t.Fatal(err)
 	}
-	res, err = d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "late arrival"}, State: "visible"}, 5*time.Second)
+	res, err = d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{Text: "late arrival"}, State: "visible"}, 5*time.Second)
 	if err != nil || !res.OK {
 		t.Fatalf("late element: %+v, %v", res, err)
 	}
@@ -220,6 +201,20 @@ func TestWaitAndIdle(t *testing.T) {
 	if _, err := d.Eval(ctx, `setInterval(() => { document.body.dataset.tick = Date.now(); }, 10), 1`); err != nil {
 		t.Fatal(err)
 	}
+	// The page is busy once the interval has ticked; until then it is
+	// rightly idle.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		raw, err := d.Eval(ctx, `document.body.dataset.tick !== undefined`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) == "true" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the interval never ticked")
+		}
+	}
 	idle, err = d.AwaitIdle(ctx, 200*time.Millisecond, 400*time.Millisecond)
 	if err != nil || idle.Idle {
 		t.Fatalf("busy page: got %+v, %v; want idle false", idle, err)
@@ -227,12 +222,13 @@ func TestWaitAndIdle(t *testing.T) {
 }
 
 func TestScrollAndSwipe(t *testing.T) {
+	t.Parallel()
 	d := device(t, "chromium-cdp-803x600")
 	ctx := ctxT(t)
 	if err := d.Scroll(ctx, 0.5, 0.5, 0, 400); err != nil {
 		t.Fatal(err)
 	}
-	res, err := d.Wait(ctx, cdp.Condition{Selector: map[string]any{"id": "top"}, State: "hidden"}, 5*time.Second)
+	res, err := d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{ID: "top"}, State: "hidden"}, 5*time.Second)
 	if err != nil || !res.OK {
 		t.Fatalf("after wheel scroll the top button should be out of view: %+v, %v", res, err)
 	}
@@ -240,13 +236,14 @@ func TestScrollAndSwipe(t *testing.T) {
 	if err := d.Swipe(ctx, 0.5, 0.2, 0.5, 0.9, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	res, err = d.Wait(ctx, cdp.Condition{Selector: map[string]any{"id": "top"}, State: "visible"}, 5*time.Second)
+	res, err = d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{ID: "top"}, State: "visible"}, 5*time.Second)
 	if err != nil || !res.OK {
 		t.Fatalf("after swipe down the top button should be visible: %+v, %v", res, err)
 	}
 }
 
 func TestIsolationBetweenDevices(t *testing.T) {
+	t.Parallel()
 	a := device(t, "chromium-cdp-804x600")
 	b := device(t, "chromium-cdp-805x600")
 	ctx := ctxT(t)
@@ -262,97 +259,148 @@ func TestIsolationBetweenDevices(t *testing.T) {
 	}
 }
 
+// TestCrashRecovery: a call in flight when the browser dies answers
+// ErrCrashed instead of hanging, and the next call boots a fresh browser;
+// in a SharedBrowser pool every device of the process goes down with it.
+// Each case kills a browser of its own pool, never the shared one.
 func TestCrashRecovery(t *testing.T) {
-	const id = "chromium-cdp-806x600"
-	d := device(t, id)
-	ctx := ctxT(t)
-	pid := d.PID()
-	// A call in flight when the browser dies returns an error, not a hang.
-	done := make(chan error, 1)
-	go func() {
-		_, err := d.Wait(ctx, cdp.Condition{Selector: map[string]any{"text": "never there"}, State: "visible"}, 30*time.Second)
-		done <- err
-	}()
-	// Wait until the call holds the device: the wait is in the page when
-	// a describe cannot get the device within a short deadline.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-		_, err := d.Describe(short)
-		cancel()
-		if err != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the wait never started")
-		}
-	}
-	if err := d.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if !errors.Is(err, cdp.ErrCrashed) {
-			t.Fatalf("in-flight call: got %v, want ErrCrashed", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("the call in flight hung after the browser was killed")
-	}
-	fresh, err := pool.Device(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fresh.PID() == pid || fresh.PID() == 0 {
-		t.Fatalf("got pid %d after crash, want a new browser (old %d)", fresh.PID(), pid)
-	}
-	if _, err := fresh.Screenshot(ctx); err != nil {
-		t.Fatalf("fresh device: %v", err)
-	}
-}
-
-func TestMaxDevices(t *testing.T) {
-	small, err := cdp.NewPool(cdp.Options{MaxDevices: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer small.Close()
-	ctx := ctxT(t)
-	if _, err := small.Device(ctx, "chromium-cdp-400x300"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = small.Device(ctx, "chromium-cdp-400x301")
-	if !errors.Is(err, cdp.ErrTooManyDevices) || !strings.Contains(err.Error(), "chromium-cdp-400x300") {
-		t.Fatalf("got %v, want ErrTooManyDevices naming the booted device", err)
-	}
-}
-
-func TestDenyFileURLs(t *testing.T) {
-	closed, err := cdp.NewPool(cdp.Options{DenyFileURLs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closed.Close()
-	ctx := ctxT(t)
-	d, err := closed.Device(ctx, "chromium-cdp-400x300")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range []string{"file:///etc/passwd", " FILE:///etc/hostname"} {
-		if err := d.Launch(ctx, u); !errors.Is(err, cdp.ErrFileURL) {
-			t.Errorf("launch %q: got %v, want ErrFileURL", u, err)
-		}
-		if err := d.Navigate(ctx, u); !errors.Is(err, cdp.ErrFileURL) {
-			t.Errorf("navigate %q: got %v, want ErrFileURL", u, err)
-		}
-	}
-	if err := d.Navigate(ctx, site.URL+"/app.html"); err != nil {
-		t.Fatalf("an http page: %v", err)
+	t.Parallel()
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) {
+			t.Parallel()
+			p := cdp.NewPool(cdp.Options{SharedBrowser: shared})
+			t.Cleanup(func() { p.Close() })
+			ctx := ctxT(t)
+			const id, other = "chromium-cdp-806x600", "chromium-cdp-807x600"
+			d, err := p.Device(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := p.Device(ctx, other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := d.PID()
+			done := make(chan error, 1)
+			go func() {
+				_, err := d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{Text: "never there"}, State: "visible"}, 30*time.Second)
+				done <- err
+			}()
+			// Wait until the call holds the device: the wait is in the
+			// page when a describe cannot get the device within a short
+			// deadline.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+				_, err := d.Describe(short)
+				cancel()
+				if err != nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the wait never started")
+				}
+			}
+			if err := d.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, cdp.ErrCrashed) {
+					t.Fatalf("in-flight call: got %v, want ErrCrashed", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("the call in flight hung after the browser was killed")
+			}
+			// The other device shares the process only in a shared pool.
+			if _, err := o.Screenshot(ctx); errors.Is(err, cdp.ErrCrashed) != shared {
+				t.Fatalf("other device after the crash: got %v, want ErrCrashed: %v", err, shared)
+			}
+			fresh, err := p.Device(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh.PID() == pid || fresh.PID() == 0 {
+				t.Fatalf("got pid %d after crash, want a new browser (old %d)", fresh.PID(), pid)
+			}
+			if _, err := fresh.Screenshot(ctx); err != nil {
+				t.Fatalf("fresh device: %v", err)
+			}
+		})
 	}
 }
 
+// TestPoolOptions: MaxDevices bounds the booted devices and DenyFileURLs
+// refuses file: URLs before the page changes; one pool (one browser) has
+// both, so the test boots one browser.
+func TestPoolOptions(t *testing.T) {
+	t.Parallel()
+	p := cdp.NewPool(cdp.Options{MaxDevices: 1, DenyFileURLs: true})
+	t.Cleanup(func() { p.Close() })
+	ctx := ctxT(t)
+	const id = "chromium-cdp-400x300"
+	d, err := p.Device(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("max devices", func(t *testing.T) {
+		_, err := p.Device(ctx, "chromium-cdp-400x301")
+		if !errors.Is(err, cdp.ErrTooManyDevices) || !strings.Contains(err.Error(), id) {
+			t.Fatalf("got %v, want ErrTooManyDevices naming the booted device", err)
+		}
+	})
+	t.Run("deny file URLs", func(t *testing.T) {
+		for _, u := range []string{"file:///etc/passwd", " FILE:///etc/hostname"} {
+			if err := d.Launch(ctx, u); !errors.Is(err, cdp.ErrFileURL) {
+				t.Errorf("launch %q: got %v, want ErrFileURL", u, err)
+			}
+			if err := d.Navigate(ctx, u); !errors.Is(err, cdp.ErrFileURL) {
+				t.Errorf("navigate %q: got %v, want ErrFileURL", u, err)
+			}
+		}
+		if err := d.Navigate(ctx, cdptest.Pages(t)+"/app.html"); err != nil {
+			t.Fatalf("an http page: %v", err)
+		}
+	})
+	t.Run("stop and close", func(t *testing.T) {
+		// Stopping makes room; a stopped device is gone from the list,
+		// and a call on it says it is not booted.
+		if err := p.Stop(id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Screenshot(ctx); !errors.Is(err, cdp.ErrNotBooted) {
+			t.Fatalf("call on a stopped device: got %v, want ErrNotBooted", err)
+		}
+		if err := p.Stop(id); !errors.Is(err, cdp.ErrNotBooted) {
+			t.Fatalf("second stop: got %v, want ErrNotBooted", err)
+		}
+		if got := p.List(); len(got) != 0 {
+			t.Fatalf("list after stop: got %v, want none", got)
+		}
+		p.Close()
+		if _, err := p.Device(ctx, id); !errors.Is(err, cdp.ErrClosed) {
+			t.Fatalf("after Close: got %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestMissingChromium: a pool without Chromium is still a pool; every
+// device call answers why, naming CHROMIUM_PATH.
 func TestMissingChromium(t *testing.T) {
-	_, err := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
-	if !errors.Is(err, cdp.ErrNoChromium) {
-		t.Fatalf("got %v, want ErrNoChromium", err)
+	t.Parallel()
+	p := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
+	defer p.Close()
+	if err := p.Err(); !errors.Is(err, cdp.ErrNoChromium) {
+		t.Fatalf("Err: got %v, want ErrNoChromium", err)
+	}
+	_, err := p.Device(ctxT(t), "chromium-cdp-800x600")
+	if !errors.Is(err, cdp.ErrNoChromium) || !strings.Contains(err.Error(), "CHROMIUM_PATH") || !strings.Contains(err.Error(), "/nonexistent/chromium") {
+		t.Fatalf("Device: got %v, want ErrNoChromium naming the path and CHROMIUM_PATH", err)
+	}
+	if err := p.Stop("chromium-cdp-800x600"); !errors.Is(err, cdp.ErrNoChromium) {
+		t.Fatalf("Stop: got %v, want ErrNoChromium", err)
+	}
+	if got := p.List(); len(got) != 0 {
+		t.Fatalf("List: got %v, want none", got)
 	}
 }

@@ -37,8 +37,3 @@ func ParseID(id string) (width, height int, err error) {
 	}
 	return w, h, nil
 }
-
-// FormatID returns the device id of a viewport.
-func FormatID(width, height int) string {
-	return fmt.Sprintf("%s%dx%d", IDPrefix, width, height)
-}

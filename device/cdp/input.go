@@ -151,15 +151,6 @@ var namedKeys = map[string]key{
 	"page-down":   {"PageDown", "PageDown", 34, ""},
 }
 
-// KeyNames lists the names PressKey accepts.
-func KeyNames() []string {
-	names := make([]string, 0, len(namedKeys))
-	for n := range namedKeys {
-		names = append(names, n)
-	}
-	return names
-}
-
 func lookupKey(name string) (key, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	n = strings.ReplaceAll(n, "_", "-")

@@ -17,7 +17,8 @@ const DefaultMaxDevices = 4
 
 // Errors callers branch on.
 var (
-	// ErrNoChromium means no Chromium binary was found.
+	// ErrNoChromium means no Chromium binary was found: Pool.Device answers
+	// it, wrapped in a message naming CHROMIUM_PATH.
 	ErrNoChromium = errors.New("chromium not found")
 	// ErrTooManyDevices means the pool already holds MaxDevices devices.
 	ErrTooManyDevices = errors.New("too many devices")
@@ -32,6 +33,10 @@ var (
 	ErrNotBooted = errors.New("device not booted")
 )
 
+// errStopped ends the life of a device that Pool.Stop stopped; a call
+// still queued on it answers ErrNotBooted.
+var errStopped = fmt.Errorf("%w (stopped)", ErrNotBooted)
+
 // Options configure a Pool.
 type Options struct {
 	// ExecPath is the Chromium binary. Empty: $CHROMIUM_PATH, then chromium,
@@ -44,25 +49,40 @@ type Options struct {
 	// DenyFileURLs refuses to open file: URLs, so a remote caller cannot
 	// look at the tool-server's own files through a screenshot.
 	DenyFileURLs bool
+	// SharedBrowser runs every device of the pool in one browser process,
+	// each device in its own browser context (its own cookies, storage and
+	// cache), instead of one process per device. It saves a process start
+	// (about a second of CPU) per device, which is what a test binary
+	// wants; the price is that a crash of that process takes every device
+	// down at once (each call in flight answers ErrCrashed, and the next
+	// call boots a fresh process). A tool-server keeps the default: one
+	// device's crash never touches another.
+	SharedBrowser bool
 }
 
-// Pool holds the booted devices, at most one per id.
+// Pool holds the booted devices, at most one per id. It owns the goroutine
+// of every browser it starts, and Close waits for them.
 type Pool struct {
-	execPath  string
-	max       int
-	log       io.Writer
-	noSandbox bool
-	denyFiles bool
+	execPath string
+	missing  error // why no Chromium was found; nil when execPath is set
+	max      int
+	log      io.Writer
+	shared   bool
+	denyFile bool
 
-	mu      sync.Mutex
-	devices map[string]*Device
-	closed  bool
-	notices map[string]bool
+	wg sync.WaitGroup // the goroutines of the browsers (browser.run)
+
+	mu        sync.Mutex
+	noSandbox bool
+	devices   map[string]*Device
+	browser   *browser // the process of a SharedBrowser pool; nil until needed
+	closed    bool
+	notices   map[string]bool
 }
 
-// FindChromium returns the Chromium binary to use: explicit, then
+// findChromium returns the Chromium binary to use: explicit, then
 // $CHROMIUM_PATH, then the usual names on PATH.
-func FindChromium(explicit string) (string, error) {
+func findChromium(explicit string) (string, error) {
 	if explicit != "" {
 		return lookExec(explicit)
 	}
@@ -85,13 +105,12 @@ func lookExec(p string) (string, error) {
 	return found, nil
 }
 
-// NewPool finds Chromium and returns an empty pool. No browser starts until
-// a device is first used.
-func NewPool(opts Options) (*Pool, error) {
-	path, err := FindChromium(opts.ExecPath)
-	if err != nil {
-		return nil, err
-	}
+// NewPool returns an empty pool. No browser starts until a device is first
+// used. When no Chromium is found the pool still works as a pool (List is
+// empty) and every Device call answers the reason, which wraps
+// ErrNoChromium; Err tells it up front.
+func NewPool(opts Options) *Pool {
+	path, missing := findChromium(opts.ExecPath)
 	max := opts.MaxDevices
 	if max <= 0 {
 		max = DefaultMaxDevices
@@ -102,15 +121,21 @@ func NewPool(opts Options) (*Pool, error) {
 	}
 	return &Pool{
 		execPath: path,
+		missing:  missing,
 		max:      max,
 		log:      log,
+		shared:   opts.SharedBrowser,
+		denyFile: opts.DenyFileURLs,
 		// Root cannot use Chromium's sandbox at all.
 		noSandbox: os.Getuid() == 0 || os.Getenv("TOOLSERVER_NO_SANDBOX") == "1",
-		denyFiles: opts.DenyFileURLs,
 		devices:   make(map[string]*Device),
 		notices:   make(map[string]bool),
-	}, nil
+	}
 }
+
+// Err returns why the pool cannot boot devices (an error wrapping
+// ErrNoChromium), or nil when it found Chromium.
+func (p *Pool) Err() error { return p.missing }
 
 func (p *Pool) sandboxOff() bool {
 	p.mu.Lock()
@@ -124,9 +149,6 @@ func (p *Pool) disableSandbox() {
 	p.mu.Unlock()
 }
 
-// ExecPath returns the Chromium binary the pool starts.
-func (p *Pool) ExecPath() string { return p.execPath }
-
 // notice prints msg once per pool.
 func (p *Pool) notice(msg string) {
 	p.mu.Lock()
@@ -138,9 +160,27 @@ func (p *Pool) notice(msg string) {
 	}
 }
 
+// browserLocked returns the browser a new device of size w×h runs in: the
+// shared one (started afresh when it died or never ran), or a process of
+// its own. p.mu is held.
+func (p *Pool) browserLocked(w, h int) *browser {
+	if !p.shared {
+		return p.startBrowser(w, h)
+	}
+	if p.browser == nil || p.browser.Dead() {
+		// The window size only sets the first page; every device's page
+		// gets its own viewport (newTab).
+		p.browser = p.startBrowser(w, h)
+	}
+	return p.browser
+}
+
 // Device returns the device id, booting it on first use, or booting a fresh
 // one when its browser died.
 func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
+	if p.missing != nil {
+		return nil, p.missing
+	}
 	w, h, err := ParseID(id)
 	if err != nil {
 		return nil, err
@@ -153,30 +193,45 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 	d := p.devices[id]
 	if d != nil && d.Dead() {
 		delete(p.devices, id)
-		go d.close()
+		p.releaseLocked(d)
 		d = nil
 	}
-	if d == nil {
-		if len(p.devices) >= p.max {
-			ids := p.idsLocked()
-			p.mu.Unlock()
-			return nil, fmt.Errorf("%w: %d devices are booted (%v), the limit is %d; stop one with stop-device or raise --max-devices", ErrTooManyDevices, len(ids), ids, p.max)
+	if d != nil {
+		p.mu.Unlock()
+		if err := d.awaitBoot(ctx); err != nil {
+			return nil, err
 		}
-		d = newDevice(id, w, h)
-		d.denyFiles = p.denyFiles
-		p.devices[id] = d
+		return d, nil
 	}
+	if len(p.devices) >= p.max {
+		ids := p.idsLocked()
+		p.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d devices are booted (%v), the limit is %d; stop one with stop-device or raise --max-devices", ErrTooManyDevices, len(ids), ids, p.max)
+	}
+	d, life := newDevice(id, w, h, p.denyFile, p.browserLocked(w, h))
+	p.devices[id] = d
 	p.mu.Unlock()
 
-	if err := d.boot(ctx, p); err != nil {
+	err = d.boot(ctx, life)
+	if err != nil {
 		p.mu.Lock()
 		if p.devices[id] == d {
 			delete(p.devices, id)
 		}
+		p.releaseLocked(d)
 		p.mu.Unlock()
-		return nil, err
+		return nil, fmt.Errorf("boot %s: %w", id, err)
 	}
 	return d, nil
+}
+
+// releaseLocked lets a device that left the pool go: a browser of its own
+// closes with it. p.mu is held; nothing here waits.
+func (p *Pool) releaseLocked(d *Device) {
+	d.kill(errStopped)
+	if d.b != p.browser {
+		d.b.close()
+	}
 }
 
 // Lookup returns a booted, live device without booting one.
@@ -223,42 +278,49 @@ func (p *Pool) List() []Info {
 		case !d.booted():
 			state = "booting"
 		}
-		out = append(out, Info{ID: id, Platform: "chromium", Width: d.width, Height: d.height, State: state, URL: d.lastURL()})
+		out = append(out, Info{ID: id, Platform: "chromium", Width: d.width, Height: d.height, State: state, URL: d.URL()})
 	}
 	return out
 }
 
-// Stop closes the device's browser. Stopping a device that is not booted
+// Stop closes the device's pages (and its browser, unless the pool shares
+// one) and waits until they are gone. Stopping a device that is not booted
 // returns ErrNotBooted.
 func (p *Pool) Stop(id string) error {
+	if p.missing != nil {
+		return p.missing
+	}
 	if _, _, err := ParseID(id); err != nil {
 		return err
 	}
 	p.mu.Lock()
 	d := p.devices[id]
 	delete(p.devices, id)
+	if d != nil {
+		p.releaseLocked(d)
+	}
 	p.mu.Unlock()
 	if d == nil {
 		return fmt.Errorf("%w: %s", ErrNotBooted, id)
 	}
-	d.close()
+	d.wait()
 	return nil
 }
 
-// Close stops every device and refuses new ones.
+// Close stops every device and browser, refuses new ones, and returns when
+// every goroutine the pool started has ended.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closed = true
-	devs := make([]*Device, 0, len(p.devices))
 	for _, d := range p.devices {
-		devs = append(devs, d)
+		d.kill(ErrClosed)
+		d.b.close()
 	}
 	p.devices = map[string]*Device{}
-	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, d := range devs {
-		wg.Go(d.close)
+	if p.browser != nil {
+		p.browser.close()
 	}
-	wg.Wait()
+	p.mu.Unlock()
+	p.wg.Wait()
 	return nil
 }

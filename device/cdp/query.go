@@ -51,14 +51,34 @@ type elementJSON struct {
 	Center  Point    `json:"center"`
 }
 
-func (e elementJSON) element() Element {
-	return Element{ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Tag: e.Tag, Frame: e.Frame, Visible: e.Visible, Center: e.Center}
-}
+func (e elementJSON) element() Element { return Element(e) }
 
-// Selector is the in-page matcher's selector: any JSON-encodable value
-// with the keys id, text, matches, flags, role, any, bare, within, after and
-// next. The flow package builds these; the device only forwards them.
-type Selector = any
+// Selector is what the in-page matcher (agent.js) looks for. Every field
+// that is set must match:
+//
+//   - ID: exact, case-insensitive; the DOM id, data-testid, aria-label or
+//     name.
+//   - Text: a case-insensitive substring of the element's text.
+//   - Matches: a JavaScript regular expression tested, case-sensitive,
+//     against the element's own text.
+//   - Role: the ARIA role, explicit or implied by the tag.
+//   - Any: match every element (with a scope).
+//   - Loose: Text is tried as an ID first, then as text (a bare "tap: Save").
+//
+// Within, After and Next narrow by another element: inside its frame,
+// after it in reading order, or the nearest such follower. The zero
+// Selector has no criteria and matches nothing.
+type Selector struct {
+	ID      string    `json:"id,omitempty"`
+	Text    string    `json:"text,omitempty"`
+	Matches string    `json:"matches,omitempty"`
+	Role    string    `json:"role,omitempty"`
+	Any     bool      `json:"any,omitempty"`
+	Loose   bool      `json:"loose,omitempty"`
+	Within  *Selector `json:"within,omitempty"`
+	After   *Selector `json:"after,omitempty"`
+	Next    *Selector `json:"next,omitempty"`
+}
 
 // evaluate runs a call of the in-page agent and decodes its result.
 func evaluate[T any](tab context.Context, expr string) (T, error) {
@@ -176,15 +196,4 @@ func (d *Device) AwaitIdle(ctx context.Context, stableFor, timeout time.Duration
 		return err
 	})
 	return res, err
-}
-
-// Eval evaluates a JavaScript expression in the page and returns its JSON.
-func (d *Device) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := d.call(ctx, "eval", func(tab context.Context) error {
-		b, err := evaluate[[]byte](tab, expr)
-		out = b
-		return err
-	})
-	return out, err
 }

@@ -17,10 +17,9 @@ import (
 
 // Tools is the device tool set over a pool.
 type Tools struct {
-	// Pool is nil when no Chromium was found; PoolErr then says why, and
-	// every device call fails with it while the tools stay listed.
+	// Pool boots the devices. When it found no Chromium every device call
+	// fails with the pool's reason while the tools stay listed.
 	Pool      *cdp.Pool
-	PoolErr   error
 	Artifacts *store.Artifacts
 }
 
@@ -97,9 +96,6 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 
 // device resolves the call's device, booting it if needed.
 func (t *Tools) deviceByID(ctx context.Context, id string) (*cdp.Device, error) {
-	if t.Pool == nil {
-		return nil, DeviceError(t.PoolErr)
-	}
 	d, err := t.Pool.Device(ctx, id)
 	if err != nil {
 		return nil, DeviceError(err)
@@ -155,12 +151,8 @@ func (t *Tools) listDevices() *tool.Tool {
 		Description: "List the Chromium devices: the booted ones with their state, and how to name a new one (chromium-cdp-<W>x<H> boots on first use).",
 		InputSchema: tool.Object(map[string]*tool.Schema{}),
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			devices := []cdp.Info{}
-			if t.Pool != nil {
-				devices = t.Pool.List()
-			}
 			return map[string]any{
-				"devices": devices,
+				"devices": t.Pool.List(),
 				"hint":    "Any chromium-cdp-<W>x<H> id (sides 100..4096) boots on first use; e.g. chromium-cdp-1280x800.",
 			}, nil
 		},
@@ -199,9 +191,6 @@ func (t *Tools) stopDevice() *tool.Tool {
 			id, err := a.id()
 			if err != nil {
 				return nil, err
-			}
-			if t.Pool == nil {
-				return nil, DeviceError(t.PoolErr)
 			}
 			if err := t.Pool.Stop(id); err != nil {
 				return nil, DeviceError(err)

@@ -7,61 +7,54 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
-var (
-	reg   *tool.Registry
-	arts  *store.Artifacts
-	pool  *cdp.Pool
-	pages *httptest.Server
-)
+func TestMain(m *testing.M) { cdptest.Main(m) }
 
-func TestMain(m *testing.M) {
-	var err error
-	pool, err = cdp.NewPool(cdp.Options{MaxDevices: 8})
+// rig is the device tools over the shared pool, storing artifacts in the
+// test's own directory.
+type rig struct {
+	reg  *tool.Registry
+	arts *store.Artifacts
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	arts, err := store.NewArtifacts(t.TempDir(), 100, 1<<30)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		t.Fatal(err)
 	}
-	dir, _ := os.MkdirTemp("", "devicetool-test-")
-	arts, _ = store.NewArtifacts(dir, 100, 1<<30)
-	reg = tool.NewRegistry()
-	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(reg)
-	pages = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	code := m.Run()
-	pages.Close()
-	pool.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	r := &rig{reg: tool.NewRegistry(), arts: arts}
+	(&devicetool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r.reg)
+	return r
 }
 
 // call invokes a tool with args and decodes its result into a generic map.
-func call(t *testing.T, name string, args any) map[string]any {
+func (r *rig) call(t *testing.T, name string, args any) map[string]any {
 	t.Helper()
-	res, err := invoke(t, name, args)
+	res, err := r.invoke(t, name, args)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return res
 }
 
-func invoke(t *testing.T, name string, args any) (map[string]any, error) {
+func (r *rig) invoke(t *testing.T, name string, args any) (map[string]any, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	raw, _ := json.Marshal(args)
-	res, err := reg.Invoke(ctx, name, raw, tool.Options{})
+	res, err := r.reg.Invoke(ctx, name, raw, tool.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -74,40 +67,44 @@ func invoke(t *testing.T, name string, args any) (map[string]any, error) {
 }
 
 // open boots id on the test page and stops it after the test.
-func open(t *testing.T, id string) {
+func (r *rig) open(t *testing.T, id string) {
 	t.Helper()
-	call(t, "open-url", map[string]any{"device": id, "url": pages.URL + "/app.html", "fresh": true})
-	t.Cleanup(func() { _ = pool.Stop(id) })
+	t.Cleanup(func() { cdptest.Stop(t, id) })
+	r.call(t, "open-url", map[string]any{"device": id, "url": cdptest.Pages(t) + "/app.html", "fresh": true})
 }
 
-func eval(t *testing.T, id, expr string) string {
+// text returns the text of the element whose DOM id is elID on device id,
+// as describe reports it; "" when describe lists no such element (an
+// empty one has no box).
+func (r *rig) text(t *testing.T, id, elID string) string {
 	t.Helper()
-	d, ok := pool.Lookup(id)
-	if !ok {
-		t.Fatalf("%s not booted", id)
+	res := r.call(t, "describe", map[string]any{"device": id})
+	for _, e := range res["elements"].([]any) {
+		if m := e.(map[string]any); m["id"] == elID {
+			s, _ := m["text"].(string)
+			return s
+		}
 	}
-	raw, err := d.Eval(context.Background(), expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Trim(string(raw), `"`)
+	return ""
 }
 
 func TestBootListStop(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
 	const id = "chromium-cdp-640x480"
-	res := call(t, "boot-device", map[string]any{"device": id})
+	res := r.call(t, "boot-device", map[string]any{"device": id})
 	if res["width"] != 640.0 || res["height"] != 480.0 || res["id"] != id {
 		t.Fatalf("boot-device: got %v", res)
 	}
-	list := call(t, "list-devices", map[string]any{})
+	list := r.call(t, "list-devices", map[string]any{})
 	if !strings.Contains(fmt.Sprint(list["devices"]), id) {
 		t.Fatalf("list-devices does not show %s: %v", id, list)
 	}
-	call(t, "stop-device", map[string]any{"udid": id})
-	if _, ok := pool.Lookup(id); ok {
+	r.call(t, "stop-device", map[string]any{"udid": id})
+	if _, ok := cdptest.Pool(t).Lookup(id); ok {
 		t.Fatalf("%s still booted after stop-device", id)
 	}
-	_, err := invoke(t, "stop-device", map[string]any{"device": id})
+	_, err := r.invoke(t, "stop-device", map[string]any{"device": id})
 	var te *tool.Error
 	if !errors.As(err, &te) || te.HTTPStatus() != 404 {
 		t.Fatalf("stop of a stopped device: got %v, want a 404 tool error", err)
@@ -115,14 +112,16 @@ func TestBootListStop(t *testing.T) {
 }
 
 func TestScreenshotArtifact(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
 	const id = "chromium-cdp-1280x800"
-	open(t, id)
-	res := call(t, "screenshot", map[string]any{"device": id})
+	r.open(t, id)
+	res := r.call(t, "screenshot", map[string]any{"device": id})
 	img := res["image"].(map[string]any)
 	if img["__argentArtifact"] != true || img["mimeType"] != "image/png" {
 		t.Fatalf("got %v, want an image/png artifact handle", img)
 	}
-	_, path, err := arts.Get(img["id"].(string))
+	_, path, err := r.arts.Get(img["id"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,36 +133,40 @@ func TestScreenshotArtifact(t *testing.T) {
 }
 
 func TestTapSwipeScrollKeyboard(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
 	const id = "chromium-cdp-800x600"
-	open(t, id)
-	call(t, "gesture-tap", map[string]any{"device": id, "x": 200.0 / 800, "y": 70.0 / 600})
-	if got := eval(t, id, `document.getElementById('out').textContent`); got != "clicked 1" {
+	r.open(t, id)
+	r.call(t, "gesture-tap", map[string]any{"device": id, "x": 200.0 / 800, "y": 70.0 / 600})
+	if got := r.text(t, id, "out"); got != "clicked 1" {
 		t.Fatalf("after gesture-tap: got %q, want %q", got, "clicked 1")
 	}
-	call(t, "gesture-tap", map[string]any{"device": id, "x": 250.0 / 800, "y": 210.0 / 600})
-	call(t, "keyboard", map[string]any{"device": id, "text": "Hi", "key": "enter"})
-	if got := eval(t, id, `document.getElementById('echo').textContent`); got != "hello Hi" {
+	r.call(t, "gesture-tap", map[string]any{"device": id, "x": 250.0 / 800, "y": 210.0 / 600})
+	r.call(t, "keyboard", map[string]any{"device": id, "text": "Hi", "key": "enter"})
+	if got := r.text(t, id, "echo"); got != "hello Hi" {
 		t.Fatalf("after keyboard: got %q, want %q", got, "hello Hi")
 	}
-	if got := eval(t, id, `document.getElementById('keys').textContent`); got != "H,i,Enter," {
+	if got := r.text(t, id, "keys"); got != "H,i,Enter," {
 		t.Fatalf("keys: got %q, want %q", got, "H,i,Enter,")
 	}
-	call(t, "gesture-scroll", map[string]any{"device": id, "deltaY": 500})
-	res := call(t, "await-ui-element", map[string]any{"device": id, "condition": "hidden", "selector": map[string]any{"identifier": "top"}, "timeoutMs": 3000})
+	r.call(t, "gesture-scroll", map[string]any{"device": id, "deltaY": 500})
+	res := r.call(t, "await-ui-element", map[string]any{"device": id, "condition": "hidden", "selector": map[string]any{"identifier": "top"}, "timeoutMs": 3000})
 	if res["success"] != true {
 		t.Fatalf("after scroll the button should be hidden: %v", res)
 	}
-	call(t, "gesture-swipe", map[string]any{"device": id, "fromX": 0.5, "fromY": 0.1, "toX": 0.5, "toY": 0.95, "durationMs": 100})
-	res = call(t, "await-ui-element", map[string]any{"device": id, "condition": "visible", "selector": map[string]any{"text": "go now"}, "timeoutMs": 3000})
+	r.call(t, "gesture-swipe", map[string]any{"device": id, "fromX": 0.5, "fromY": 0.1, "toX": 0.5, "toY": 0.95, "durationMs": 100})
+	res = r.call(t, "await-ui-element", map[string]any{"device": id, "condition": "visible", "selector": map[string]any{"text": "go now"}, "timeoutMs": 3000})
 	if res["success"] != true {
 		t.Fatalf("after swipe down the button should be visible: %v", res)
 	}
 }
 
 func TestDescribeAndAwait(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
 	const id = "chromium-cdp-1000x500"
-	open(t, id)
-	res := call(t, "describe", map[string]any{"device": id})
+	r.open(t, id)
+	res := r.call(t, "describe", map[string]any{"device": id})
 	var found map[string]any
 	for _, e := range res["elements"].([]any) {
 		if m := e.(map[string]any); m["id"] == "top" {
@@ -177,21 +180,23 @@ func TestDescribeAndAwait(t *testing.T) {
 	if fr["x"] != 0.1 || fr["y"] != 0.1 || fr["width"] != 0.2 || fr["height"] != 0.08 {
 		t.Fatalf("frame: got %v, want x .1 y .1 w .2 h .08", fr)
 	}
-	res = call(t, "await-ui-element", map[string]any{"device": id, "condition": "text", "selector": map[string]any{"identifier": "out"}, "expectedText": "not clicked"})
+	res = r.call(t, "await-ui-element", map[string]any{"device": id, "condition": "text", "selector": map[string]any{"identifier": "out"}, "expectedText": "not clicked"})
 	if res["success"] != true {
 		t.Fatalf("await text: %v", res)
 	}
-	res = call(t, "await-ui-element", map[string]any{"device": id, "condition": "visible", "selector": map[string]any{"text": "absent thing"}, "timeoutMs": 100})
+	res = r.call(t, "await-ui-element", map[string]any{"device": id, "condition": "visible", "selector": map[string]any{"text": "absent thing"}, "timeoutMs": 100})
 	if res["success"] != false || res["note"] == nil {
 		t.Fatalf("await of an absent element: got %v, want success false with a note", res)
 	}
-	res = call(t, "await-screen-idle", map[string]any{"device": id, "stableForMs": 50})
+	res = r.call(t, "await-screen-idle", map[string]any{"device": id, "stableForMs": 50})
 	if res["idle"] != true {
 		t.Fatalf("await-screen-idle: %v", res)
 	}
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
 	for _, tc := range []struct {
 		name, tool string
 		args       any
@@ -207,31 +212,49 @@ func TestBadInput(t *testing.T) {
 		{"bad enum", "await-ui-element", map[string]any{"device": "chromium-cdp-800x600", "condition": "gone", "selector": map[string]any{"text": "x"}}, "condition"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := invoke(t, tc.tool, tc.args)
+			_, err := r.invoke(t, tc.tool, tc.args)
 			var te *tool.Error
 			if !errors.As(err, &te) || te.HTTPStatus() != 400 || te.Field != tc.field {
 				t.Fatalf("got %v (%+v), want a 400 naming %q", err, te, tc.field)
 			}
 		})
 	}
-	_, err := reg.Invoke(context.Background(), "describe", []byte(`{"device":`), tool.Options{})
+	_, err := r.reg.Invoke(t.Context(), "describe", []byte(`{"device":`), tool.Options{})
 	var te *tool.Error
 	if !errors.As(err, &te) || te.HTTPStatus() != 400 {
 		t.Fatalf("malformed JSON: got %v, want 400", err)
 	}
-	_, err = reg.Invoke(context.Background(), "no-such-tool", []byte(`{}`), tool.Options{})
+	_, err = r.reg.Invoke(t.Context(), "no-such-tool", []byte(`{}`), tool.Options{})
 	if !errors.As(err, &te) || te.HTTPStatus() != 404 {
 		t.Fatalf("unknown tool: got %v, want 404", err)
 	}
 }
 
 func TestNoChromium(t *testing.T) {
-	_, poolErr := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
+	t.Parallel()
+	p := cdp.NewPool(cdp.Options{ExecPath: "/nonexistent/chromium"})
+	defer p.Close()
 	r := tool.NewRegistry()
-	(&devicetool.Tools{PoolErr: poolErr, Artifacts: arts}).Register(r)
-	_, err := r.Invoke(context.Background(), "screenshot", []byte(`{"device":"chromium-cdp-800x600"}`), tool.Options{})
-	var te *tool.Error
-	if !errors.As(err, &te) || te.HTTPStatus() != 503 || !strings.Contains(te.Error(), "CHROMIUM_PATH") {
-		t.Fatalf("got %v, want 503 telling how to get Chromium", err)
+	arts, err := store.NewArtifacts(t.TempDir(), 100, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	(&devicetool.Tools{Pool: p, Artifacts: arts}).Register(r)
+	for _, tc := range []struct{ tool, args string }{
+		{"screenshot", `{"device":"chromium-cdp-800x600"}`},
+		{"stop-device", `{"device":"chromium-cdp-800x600"}`},
+	} {
+		_, err := r.Invoke(t.Context(), tc.tool, []byte(tc.args), tool.Options{})
+		var te *tool.Error
+		if !errors.As(err, &te) || te.HTTPStatus() != 503 || !strings.Contains(te.Error(), "CHROMIUM_PATH") {
+			t.Fatalf("%s: got %v, want 503 telling how to get Chromium", tc.tool, err)
+		}
+	}
+	res, err := r.Invoke(t.Context(), "list-devices", []byte(`{}`), tool.Options{})
+	if err != nil {
+		t.Fatalf("list-devices: got %v, want the (empty) list", err)
+	}
+	if b, _ := json.Marshal(res); !strings.Contains(string(b), `"devices":[]`) {
+		t.Fatalf("list-devices: got %s, want no devices", b)
 	}
 }

@@ -135,7 +135,7 @@ func (t *Tools) awaitUIElement() *tool.Tool {
 			"bundleId":       tool.String("Ignored on Chromium."),
 		}), "condition", "selector"),
 		Run: onDevice(t, func(a awaitArgs) error {
-			if len(a.spec()) == 0 {
+			if a.spec() == (cdp.Selector{}) {
 				return tool.FieldError("selector", "selector needs at least one of text, identifier or role")
 			}
 			if a.Condition == "text" && a.ExpectedText == "" {
@@ -232,20 +232,12 @@ type awaitArgs struct {
 
 // spec is the in-page matcher's selector: identifier (or id) exact, text a
 // substring, role exact.
-func (a awaitArgs) spec() map[string]any {
-	spec := map[string]any{}
-	if a.Selector.Text != "" {
-		spec["text"] = a.Selector.Text
+func (a awaitArgs) spec() cdp.Selector {
+	id := a.Selector.Identifier
+	if id == "" {
+		id = a.Selector.ID
 	}
-	if id := a.Selector.Identifier; id != "" {
-		spec["id"] = id
-	} else if a.Selector.ID != "" {
-		spec["id"] = a.Selector.ID
-	}
-	if a.Selector.Role != "" {
-		spec["role"] = a.Selector.Role
-	}
-	return spec
+	return cdp.Selector{ID: id, Text: a.Selector.Text, Role: a.Selector.Role}
 }
 
 type idleArgs struct {

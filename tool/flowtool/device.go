@@ -52,9 +52,29 @@ func element(e *cdp.Element) *flow.Element {
 	}
 }
 
+// selector is sel as the in-page matcher takes it; nil is the zero
+// Selector, which matches nothing.
+func selector(sel *flow.Selector) cdp.Selector {
+	if sel == nil {
+		return cdp.Selector{}
+	}
+	return cdp.Selector{
+		ID: sel.ID, Text: sel.Text, Matches: sel.Matches, Role: sel.Role, Any: sel.Any, Loose: sel.Loose,
+		Within: scope(sel.Within), After: scope(sel.After), Next: scope(sel.Next),
+	}
+}
+
+func scope(sel *flow.Selector) *cdp.Selector {
+	if sel == nil {
+		return nil
+	}
+	s := selector(sel)
+	return &s
+}
+
 // Locate implements flow.Device.
 func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*flow.Element, error) {
-	e, err := a.D.Locate(ctx, sel.Spec(), timeout)
+	e, err := a.D.Locate(ctx, selector(sel), timeout)
 	return element(e), classify(err)
 }
 
@@ -65,7 +85,7 @@ func (a Device) Tap(ctx context.Context, x, y float64, times int, hold time.Dura
 
 // Fill implements flow.Device.
 func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*flow.Element, error) {
-	e, err := a.D.Fill(ctx, sel.Spec(), text, submit, timeout)
+	e, err := a.D.Fill(ctx, selector(sel), text, submit, timeout)
 	return element(e), classify(err)
 }
 
@@ -76,7 +96,7 @@ func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
 
 // Check implements flow.Device.
 func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flow.Outcome, error) {
-	res, err := a.D.Wait(ctx, cdp.Condition{Selector: c.Selector.Spec(), State: string(c.Kind), Text: c.Expected, Match: string(c.Match)}, timeout)
+	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match)}, timeout)
 	if err != nil {
 		return flow.Outcome{}, classify(err)
 	}

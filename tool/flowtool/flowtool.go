@@ -28,7 +28,6 @@ const DefaultDevice = "chromium-cdp-1280x800"
 // Tools is the flow tool set.
 type Tools struct {
 	Pool      *cdp.Pool
-	PoolErr   error
 	Artifacts *store.Artifacts
 	// Registry is where tool: steps find their tools.
 	Registry *tool.Registry
@@ -179,9 +178,6 @@ func needsDevice(f *flow.Flow) bool {
 // resolveDevice picks the run's device: the one named, else the single
 // booted one, else DefaultDevice; several booted ones need a name.
 func (t *Tools) resolveDevice(ctx context.Context, id string) (flow.Device, error) {
-	if t.Pool == nil {
-		return nil, devicetool.DeviceError(t.PoolErr)
-	}
 	if id == "" {
 		booted := t.Pool.List()
 		switch len(booted) {

@@ -76,7 +76,7 @@ func (t *Tools) tapStep(ctx context.Context, args map[string]any) (*flow.Step, s
 		// A replay taps the centre of the best visible match of the
 		// selector (the runner's Locate); check now, without waiting and
 		// without scrolling, that it lands where this tap did.
-		res, err := d.Wait(ctx, cdp.Condition{Selector: c.Spec(), State: "visible"}, 0)
+		res, err := d.Wait(ctx, cdp.Condition{Selector: selector(c), State: "visible"}, 0)
 		if err != nil || !res.OK || res.Element == nil || !landsIn(res.Element.Frame, region) {
 			continue
 		}

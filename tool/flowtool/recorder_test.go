@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -24,9 +23,6 @@ import (
 )
 
 var (
-	reg   *tool.Registry
-	pool  *cdp.Pool
-	pages *httptest.Server
 	// ran counts the runs of the test tools by the path they were given
 	// (each test its own), to prove a refused step never ran.
 	ran sync.Map
@@ -47,39 +43,20 @@ func runs(path string) int32 {
 	return n.(*atomic.Int32).Load()
 }
 
-func TestMain(m *testing.M) {
-	var err error
-	pool, err = cdp.NewPool(cdp.Options{MaxDevices: 8})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	dir, err := os.MkdirTemp("", "flowtool-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	arts, err := store.NewArtifacts(dir, 100, 1<<30)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	reg = newRegistry(arts)
-	pages = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	code := m.Run()
-	pages.Close()
-	pool.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cdptest.Main(m) }
 
 // newRegistry returns the device and flow tools over the shared pool, with
-// a recorder of their own, plus two test tools that declare a directory
-// and a file input.
-func newRegistry(arts *store.Artifacts) *tool.Registry {
+// a recorder and artifacts of their own, plus two test tools that declare
+// a directory and a file input.
+func newRegistry(t *testing.T) *tool.Registry {
+	t.Helper()
+	arts, err := store.NewArtifacts(t.TempDir(), 100, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := tool.NewRegistry()
-	(&devicetool.Tools{Pool: pool, Artifacts: arts}).Register(r)
-	(&Tools{Pool: pool, Artifacts: arts}).Register(r)
+	(&devicetool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r)
+	(&Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r)
 	r.Add(&tool.Tool{
 		Name:        "test-dir-input",
 		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory")}, "dir"),
@@ -126,7 +103,7 @@ func invoke(t *testing.T, r *tool.Registry, name string, args map[string]any, li
 	return out, nil
 }
 
-func call(t *testing.T, name string, args map[string]any) map[string]any {
+func call(t *testing.T, reg *tool.Registry, name string, args map[string]any) map[string]any {
 	t.Helper()
 	res, err := invoke(t, reg, name, args, false)
 	if err != nil {
@@ -135,7 +112,7 @@ func call(t *testing.T, name string, args map[string]any) map[string]any {
 	return res
 }
 
-func callLinked(t *testing.T, name string, args map[string]any) map[string]any {
+func callLinked(t *testing.T, reg *tool.Registry, name string, args map[string]any) map[string]any {
 	t.Helper()
 	res, err := invoke(t, reg, name, args, true)
 	if err != nil {
@@ -193,19 +170,20 @@ func parseFile(t *testing.T, path string) *flow.Flow {
 }
 
 // openPage opens app.html on a device and stops the device after the test.
-func openPage(t *testing.T, id string) {
+func openPage(t *testing.T, reg *tool.Registry, id string) {
 	t.Helper()
-	call(t, "open-url", map[string]any{"device": id, "url": pages.URL + "/app.html", "fresh": true})
-	t.Cleanup(func() { _ = pool.Stop(id) })
+	t.Cleanup(func() { cdptest.Stop(t, id) })
+	call(t, reg, "open-url", map[string]any{"device": id, "url": cdptest.Pages(t) + "/app.html", "fresh": true})
 }
 
 func TestRecordHostRoundTrip(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	const dev = "chromium-cdp-1000x700"
-	t.Cleanup(func() { _ = pool.Stop(dev) })
+	t.Cleanup(func() { cdptest.Stop(t, dev) })
 	r := rec{"checkout", t.TempDir()}
 
-	res := call(t, "flow-start-recording", r.args(nil))
+	res := call(t, reg, "flow-start-recording", r.args(nil))
 	if got, want := res["message"], `Started recording "checkout" flow`; got != want {
 		t.Fatalf("start message: got %v, want %v", got, want)
 	}
@@ -216,7 +194,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 		t.Fatalf("flowFile: got %q, want %q", got, want)
 	}
 
-	url := pages.URL + "/app.html"
+	url := cdptest.Pages(t) + "/app.html"
 	steps := []struct {
 		command  string
 		args     map[string]any
@@ -234,7 +212,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 			`6. tool: await-ui-element {"condition":"text","expectedText":"hello Ann","selector":{"id":"echo"}}`},
 	}
 	for _, s := range steps {
-		res := call(t, "flow-add-step", r.step(t, s.command, s.args))
+		res := call(t, reg, "flow-add-step", r.step(t, s.command, s.args))
 		if got := res["recorded"]; got != s.recorded {
 			t.Fatalf("%s recorded: got %v, want %v", s.command, got, s.recorded)
 		}
@@ -245,7 +223,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 			t.Fatalf("%s: got %v, want toolResult and savedTo %s", s.command, res, r.file())
 		}
 	}
-	res = call(t, "flow-add-echo", r.args(map[string]any{"message": "typed the name"}))
+	res = call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "typed the name"}))
 	if got, want := res["message"], `Echo added to "checkout" flow`; got != want {
 		t.Fatalf("echo message: got %v, want %v", got, want)
 	}
@@ -253,7 +231,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 		t.Fatalf("stepCount: got %v, want %v", got, want)
 	}
 
-	res = call(t, "flow-finish-recording", r.args(nil))
+	res = call(t, reg, "flow-finish-recording", r.args(nil))
 	if got, want := res["message"], `Finished recording "checkout" flow (7 steps)`; got != want {
 		t.Fatalf("finish message: got %v, want %v", got, want)
 	}
@@ -279,7 +257,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 	_, err := invoke(t, reg, "flow-add-echo", r.args(map[string]any{"message": "late"}), false)
 	wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 
-	rep := call(t, "flow-execute", map[string]any{"name": "checkout", "project_root": r.root, "device": dev})
+	rep := call(t, reg, "flow-execute", map[string]any{"name": "checkout", "project_root": r.root, "device": dev})
 	if rep["ok"] != true || rep["passed"] != 6.0 {
 		t.Fatalf("replay: got %v, want ok with 6 passed", rep)
 	}
@@ -287,12 +265,13 @@ func TestRecordHostRoundTrip(t *testing.T) {
 
 func TestRecordTapOnEmptySpace(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	const dev = "chromium-cdp-1001x700"
-	openPage(t, dev)
+	openPage(t, reg, dev)
 	r := rec{"empty", t.TempDir()}
-	call(t, "flow-start-recording", r.args(nil))
+	call(t, reg, "flow-start-recording", r.args(nil))
 
-	res := call(t, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 0.9, "y": 0.9}))
+	res := call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 0.9, "y": 0.9}))
 	if got, want := res["recorded"], "1. tap: (0.9, 0.9)"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -306,7 +285,7 @@ func TestRecordTapOnEmptySpace(t *testing.T) {
 	}
 
 	// A held tap on the button records a long-press of it.
-	res = call(t, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 200.0 / 1001, "y": 70.0 / 700, "durationMs": 900}))
+	res = call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 200.0 / 1001, "y": 70.0 / 700, "durationMs": 900}))
 	if got, want := res["recorded"], `2. long-press: {"id":"top"} (900ms)`; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -314,10 +293,11 @@ func TestRecordTapOnEmptySpace(t *testing.T) {
 
 func TestRecordFailedCallRecordsNothing(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	const dev = "chromium-cdp-1002x700"
-	openPage(t, dev)
+	openPage(t, reg, dev)
 	r := rec{"failing", t.TempDir()}
-	call(t, "flow-start-recording", r.args(nil))
+	call(t, reg, "flow-start-recording", r.args(nil))
 
 	_, err := invoke(t, reg, "flow-add-step", r.step(t, "keyboard", map[string]any{"device": dev}), false)
 	var te *tool.Error
@@ -336,7 +316,7 @@ func TestRecordFailedCallRecordsNothing(t *testing.T) {
 	if n := len(parseFile(t, r.file()).Steps); n != 0 {
 		t.Fatalf("steps after failed calls: got %d, want 0", n)
 	}
-	res := call(t, "flow-add-echo", r.args(map[string]any{"message": "still here"}))
+	res := call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "still here"}))
 	if got, want := res["stepCount"], 1.0; got != want {
 		t.Fatalf("stepCount: got %v, want %v", got, want)
 	}
@@ -359,15 +339,16 @@ func wantDirective(t *testing.T, v any, path string) string {
 
 func TestRecordClientMode(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	t.Run("project not on this machine", func(t *testing.T) {
 		t.Parallel()
 		r := rec{"remote", filepath.Join(t.TempDir(), "laptop", "proj")}
 		path := r.root + "/.argent/flows/remote.yaml"
-		res := call(t, "flow-start-recording", r.args(nil))
+		res := call(t, reg, "flow-start-recording", r.args(nil))
 		if got := wantDirective(t, res["savedTo"], path); got != "steps: []\n" {
 			t.Fatalf("start content: got %q, want an empty flow", got)
 		}
-		res = call(t, "flow-add-echo", r.args(map[string]any{"message": "hi"}))
+		res = call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))
 		if got := wantDirective(t, res["savedTo"], path); !strings.Contains(got, "echo: hi") {
 			t.Fatalf("echo content: got %q, want the echo", got)
 		}
@@ -385,7 +366,7 @@ func TestRecordClientMode(t *testing.T) {
 			t.Fatalf("test-file-input ran %d times, want 0", got)
 		}
 
-		res = call(t, "flow-finish-recording", r.args(nil))
+		res = call(t, reg, "flow-finish-recording", r.args(nil))
 		if got := wantDirective(t, res["savedTo"], path); !strings.Contains(got, "echo: hi") {
 			t.Fatalf("finish content: got %q, want the echo", got)
 		}
@@ -400,9 +381,9 @@ func TestRecordClientMode(t *testing.T) {
 		t.Parallel()
 		r := rec{"linked", t.TempDir()}
 		path := r.root + "/.argent/flows/linked.yaml"
-		wantDirective(t, callLinked(t, "flow-start-recording", r.args(nil))["savedTo"], path)
-		wantDirective(t, callLinked(t, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
-		wantDirective(t, callLinked(t, "flow-finish-recording", r.args(nil))["savedTo"], path)
+		wantDirective(t, callLinked(t, reg, "flow-start-recording", r.args(nil))["savedTo"], path)
+		wantDirective(t, callLinked(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
+		wantDirective(t, callLinked(t, reg, "flow-finish-recording", r.args(nil))["savedTo"], path)
 		if _, err := os.Stat(filepath.Join(r.root, ".argent")); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("stat .argent: got %v, want nothing written although the path exists here", err)
 		}
@@ -411,6 +392,7 @@ func TestRecordClientMode(t *testing.T) {
 
 func TestRecordLinkedRefusals(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	r := rec{"linkrec", t.TempDir()}
 	flows := filepath.Join(r.root, ".argent", "flows")
 	if err := os.MkdirAll(flows, 0o755); err != nil {
@@ -426,7 +408,7 @@ func TestRecordLinkedRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	callLinked(t, "flow-start-recording", r.args(nil))
+	callLinked(t, reg, "flow-start-recording", r.args(nil))
 
 	_, err := invoke(t, reg, "flow-add-script", r.args(map[string]any{"path": "seed.mjs"}), true)
 	wantCode(t, err, "FLOW_FILE_INVALID")
@@ -445,18 +427,18 @@ func TestRecordLinkedRefusals(t *testing.T) {
 
 	// A passing flow beside the recording is composed with run:, by name
 	// or by a flow_path beside it.
-	res := callLinked(t, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "greet", "project_root": r.root}))
+	res := callLinked(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "greet", "project_root": r.root}))
 	if got, want := res["recorded"], "1. run: greet.yaml"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
-	res = callLinked(t, "flow-add-step", r.step(t, "flow-execute", map[string]any{"flow_path": filepath.Join(flows, "greet.yaml")}))
+	res = callLinked(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"flow_path": filepath.Join(flows, "greet.yaml")}))
 	if got, want := res["recorded"], "2. run: greet.yaml"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
 	_, err = invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"flow_path": filepath.Join(t.TempDir(), "away.yaml")}), true)
 	wantCode(t, err, "FLOW_FILE_INVALID")
 
-	content := wantDirective(t, callLinked(t, "flow-finish-recording", r.args(nil))["savedTo"], r.root+"/.argent/flows/linkrec.yaml")
+	content := wantDirective(t, callLinked(t, reg, "flow-finish-recording", r.args(nil))["savedTo"], r.root+"/.argent/flows/linkrec.yaml")
 	if got, want := content, "steps:\n  - run: greet.yaml\n  - run: greet.yaml\n"; got != want {
 		t.Fatalf("content: got %q, want %q", got, want)
 	}
@@ -467,9 +449,10 @@ func TestRecordLinkedRefusals(t *testing.T) {
 
 func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	r := rec{"local", t.TempDir()}
-	call(t, "flow-start-recording", r.args(nil))
-	res := call(t, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}))
+	call(t, reg, "flow-start-recording", r.args(nil))
+	res := call(t, reg, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}))
 	if got, want := res["recorded"], fmt.Sprintf(`1. tool: test-dir-input {"dir":%q}`, r.root); got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -489,7 +472,7 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	if err := os.WriteFile(script, []byte("console.log('seeded')\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res = call(t, "flow-add-script", r.args(map[string]any{"path": script, "timeout": 5000}))
+	res = call(t, reg, "flow-add-script", r.args(map[string]any{"path": script, "timeout": 5000}))
 	if got, want := res["recorded"], "2. script: { path: scripts/seed.mjs, timeout: 5000 }"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -500,10 +483,11 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 
 func TestRecordRestartAndValidation(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	r := rec{"again", t.TempDir()}
-	call(t, "flow-start-recording", r.args(nil))
-	call(t, "flow-add-echo", r.args(map[string]any{"message": "one"}))
-	res := call(t, "flow-start-recording", r.args(nil))
+	call(t, reg, "flow-start-recording", r.args(nil))
+	call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "one"}))
+	res := call(t, reg, "flow-start-recording", r.args(nil))
 	want := fmt.Sprintf(`Restarted recording "again" — the previous take (1 step) was discarded and %s reset to an empty flow.`, r.file())
 	if got := res["message"]; got != want {
 		t.Fatalf("restart message: got %v, want %v", got, want)
@@ -517,13 +501,13 @@ func TestRecordRestartAndValidation(t *testing.T) {
 
 	// A fragment's prerequisite refuses a leading launch before anything runs.
 	p := rec{"fragment", r.root}
-	res = call(t, "flow-start-recording", p.args(map[string]any{"executionPrerequisite": "The cart holds one item."}))
+	res = call(t, reg, "flow-start-recording", p.args(map[string]any{"executionPrerequisite": "The cart holds one item."}))
 	if got := res["flowFile"]; got != "executionPrerequisite: The cart holds one item.\nsteps: []\n" {
 		t.Fatalf("flowFile: got %q, want the prerequisite and no steps", got)
 	}
-	_, err := invoke(t, reg, "flow-add-step", p.step(t, "open-url", map[string]any{"device": "chromium-cdp-1003x700", "url": pages.URL + "/app.html", "fresh": true}), false)
+	_, err := invoke(t, reg, "flow-add-step", p.step(t, "open-url", map[string]any{"device": "chromium-cdp-1003x700", "url": cdptest.Pages(t) + "/app.html", "fresh": true}), false)
 	wantCode(t, err, "FLOW_E2E_HAS_PREREQUISITE")
-	if _, ok := pool.Lookup("chromium-cdp-1003x700"); ok {
+	if _, ok := cdptest.Pool(t).Lookup("chromium-cdp-1003x700"); ok {
 		t.Fatalf("the refused open-url booted its device; want nothing run")
 	}
 
@@ -542,8 +526,9 @@ func TestRecordRestartAndValidation(t *testing.T) {
 
 func TestRecordNoActiveRecording(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	root := t.TempDir()
-	call(t, "flow-start-recording", rec{"other", root}.args(nil))
+	call(t, reg, "flow-start-recording", rec{"other", root}.args(nil))
 	_, err := invoke(t, reg, "flow-add-echo", rec{"nope", root}.args(map[string]any{"message": "x"}), false)
 	te := wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 	if te.Kind != tool.KindValidation {
@@ -566,8 +551,9 @@ func TestRecordNoActiveRecording(t *testing.T) {
 
 func TestRecordConcurrentAppends(t *testing.T) {
 	t.Parallel()
+	reg := newRegistry(t)
 	r := rec{"busy", t.TempDir()}
-	call(t, "flow-start-recording", r.args(nil))
+	call(t, reg, "flow-start-recording", r.args(nil))
 	const n = 12
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -591,7 +577,7 @@ func TestRecordConcurrentAppends(t *testing.T) {
 func TestRecordEvictsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
 	// A registry of its own, so other tests' recordings do not count.
-	r := newRegistry(nil)
+	r := newRegistry(t)
 	root := t.TempDir()
 	for i := range MaxRecordings + 1 {
 		if _, err := invoke(t, r, "flow-start-recording", rec{fmt.Sprint("r", i), root}.args(nil), false); err != nil {

@@ -24,7 +24,6 @@ import (
 // Tools is the snapshot tool set.
 type Tools struct {
 	Pool      *cdp.Pool
-	PoolErr   error
 	Artifacts *store.Artifacts
 }
 
@@ -106,9 +105,6 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		}
 		if id == "" {
 			return nil, tool.FieldError("currentPath", "give currentPath, or device to compare with a live capture")
-		}
-		if t.Pool == nil {
-			return nil, devicetool.DeviceError(t.PoolErr)
 		}
 		d, err := t.Pool.Device(ctx, id)
 		if err != nil {

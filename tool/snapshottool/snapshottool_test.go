@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/snapshottool"
@@ -21,14 +20,16 @@ import (
 
 const vectors = "../../testdata/vectors/images"
 
-func registry(t *testing.T, pool *cdp.Pool) (*tool.Registry, *store.Artifacts) {
+func TestMain(m *testing.M) { cdptest.Main(m) }
+
+func registry(t *testing.T) (*tool.Registry, *store.Artifacts) {
 	t.Helper()
 	arts, err := store.NewArtifacts(t.TempDir(), 100, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := tool.NewRegistry()
-	(&snapshottool.Tools{Pool: pool, Artifacts: arts}).Register(r)
+	(&snapshottool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r)
 	return r, arts
 }
 
@@ -45,20 +46,26 @@ func wire(t *testing.T, path string) map[string]any {
 func invoke(t *testing.T, r *tool.Registry, args map[string]any) (map[string]any, error) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	res, err := r.Invoke(ctx, "screenshot-diff", raw, tool.Options{TempDir: t.TempDir()})
 	if err != nil {
 		return nil, err
 	}
-	b, _ := json.Marshal(res)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatalf("screenshot-diff result: %v", err)
+	}
 	var out map[string]any
-	json.Unmarshal(b, &out)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("screenshot-diff result %s: %v", b, err)
+	}
 	return out, nil
 }
 
 func TestScreenshotDiffFiles(t *testing.T) {
-	r, arts := registry(t, nil)
+	t.Parallel()
+	r, arts := registry(t)
 	res, err := invoke(t, r, map[string]any{"baselinePath": wire(t, vectors+"/1280x800/small-a.png"), "currentPath": wire(t, vectors+"/1280x800/small-b.png")})
 	if err != nil {
 		t.Fatal(err)
@@ -89,19 +96,10 @@ func TestScreenshotDiffFiles(t *testing.T) {
 }
 
 func TestScreenshotDiffLiveCapture(t *testing.T) {
-	pool, err := cdp.NewPool(cdp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	defer pages.Close()
-	ctx := context.Background()
-	d, err := pool.Device(ctx, "chromium-cdp-800x600")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Launch(ctx, pages.URL+"/app.html"); err != nil {
+	t.Parallel()
+	ctx := t.Context()
+	d := cdptest.Device(t, "chromium-cdp-800x600")
+	if err := d.Launch(ctx, cdptest.Pages(t)+"/app.html"); err != nil {
 		t.Fatal(err)
 	}
 	shot, err := d.StableScreenshot(ctx, 5)
@@ -110,12 +108,16 @@ func TestScreenshotDiffLiveCapture(t *testing.T) {
 	}
 	base := filepath.Join(t.TempDir(), "base.png")
 	os.WriteFile(base, shot.PNG, 0o644)
-	r, _ := registry(t, pool)
+	r, _ := registry(t)
 	res, err := invoke(t, r, map[string]any{"baselinePath": base, "device": "chromium-cdp-800x600"})
 	if err != nil || res["mismatchPixels"] != 0.0 || res["passed"] != true {
 		t.Fatalf("same page: %v %v", res, err)
 	}
-	if _, err := d.Eval(ctx, `document.getElementById('top').click(), 1`); err != nil {
+	el, err := d.Locate(ctx, cdp.Selector{ID: "top"}, 5*time.Second)
+	if err != nil || el == nil {
+		t.Fatalf("locate the button: got %v, %v", el, err)
+	}
+	if err := d.TapElement(ctx, el, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	res, err = invoke(t, r, map[string]any{"baselinePath": base, "device": "chromium-cdp-800x600", "maxMismatch": 0})

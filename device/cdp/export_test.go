@@ -1,0 +1,35 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// The tests' hooks into a device: what a test reads from or does to the
+// page and the process that no caller of the package needs.
+
+// PID returns the process id of the device's browser, for the tests that
+// tell a fresh browser from the one that crashed.
+func (d *Device) PID() int { return d.pid() }
+
+// Kill ends the browser process abruptly, as a crash would: fault
+// injection on a real browser. In a SharedBrowser pool it takes every
+// device of the pool down.
+func (d *Device) Kill() error {
+	proc := d.b.process()
+	if proc == nil {
+		return ErrNotBooted
+	}
+	return proc.Kill()
+}
+
+// Eval evaluates a JavaScript expression in the page and returns its JSON.
+func (d *Device) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := d.call(ctx, "eval", func(tab context.Context) error {
+		b, err := evaluate[[]byte](tab, expr)
+		out = b
+		return err
+	})
+	return out, err
+}
