@@ -48,12 +48,9 @@ progress goes to stderr.`,
 // runCall calls one tool, in-process or over a link, and prints
 // {"data": …} or the error.
 func runCall(ctx context.Context, opts callOptions, args []string) error {
-	format, err := opts.output.resolve()
+	format, err := opts.output.resolveOr(formatJSON)
 	if err != nil {
 		return err
-	}
-	if format == "" {
-		format = formatJSON
 	}
 	name := args[0]
 	if u := linkURL(opts.link); u != "" {

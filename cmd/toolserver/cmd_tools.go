@@ -88,12 +88,9 @@ func printToolLine(w io.Writer, name, description string) {
 
 // runToolsDescribe prints one tool's entry.
 func runToolsDescribe(ctx context.Context, opts toolsOptions, args []string) error {
-	format, err := opts.output.resolve()
+	format, err := opts.output.resolveOr(formatJSON)
 	if err != nil {
 		return err
-	}
-	if format == "" {
-		format = formatJSON
 	}
 	name := args[0]
 	if u := linkURL(opts.link); u != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -100,20 +101,18 @@ func waitExit(t *testing.T, done <-chan int, out, errOut interface{ String() str
 	}
 }
 
-// TestFlowRunExitsTwoWhenChromiumDies kills the browser while a step
-// waits on a condition: the machinery failed, so flow run exits 2 (not 1,
-// as for a failed assertion) and says why.
-func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
-	root := exitProject(t)
-	const w, h = 613, 419
+// runAndKillBrowser runs flow run "dies" of root with the extra args on a
+// device of w×h and kills that device's browser once the launch step is
+// reported, while the await step polls for an element that never comes.
+// It returns the exit code and the output.
+func runAndKillBrowser(t *testing.T, root string, w, h int, extra ...string) (int, *lineWatch, *lineWatch) {
+	t.Helper()
 	if pids := cdptest.BrowserPIDs(t, w, h); len(pids) > 0 {
 		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
 	}
 	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
-	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--device", "chromium-cdp-613x419"}, out, errOut)
-
-	// The launch step is reported: the await step is next, polling for an
-	// element that never comes.
+	args := append([]string{"flow", "run", "dies", "--project", root, "--device", fmt.Sprintf("chromium-cdp-%dx%d", w, h)}, extra...)
+	done := runAsync(args, out, errOut)
 	select {
 	case <-out.seen:
 	case code := <-done:
@@ -128,8 +127,15 @@ func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
 	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	return waitExit(t, done, out, errOut), out, errOut
+}
 
-	if code := waitExit(t, done, out, errOut); code != exitInfra {
+// TestFlowRunExitsTwoWhenChromiumDies kills the browser while a step
+// waits on a condition: the machinery failed, so flow run exits 2 (not 1,
+// as for a failed assertion) and says why.
+func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
+	code, out, errOut := runAndKillBrowser(t, exitProject(t), 613, 419)
+	if code != exitInfra {
 		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
 	}
 	if !strings.Contains(errOut.String(), "chromium exited") || !strings.Contains(out.String(), "await") {
@@ -249,28 +255,8 @@ func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 // client exits 2 as a local run does, not 1 as for a failed flow.
 func TestLinkedFlowRunExitsTwoWhenServerChromiumDies(t *testing.T) {
 	root := exitProject(t)
-	const w, h = 619, 423
-	if pids := cdptest.BrowserPIDs(t, w, h); len(pids) > 0 {
-		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
-	}
-	u := startServe(t, "exit-token")
-	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
-	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", u, "--device", "chromium-cdp-619x423"}, out, errOut)
-	select {
-	case <-out.seen:
-	case code := <-done:
-		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
-	case <-time.After(time.Minute):
-		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
-	}
-	pids := cdptest.BrowserPIDs(t, w, h)
-	if len(pids) != 1 {
-		t.Fatalf("browsers of %dx%d: got %v, want one", w, h, pids)
-	}
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if code := waitExit(t, done, out, errOut); code != exitInfra {
+	code, out, errOut := runAndKillBrowser(t, root, 619, 423, "--link", startServe(t, "exit-token"))
+	if code != exitInfra {
 		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
 	}
 	if !strings.Contains(errOut.String(), "step 2 (await)") {

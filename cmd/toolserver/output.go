@@ -43,6 +43,16 @@ func (o outputFlags) resolve() (string, error) {
 	return o.format, nil
 }
 
+// resolveOr is resolve with def when no format was asked for: commands
+// whose only output is data (call, tools describe) print JSON by default.
+func (o outputFlags) resolveOr(def string) (string, error) {
+	f, err := o.resolve()
+	if f == "" && err == nil {
+		f = def
+	}
+	return f, err
+}
+
 // formatValue is the value of -o/--output: json or yaml, nothing else.
 type formatValue struct{ to *string }
 
