@@ -35,6 +35,7 @@ func commandPaths(t *testing.T) [][]string {
 // TestHelpEverywhere: --help and -h exit 0 at every level, print the help
 // on stdout, and the help ends with the command's EXIT STATUS section.
 func TestHelpEverywhere(t *testing.T) {
+	t.Parallel()
 	for _, path := range commandPaths(t) {
 		for _, flag := range []string{"--help", "-h"} {
 			args := append(slices.Clone(path), flag)
@@ -65,6 +66,7 @@ func TestHelpEverywhere(t *testing.T) {
 // TestUsageErrors: a bad command line exits 2 with a message naming the
 // problem and where the help is, and prints nothing on stdout.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	cases := []struct {
 		args  []string
@@ -109,6 +111,7 @@ func TestUsageErrors(t *testing.T) {
 // TestOutputFormats: -o json and --json print the same JSON, -o yaml the
 // same data as YAML, with the JSON's field names.
 func TestOutputFormats(t *testing.T) {
+	t.Parallel()
 	root := flowProject(t)
 	small := []string{vector("390x844/small-a.png"), vector("390x844/small-b.png")}
 	for _, c := range []struct {

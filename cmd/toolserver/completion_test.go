@@ -30,6 +30,7 @@ func completions(t *testing.T, args ...string) (choices []string, directive stri
 // honoured, fragments left out), device ids from the common sizes, tool
 // names from the in-process catalog, formats from -o's two values.
 func TestCompleteDynamic(t *testing.T) {
+	t.Parallel()
 	root := flowProject(t)
 	cases := []struct {
 		name string
@@ -94,6 +95,7 @@ fi
 // bash, with the built binary on PATH, and completes `toolserver flow run
 // <TAB>` the way bash does on a TAB: the flow names of the project.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Fatalf("bash: %v", err)

@@ -73,6 +73,7 @@ type dryRunReport struct {
 // would write, new or updated, with its size; -o json carries the list.
 // The JUnit file asked for is written.
 func TestFlowRunDryRunLocal(t *testing.T) {
+	t.Parallel()
 	root := flowProject(t)
 	dev := "--device=chromium-cdp-700x500"
 	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
@@ -130,6 +131,7 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 // that updates them would write, which the runner runs inline over the
 // same source, are listed and not written.
 func TestFlowRunDryRunNestedUpdate(t *testing.T) {
+	t.Parallel()
 	root := flowProject(t)
 	nested := filepath.Join(root, ".argent", "flows", "nested.yaml")
 	body := fmt.Sprintf("steps:\n  - tool: flow-execute\n    args: { name: good, project_root: %q, updateBaselines: true }\n", root)
@@ -149,6 +151,7 @@ func TestFlowRunDryRunNestedUpdate(t *testing.T) {
 // result's baselines and lists them, new or updated, with their sizes; a
 // baseline the client would refuse still fails the run.
 func TestFlowRunLinkedDryRun(t *testing.T) {
+	t.Parallel()
 	root, baselines := linkProject(t)
 	shot := onePNG(t)
 	dst := filepath.Join(baselines, "home__chromium-1x1.png")

@@ -134,6 +134,7 @@ func runAndKillBrowser(t *testing.T, root string, w, h int, extra ...string) (in
 // waits on a condition: the machinery failed, so flow run exits 2 (not 1,
 // as for a failed assertion) and says why.
 func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runAndKillBrowser(t, exitProject(t), 613, 419)
 	if code != exitInfra {
 		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
@@ -146,6 +147,7 @@ func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
 // TestFlowRunExitsOneWhenAssertionFails: a flow that fails on its own is
 // exit 1.
 func TestFlowRunExitsOneWhenAssertionFails(t *testing.T) {
+	t.Parallel()
 	root := exitProject(t)
 	code, out, errOut := runCLI(t, "flow", "run", "fails", "--project", root, "--device", "chromium-cdp-611x417")
 	if code != exitFailed || !strings.Contains(out, "no visible element matched") && !strings.Contains(out, "no element matched") {
@@ -266,6 +268,7 @@ func TestLinkedFlowRunExitsTwoWhenServerChromiumDies(t *testing.T) {
 
 // TestFlowExit maps outcomes to exit codes by their kind alone.
 func TestFlowExit(t *testing.T) {
+	t.Parallel()
 	report := func(ok bool, stepErr error) *flow.Report {
 		r := &flow.Report{Flow: "f", OK: ok, Steps: []flow.StepReport{{Status: flow.StatusPass}}}
 		if stepErr != nil {
