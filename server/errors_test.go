@@ -18,30 +18,47 @@ import (
 	"github.com/toolserver/toolserver/tool"
 )
 
-// syncBuffer is a log the handlers write while the test reads it.
+// syncBuffer is a log the handlers write while the test reads it; each
+// write wakes whoever waits for a line.
 type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed and replaced at each write
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+// snapshot returns the log so far and a channel closed at the next write.
+func (b *syncBuffer) snapshot() (string, <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.buf.String()
+	if b.written == nil {
+		b.written = make(chan struct{})
+	}
+	return b.buf.String(), b.written
 }
 
-// waitLog polls the log until a line holds every part, or fails.
+func (b *syncBuffer) String() string {
+	s, _ := b.snapshot()
+	return s
+}
+
+// waitLog waits until a line of the log holds every part, or fails after
+// a deadline.
 func waitLog(t *testing.T, log *syncBuffer, parts ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.After(10 * time.Second)
 	for {
-		for line := range strings.Lines(log.String()) {
+		text, next := log.snapshot()
+		for line := range strings.Lines(text) {
 			all := true
 			for _, p := range parts {
 				all = all && strings.Contains(line, p)
@@ -50,10 +67,11 @@ func waitLog(t *testing.T, log *syncBuffer, parts ...string) string {
 				return line
 			}
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-next:
+		case <-deadline:
 			t.Fatalf("log: got\n%s\nwant a line with %q", log.String(), parts)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -27,12 +27,32 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type clock struct {
 	mu  sync.Mutex
 	now time.Time
+	// read, when set, is told of each reading of the clock that a test is
+	// waiting for (a send nobody receives is dropped).
+	read chan struct{}
 }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	select {
+	case c.read <- struct{}{}:
+	default:
+	}
 	return c.now
+}
+
+// waitReads waits for n readings of the clock made from now on, or fails.
+func (c *clock) waitReads(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for range n {
+		select {
+		case <-c.read:
+		case <-deadline:
+			t.Fatalf("got fewer than %d readings of the clock in 10 s, want %d", n, n)
+		}
+	}
 }
 
 func (c *clock) Add(d time.Duration) {
@@ -223,6 +243,7 @@ func TestUploadExpiry(t *testing.T) {
 func TestUploadRunSweepsThenCloses(t *testing.T) {
 	t.Parallel()
 	s, dir, c := newUploads(t)
+	c.read = make(chan struct{})
 	ctx, stop := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	wg.Go(func() { s.Run(ctx, time.Millisecond) })
@@ -233,11 +254,11 @@ func TestUploadRunSweepsThenCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Add(time.Minute)
-	for deadline := time.Now().Add(10 * time.Second); len(files(t, dir)) != 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("Run never swept the expired upload")
-		}
-		time.Sleep(time.Millisecond)
+	// The first sweep that reads the clock after the minute has passed
+	// removes the upload; a second reading means that sweep is done.
+	c.waitReads(t, 2)
+	if got := files(t, dir); len(got) != 0 {
+		t.Fatalf("got files %v after a sweep past their expiry, want none", got)
 	}
 	kept, err := receive(t, s, gz(t, 100))
 	if err != nil {
