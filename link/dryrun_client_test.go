@@ -1,44 +1,16 @@
 package link_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/internal/treetest"
+
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
 )
-
-// treeOf records every entry under root: a file's bytes, a link's target,
-// "dir" for a directory.
-func treeOf(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[p] = "link " + target
-			return err
-		case d.IsDir():
-			out[p] = "dir"
-		default:
-			b, err := os.ReadFile(p)
-			out[p] = string(b)
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestApplyBaselineWritesDryRun: with DryRun the client checks each
 // baseline directive as for a write, writes nothing (no file, no
@@ -65,7 +37,7 @@ func TestApplyBaselineWritesDryRun(t *testing.T) {
 		directive(p("out.png"), enc, "base64"),
 		directive(other, enc, "base64"),
 	}})
-	before := treeOf(t, f.root)
+	before := treetest.Of(t, f.root)
 	var lines []string
 	res, err := s.client("").Call(t.Context(), "flow-execute",
 		map[string]any{"name": "main", "project_root": f.proj, "updateBaselines": true},
@@ -84,17 +56,7 @@ func TestApplyBaselineWritesDryRun(t *testing.T) {
 		refused(p("out.png"), p("out.png")+" links out of its directory (to "+outside+")"),
 		refused(other, other+" is not in the baseline directory of a run of this call that updates baselines"),
 	}})
-	after := treeOf(t, f.root)
-	for p, was := range before {
-		if now, ok := after[p]; !ok || now != was {
-			t.Errorf("%s: got %q (present %v), want it unchanged (%q)", p, now, ok, was)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s: got a new entry, want nothing written", p)
-		}
-	}
+	treetest.Same(t, before, treetest.Of(t, f.root))
 	for _, l := range lines {
 		if strings.HasSuffix(l, ": written") {
 			t.Errorf("files log: got %q, want no written line", l)

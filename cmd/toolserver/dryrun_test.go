@@ -3,61 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolserver/toolserver/internal/treetest"
 )
-
-// treeOf records every entry under root: a file's bytes, a link's target,
-// "dir" for a directory.
-func treeOf(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			out[p] = "link " + target
-			return err
-		case d.IsDir():
-			out[p] = "dir"
-		default:
-			b, err := os.ReadFile(p)
-			out[p] = string(b)
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// sameTree fails the test for each entry added, removed or changed.
-func sameTree(t *testing.T, before, after map[string]string) {
-	t.Helper()
-	for p, was := range before {
-		now, ok := after[p]
-		switch {
-		case !ok:
-			t.Errorf("%s: got it removed, want it untouched", p)
-		case now != was:
-			t.Errorf("%s: got it changed (%d bytes, was %d), want it untouched", p, len(now), len(was))
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s: got a new entry, want nothing written", p)
-		}
-	}
-}
 
 // dryRunReport is the part of flow run -o json a dry run adds.
 type dryRunReport struct {
@@ -79,12 +32,12 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 
-	before := treeOf(t, root)
+	before := treetest.Of(t, root)
 	code, out, errOut := runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines", "--dry-run", "--junit", junit)
 	if code != exitOK {
 		t.Fatalf("dry run: got exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	sameTree(t, before, treeOf(t, root))
+	treetest.Same(t, before, treetest.Of(t, root))
 	for _, want := range []string{
 		"dry run: baseline not written (pressed__chromium-700x500.png)",
 		"Dry run: 1 baseline would be written; nothing was written:\n  new    ",
@@ -102,12 +55,12 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 	if code, out, _ := runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines"); code != exitOK {
 		t.Fatalf("update: got exit %d, want 0\n%s", code, out)
 	}
-	before = treeOf(t, root)
+	before = treetest.Of(t, root)
 	code, out, errOut = runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines", "--dry-run", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("dry run -o json: got exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	sameTree(t, before, treeOf(t, root))
+	treetest.Same(t, before, treetest.Of(t, root))
 	var rep dryRunReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("-o json: %v in\n%s", err, out)
@@ -139,12 +92,12 @@ func TestFlowRunDryRunNestedUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
-	before := treeOf(t, root)
+	before := treetest.Of(t, root)
 	code, out, errOut := runCLI(t, "flow", "run", "nested", "--project", root, "--device=chromium-cdp-700x500", "--dry-run")
 	if code != exitOK || !strings.Contains(out, " bytes  "+baseline+"\n") || !strings.Contains(out, "dry run: baseline not written (pressed__chromium-700x500.png)") {
 		t.Errorf("got exit %d\n%s\n%s\nwant 0 and the nested flow's baseline listed", code, out, errOut)
 	}
-	sameTree(t, before, treeOf(t, root))
+	treetest.Same(t, before, treetest.Of(t, root))
 }
 
 // TestFlowRunLinkedDryRun: over a link, a dry run applies none of the
@@ -166,12 +119,12 @@ func TestFlowRunLinkedDryRun(t *testing.T) {
 	})
 	args := []string{"flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--dry-run", "--device", "chromium-cdp-1x1"}
 
-	before := treeOf(t, root)
+	before := treetest.Of(t, root)
 	code, out, errOut := runCLI(t, args...)
 	if code != exitOK {
 		t.Fatalf("got exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	sameTree(t, before, treeOf(t, root))
+	treetest.Same(t, before, treetest.Of(t, root))
 	for _, want := range []string{
 		"snapshot (0.0s) — dry run: baseline not written (home__chromium-1x1.png)",
 		fmt.Sprintf("Dry run: 1 baseline would be written; nothing was written:\n  new    %9d bytes  %s\n", len(shot), dst),
@@ -188,12 +141,12 @@ func TestFlowRunLinkedDryRun(t *testing.T) {
 	if err := os.WriteFile(dst, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before = treeOf(t, root)
+	before = treetest.Of(t, root)
 	code, out, errOut = runCLI(t, append(args, "-o", "json")...)
 	if code != exitOK {
 		t.Fatalf("-o json: got exit %d, want 0\n%s", code, errOut)
 	}
-	sameTree(t, before, treeOf(t, root))
+	treetest.Same(t, before, treetest.Of(t, root))
 	var rep dryRunReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("-o json: %v in\n%s", err, out)
