@@ -164,19 +164,9 @@ func (t *Tools) runLive(ctx context.Context, call *tool.Call, tg target, command
 	return res, nil
 }
 
-// record appends the planned step to the recording and saves it. The file
-// is read again: it may have been edited while the tool ran.
+// record appends the planned step to the recording and saves it.
 func record(rec *recording, p stepPlan, res any) (any, error) {
-	fl, err := rec.load()
-	if err != nil {
-		return nil, err
-	}
-	next := withStep(fl, p.step)
-	data, err := rec.encode(next)
-	if err != nil {
-		return nil, err
-	}
-	savedTo, err := rec.save(next, data)
+	next, savedTo, err := rec.appendStep(p.step)
 	if err != nil {
 		return nil, err
 	}

@@ -365,6 +365,26 @@ func withStep(fl *flow.Flow, step *flow.Step) *flow.Flow {
 	return &out
 }
 
+// appendStep reads the recording again (it may have been edited while a
+// tool ran), appends step and saves it; it returns the new take and the
+// savedTo of the result.
+func (rec *recording) appendStep(step *flow.Step) (*flow.Flow, any, error) {
+	fl, err := rec.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	next := withStep(fl, step)
+	data, err := rec.encode(next)
+	if err != nil {
+		return nil, nil, err
+	}
+	savedTo, err := rec.save(next, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return next, savedTo, nil
+}
+
 // encode marshals a take; a step the parser would refuse fails here, before
 // anything is written (Marshal parses its output back).
 func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
@@ -612,16 +632,7 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	defer s.release()
-	fl, err := rec.load()
-	if err != nil {
-		return nil, err
-	}
-	next := withStep(fl, &flow.Step{Directive: &flow.Echo{Message: a.Message}})
-	data, err := rec.encode(next)
-	if err != nil {
-		return nil, err
-	}
-	savedTo, err := rec.save(next, data)
+	next, savedTo, err := rec.appendStep(&flow.Step{Directive: &flow.Echo{Message: a.Message}})
 	if err != nil {
 		return nil, err
 	}
