@@ -213,9 +213,6 @@ type refusedWrite struct {
 	Path  string `json:"path"`
 }
 
-// Written reports whether the entry says the client wrote the baseline.
-func (w BaselineWrite) Written() bool { return w.PNG == nil && w.Error == "" && w.Plan == nil }
-
 // MarshalJSON writes the directive, the refusal, the plan or the path
 // written.
 func (w BaselineWrite) MarshalJSON() ([]byte, error) {

@@ -83,25 +83,26 @@ func TestReportRoundTrip(t *testing.T) {
 	}
 }
 
-// TestBaselineWriteForms reads the three forms of a baselineWrites entry:
-// the tool-server's directive, and the client's path written or refusal
-// (link seed, "Baselines in the result"), and writes each back as it came.
+// TestBaselineWriteForms reads the forms of a baselineWrites entry: the
+// tool-server's directive, and the client's path written, refusal or dry
+// run's plan (link seed, "Baselines in the result"), and writes each back
+// as it came.
 func TestBaselineWriteForms(t *testing.T) {
 	for _, tc := range []struct {
-		in      string
-		want    flow.BaselineWrite
-		written bool
+		in   string
+		want flow.BaselineWrite
 	}{
-		{`{"__argentClientFile":true,"path":"/p/a.png","content":"AQI=","encoding":"base64"}`, flow.BaselineWrite{Path: "/p/a.png", PNG: []byte{1, 2}}, false},
-		{`"/p/a.png"`, flow.BaselineWrite{Path: "/p/a.png"}, true},
-		{`{"error":"/p/a.png is a symbolic link to a missing file","path":"/p/a.png"}`, flow.BaselineWrite{Path: "/p/a.png", Error: "/p/a.png is a symbolic link to a missing file"}, false},
+		{`{"__argentClientFile":true,"path":"/p/a.png","content":"AQI=","encoding":"base64"}`, flow.BaselineWrite{Path: "/p/a.png", PNG: []byte{1, 2}}},
+		{`"/p/a.png"`, flow.BaselineWrite{Path: "/p/a.png"}},
+		{`{"error":"/p/a.png is a symbolic link to a missing file","path":"/p/a.png"}`, flow.BaselineWrite{Path: "/p/a.png", Error: "/p/a.png is a symbolic link to a missing file"}},
+		{`{"path":"/p/a.png","bytes":2,"updated":true,"dryRun":true}`, flow.BaselineWrite{Path: "/p/a.png", Plan: &flow.BaselinePlan{Bytes: 2, Updated: true}}},
 	} {
 		var got flow.BaselineWrite
 		if err := json.Unmarshal([]byte(tc.in), &got); err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
-		if !reflect.DeepEqual(got, tc.want) || got.Written() != tc.written {
-			t.Errorf("%s: got %+v (written %v), want %+v (written %v)", tc.in, got, got.Written(), tc.want, tc.written)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.in, got, tc.want)
 		}
 		out, err := json.Marshal(got)
 		if err != nil || string(out) != tc.in {
