@@ -18,7 +18,7 @@ MODULE      := github.com/toolserver/toolserver
 # How long each fuzz target runs: briefly in `make test`, long in `make fuzz`.
 FUZZTIME    ?= 10s
 
-.PHONY: all build deps demo test vet fuzz bench clean docker check-go
+.PHONY: all build deps demo test vet fuzz bench soak clean docker check-go
 
 all: build
 
@@ -56,6 +56,12 @@ fuzz: check-go
 
 bench: check-go deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The determinism soak: the example flows and the stress pages of
+# bench/soak/project, RUNS times in a row; fails on any false diff.
+RUNS ?= 100
+soak: deps build
+	$(GO) run ./bench/soak -runs $(RUNS) -bin $(BIN)
 
 docker:
 	docker build -f docker/Dockerfile --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t toolserver:$(VERSION) .
