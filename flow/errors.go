@@ -56,6 +56,7 @@ const (
 	ProblemValue                               // a value out of range or malformed (name, path, number)
 	ProblemElse                                // an else: beside (or instead of) when:
 	ProblemPrerequisite                        // executionPrerequisite on a flow that launches its own app
+	ProblemSize                                // more steps or alias expansion than a flow may have (MaxRunSteps, MaxAliasValues)
 )
 
 var problemNames = map[Problem]string{
@@ -70,6 +71,7 @@ var problemNames = map[Problem]string{
 	ProblemValue:            "value",
 	ProblemElse:             "else",
 	ProblemPrerequisite:     "prerequisite",
+	ProblemSize:             "size",
 }
 
 // String returns the problem's short name.
