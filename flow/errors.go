@@ -16,6 +16,10 @@ var ErrInvalid = errors.New("flow: invalid flow file")
 // but has no meaning on a Chromium device.
 var ErrUnsupported = errors.New("flow: directive unsupported on chromium")
 
+// ErrTooManySteps is the error of the report line that ends a run at
+// MaxRunSteps.
+var ErrTooManySteps = errors.New("flow: the run reached its step limit")
+
 // ErrInfrastructure is matched (errors.Is) by every error that says the
 // machinery under a flow failed rather than the flow itself: Chromium is
 // missing or died, the tool-server is unreachable, the protocol was

@@ -606,6 +606,7 @@ func TestParseWhenDepthLimit(t *testing.T) {
 // TestParseStepLimit: a file holds at most MaxRunSteps steps, when: blocks
 // included, and the step that passes the limit is named.
 func TestParseStepLimit(t *testing.T) {
+	t.Parallel()
 	echoes := func(n int) string { return strings.Repeat("  - echo: x\n", n) }
 	mustParseString(t, "steps:\n"+echoes(MaxRunSteps))
 
@@ -623,6 +624,7 @@ func TestParseStepLimit(t *testing.T) {
 // wherever they are, and not one more; the error names the alias's step
 // and line.
 func TestParseAliasBudget(t *testing.T) {
+	t.Parallel()
 	// The anchored list is 1,000 values (the list and 999 numbers), so
 	// each alias of it adds 1,000.
 	build := func(aliases int) string {
