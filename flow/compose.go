@@ -37,12 +37,18 @@ func (r *Runner) displayFor(d *Run) string {
 // enter checks the cycle guard and the depth limit for a file about to be
 // run as the next level; both count run: fragments and nested flows.
 func (r *Runner) enter(canonical, display string) string {
-	if slices.Contains(r.stack, canonical) {
-		return "cyclic flow reference: " + strings.Join(append(slices.Clone(r.displays), display), " → ")
+	return enterCheck(r.stack, r.displays, canonical, display)
+}
+
+// enterCheck is enter for the files of stack (canonical paths, root
+// first) and their displays.
+func enterCheck(stack, displays []string, canonical, display string) string {
+	if slices.Contains(stack, canonical) {
+		return "cyclic flow reference: " + strings.Join(append(slices.Clone(displays), display), " → ")
 	}
 	// The flow the call names is level 0; level MaxRunDepth is the
 	// deepest that runs.
-	if len(r.stack) > MaxRunDepth {
+	if len(stack) > MaxRunDepth {
 		return "max run depth exceeded"
 	}
 	return ""
@@ -104,33 +110,12 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 		sr.Status, sr.Reason, sr.DurationMs = status, reason, ms(time.Since(start))
 		r.emit(sr)
 	}
-	name, _ := d.Args["name"].(string)
-	root, _ := d.Args["project_root"].(string)
-	flowPath, _ := d.Args["flow_path"].(string)
-	var f *File
-	var err error
-	switch {
-	case (name == "") == (flowPath == ""):
-		done(StatusError, "Pass exactly one flow source: name or flow_path.")
+	name, dir, file, msg := r.nestedTarget(d)
+	if msg != "" {
+		done(StatusError, msg)
 		return
-	case flowPath != "":
-		if r.opts.Linked || !clientpath.IsAbs(flowPath) || clientpath.HasDotDot(flowPath) {
-			done(StatusError, fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", flowPath))
-			return
-		}
-		name = strings.TrimSuffix(path.Base(flowPath), ".yaml")
-		f, err = r.opts.Source.Open(clientpath.Dir(flowPath), clientpath.Base(flowPath))
-	default:
-		if !ValidName(name) {
-			done(StatusError, fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name))
-			return
-		}
-		if !clientpath.IsAbs(root) || clientpath.HasDotDot(root) {
-			done(StatusError, fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root))
-			return
-		}
-		f, err = r.opts.Source.Open(clientpath.FlowsDir(root), name+".yaml")
 	}
+	f, err := r.opts.Source.Open(dir, file)
 	sr.Target = name
 	if err != nil {
 		done(StatusError, err.Error())
@@ -169,6 +154,29 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 	if d.Delay > 0 && !r.stopped {
 		sleep(ctx, d.Delay)
 	}
+}
+
+// nestedTarget returns the name a flow-execute step runs and where its
+// file is (the directory and the target to open there), or the message of
+// the step's error when its arguments name no flow it may run.
+func (r *Runner) nestedTarget(d *Tool) (name, dir, file, msg string) {
+	name, _ = d.Args["name"].(string)
+	root, _ := d.Args["project_root"].(string)
+	flowPath, _ := d.Args["flow_path"].(string)
+	switch {
+	case (name == "") == (flowPath == ""):
+		return "", "", "", "Pass exactly one flow source: name or flow_path."
+	case flowPath != "":
+		if r.opts.Linked || !clientpath.IsAbs(flowPath) || clientpath.HasDotDot(flowPath) {
+			return "", "", "", fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", flowPath)
+		}
+		return strings.TrimSuffix(path.Base(flowPath), ".yaml"), clientpath.Dir(flowPath), clientpath.Base(flowPath), ""
+	case !ValidName(name):
+		return "", "", "", fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
+	case !clientpath.IsAbs(root) || clientpath.HasDotDot(root):
+		return "", "", "", fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root)
+	}
+	return name, clientpath.FlowsDir(root), name + ".yaml", ""
 }
 
 // sleep waits d or until ctx ends, and reports whether it waited it out.

@@ -14,6 +14,15 @@
 // (RunTargets, NestedFlows, SnapshotNames, ToolSteps) give them what the file
 // says, with the step and line of each.
 //
+// Sizes are bounded, because a flow file can arrive from the network: Parse
+// refuses a file whose YAML aliases would expand without end or add more
+// than MaxAliasValues values, and one that holds more than MaxRunSteps
+// steps (when: blocks included); Execute refuses, before the first step, a
+// flow whose run: fragments and nested flows could make its report longer
+// than MaxRunSteps lines; and the runner ends a run at that many lines
+// anyway. A run whose context ends (its caller went away) reports the step
+// it cut short and nothing after it.
+//
 // The AST is a Flow of Steps; each Step holds one Directive, a pointer to one
 // of the directive types (*Launch, *Tap, *When, …) that a runner type-switches
 // on. Parse fills every default PRODUCT.md names (an await timeout of 7500 ms,

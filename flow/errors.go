@@ -16,6 +16,10 @@ var ErrInvalid = errors.New("flow: invalid flow file")
 // but has no meaning on a Chromium device.
 var ErrUnsupported = errors.New("flow: directive unsupported on chromium")
 
+// ErrTooManySteps is the error of the report line that ends a run at
+// MaxRunSteps.
+var ErrTooManySteps = errors.New("flow: the run reached its step limit")
+
 // ErrInfrastructure is matched (errors.Is) by every error that says the
 // machinery under a flow failed rather than the flow itself: Chromium is
 // missing or died, the tool-server is unreachable, the protocol was
@@ -56,6 +60,7 @@ const (
 	ProblemValue                               // a value out of range or malformed (name, path, number)
 	ProblemElse                                // an else: beside (or instead of) when:
 	ProblemPrerequisite                        // executionPrerequisite on a flow that launches its own app
+	ProblemSize                                // more steps or alias expansion than a flow may have (MaxRunSteps, MaxAliasValues)
 )
 
 var problemNames = map[Problem]string{
@@ -70,6 +75,7 @@ var problemNames = map[Problem]string{
 	ProblemValue:            "value",
 	ProblemElse:             "else",
 	ProblemPrerequisite:     "prerequisite",
+	ProblemSize:             "size",
 }
 
 // String returns the problem's short name.

@@ -59,6 +59,9 @@ func Parse(name string, data []byte) (*Flow, error) {
 type parser struct {
 	file string
 	errs []*Error
+	// stepCount counts the steps read so far, when: blocks included; past
+	// MaxRunSteps the file is refused and reading stops.
+	stepCount int
 }
 
 // add records e for the step at path (nil for the file) and directive kind,
@@ -77,13 +80,21 @@ func (p *parser) add(e *Error, path StepPath, kind Kind) {
 	p.errs = append(p.errs, e)
 }
 
-func (p *parser) full() bool { return len(p.errs) >= maxErrors }
+// full tells that reading should stop: the errors reached maxErrors, or
+// the file holds more steps than a run reports.
+func (p *parser) full() bool { return len(p.errs) >= maxErrors || p.stepCount > MaxRunSteps }
 
 func (p *parser) parseFile(data []byte) *Flow {
 	doc, err := decodeDocument(data)
 	if err != nil {
 		p.add(err, nil, "")
 		return nil
+	}
+	if doc != nil {
+		if e := checkAliases(doc); e != nil {
+			p.add(e, nil, "")
+			return nil
+		}
 	}
 	root := resolve(doc)
 	switch {
@@ -205,6 +216,10 @@ func (p *parser) steps(seq *yaml.Node, parent StepPath, depth int) []*Step {
 			break
 		}
 		path := append(slices.Clone(parent), i+1)
+		if p.stepCount++; p.stepCount > MaxRunSteps {
+			p.add(errAt(resolve(item), ProblemSize, "the file holds more than %d steps, when: blocks included; a run reports at most %d, so split it into several flows", MaxRunSteps, MaxRunSteps), path, "")
+			break
+		}
 		before := len(p.errs)
 		st, kind, err := p.step(item, path, depth)
 		if err != nil {

@@ -429,7 +429,7 @@ func (p *parser) run(v *yaml.Node) (Directive, *Error) {
 // reported) with the path path.N and one more level of depth.
 func (p *parser) when(o *object, path StepPath, depth int) (Directive, *Error) {
 	if depth >= MaxWhenDepth {
-		return nil, errAt(o.node, ProblemShape, "when: blocks nest deeper than %d levels; check for a cyclic YAML alias", MaxWhenDepth)
+		return nil, errAt(o.node, ProblemShape, "when: blocks nest deeper than %d levels", MaxWhenDepth)
 	}
 	cond, err := p.whenGuard(o.get("when"))
 	if err != nil {
@@ -460,8 +460,10 @@ func (p *parser) echo(v *yaml.Node) (Directive, *Error) {
 	return &Echo{Message: v.Value}, nil
 }
 
-// Bounds on a tool step's args, which are free-form YAML: a cyclic alias or
-// an alias bomb must fail cleanly instead of recursing or expanding forever.
+// Bounds on a tool step's args, which are free-form YAML: a tool takes
+// its arguments as JSON, and no tool needs more. (Parse refuses a cyclic
+// alias and bounds what aliases add to the whole file before any step is
+// read: MaxAliasValues.)
 const (
 	maxArgDepth = 64
 	maxArgNodes = 100_000
@@ -511,10 +513,10 @@ func jsonValue(n *yaml.Node, depth int, budget *int) (any, *Error) {
 	n = resolve(n)
 	*budget--
 	if *budget < 0 {
-		return nil, errAt(n, ProblemValue, "args hold more than %d values; check for a YAML alias that expands without end", maxArgNodes)
+		return nil, errAt(n, ProblemValue, "args hold more than %d values", maxArgNodes)
 	}
 	if depth > maxArgDepth {
-		return nil, errAt(n, ProblemValue, "args nest deeper than %d levels; check for a cyclic YAML alias", maxArgDepth)
+		return nil, errAt(n, ProblemValue, "args nest deeper than %d levels", maxArgDepth)
 	}
 	switch n.Kind {
 	case yaml.SequenceNode:

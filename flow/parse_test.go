@@ -323,6 +323,7 @@ func TestParseInvalidFiles(t *testing.T) {
 		"too-many-scopes.yaml": {{"1", 2, KindTap, ProblemSelector, "more than 6 scopes"}},
 		"two-documents.yaml":   {{"", 3, "", ProblemSyntax, "more than one YAML document"}},
 		"empty.yaml":           {{"", 0, "", ProblemShape, "the flow file is empty"}},
+		"alias-bomb.yaml":      {{"5.2", 13, KindWhen, ProblemSize, "YAML aliases add more than 100000 values to this file once followed (the alias *d here repeats 37771 values)"}},
 	}
 	files, err := filepath.Glob("testdata/invalid/*.yaml")
 	if err != nil {
@@ -514,7 +515,7 @@ func TestParseInvalidSteps(t *testing.T) {
 		{"tool args list", "tool: x\n    args: [1]", wantErr{"1", 3, KindTool, ProblemShape, "args must be a map"}},
 		{"tool args nan", "tool: x\n    args: { n: .nan }", wantErr{"1", 3, KindTool, ProblemValue, "not a finite number"}},
 		{"tool delay", "tool: x\n    delayMs: -1", wantErr{"1", 3, KindTool, ProblemValue, "delayMs needs a number"}},
-		{"tool args cycle", "tool: x\n    args: &a { self: *a }", wantErr{"1", 3, KindTool, ProblemValue, "nest deeper than 64 levels"}},
+		{"tool args cycle", "tool: x\n    args: &a { self: *a }", wantErr{"1", 3, KindTool, ProblemSize, "the alias *a sits inside the value it names"}},
 		{"when no steps", `when: { visible: a }`, wantErr{"1", 2, KindWhen, ProblemShape, "when needs a non-empty steps: list"}},
 		{"when empty steps", "when: { visible: a }\n    steps: []", wantErr{"1", 3, KindWhen, ProblemShape, "non-empty steps: list"}},
 		{"when steps map", "when: { visible: a }\n    steps: { tap: a }", wantErr{"1", 3, KindWhen, ProblemShape, "steps must be a list"}},
@@ -579,7 +580,7 @@ func TestParseAliases(t *testing.T) {
 	}
 	cyclic := "steps:\n  - tap: &s { text: a, within: *s }\n"
 	_, err := Parse("cyclic.yaml", []byte(cyclic))
-	checkErrors(t, "cyclic.yaml", err, []wantErr{{"1", 2, KindTap, ProblemSelector, "more than 6 scopes"}})
+	checkErrors(t, "cyclic.yaml", err, []wantErr{{"1", 2, KindTap, ProblemSize, "the alias *s sits inside the value it names (anchored at line 2), so it would expand without end"}})
 }
 
 func TestParseWhenDepthLimit(t *testing.T) {
@@ -600,6 +601,46 @@ func TestParseWhenDepthLimit(t *testing.T) {
 	if len(errs) != 1 || errs[0].Problem != ProblemShape || !strings.Contains(errs[0].Msg, "nest deeper than 20") || len(errs[0].Step) != MaxWhenDepth+1 {
 		t.Errorf("depth %d: got %v, want one nesting error at depth 21", MaxWhenDepth+1, err)
 	}
+}
+
+// TestParseStepLimit: a file holds at most MaxRunSteps steps, when: blocks
+// included, and the step that passes the limit is named.
+func TestParseStepLimit(t *testing.T) {
+	t.Parallel()
+	echoes := func(n int) string { return strings.Repeat("  - echo: x\n", n) }
+	mustParseString(t, "steps:\n"+echoes(MaxRunSteps))
+
+	_, err := Parse("long.yaml", []byte("steps:\n"+echoes(MaxRunSteps+1)))
+	checkErrors(t, "long.yaml", err, []wantErr{{"10001", MaxRunSteps + 2, "", ProblemSize, "the file holds more than 10000 steps, when: blocks included"}})
+
+	// A when: marker and its steps count: the block's second step is the
+	// 10001st.
+	src := "steps:\n" + echoes(MaxRunSteps-2) + "  - when: { platform: ios }\n    steps:\n      - echo: a\n      - echo: b\n"
+	_, err = Parse("block.yaml", []byte(src))
+	checkErrors(t, "block.yaml", err, []wantErr{{"9999.2", MaxRunSteps + 3, "", ProblemSize, "more than 10000 steps"}})
+}
+
+// TestParseAliasBudget: aliases may add MaxAliasValues values to a file,
+// wherever they are, and not one more; the error names the alias's step
+// and line.
+func TestParseAliasBudget(t *testing.T) {
+	t.Parallel()
+	// The anchored list is 1,000 values (the list and 999 numbers), so
+	// each alias of it adds 1,000.
+	build := func(aliases int) string {
+		var b strings.Builder
+		b.WriteString("steps:\n  - tool: x\n    args: { v: &big [" + strings.Repeat("0, ", 998) + "0] }\n")
+		for range aliases {
+			b.WriteString("  - tool: x\n    args: { v: *big }\n")
+		}
+		return b.String()
+	}
+	f := mustParseString(t, build(MaxAliasValues/1000))
+	if got := len(f.Steps[100].Directive.(*Tool).Args["v"].([]any)); got != 999 {
+		t.Fatalf("aliased args: got %d values, want 999", got)
+	}
+	_, err := Parse("laughs.yaml", []byte(build(MaxAliasValues/1000+1)))
+	checkErrors(t, "laughs.yaml", err, []wantErr{{"102", 205, KindTool, ProblemSize, "YAML aliases add more than 100000 values to this file once followed (the alias *big here repeats 1000 values)"}})
 }
 
 func TestSelectorScopeLimit(t *testing.T) {

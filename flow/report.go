@@ -105,9 +105,11 @@ type Mismatch struct {
 	Regions     []snapshot.Region `json:"regions,omitempty"`
 }
 
-// count adds a finished step to the totals; echo lines never count.
+// count adds a finished step to the totals; echo lines never count,
+// except the error line that ends a run at MaxRunSteps, which may be an
+// echo's.
 func (r *Report) count(s StepReport) {
-	if s.Kind == string(KindEcho) {
+	if s.Kind == string(KindEcho) && s.Status != StatusError {
 		return
 	}
 	switch s.Status {

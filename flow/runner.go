@@ -44,6 +44,10 @@ type Runner struct {
 	opts    Options
 	rep     *Report
 	stopped bool
+	// ended tells that the report takes no more lines: the line that
+	// says the run was aborted, or that it reached MaxRunSteps, is its
+	// last. A client that went away needs no line per step it left.
+	ended bool
 	// written holds the baselines this call wrote, so a later step (also
 	// in another nested run) compares against them.
 	written map[string][]byte
@@ -135,8 +139,8 @@ type NameError struct{ Msg string }
 func (e *NameError) Error() string { return e.Msg }
 
 // Execute runs the entry flow and returns its report. An error means the flow
-// was rejected before its first step (see Prepare); a failing step is in
-// the report, not an error.
+// was rejected before its first step (see Prepare, and a run: fan-out that
+// could pass MaxRunSteps); a failing step is in the report, not an error.
 func Execute(ctx context.Context, opts Options, e Entry) (*Report, error) {
 	fl, err := Prepare(e)
 	if err != nil {
@@ -154,7 +158,11 @@ func Execute(ctx context.Context, opts Options, e Entry) (*Report, error) {
 		r.rep.Device = opts.Device.ID()
 	}
 	sc := &runScope{name: e.Name, baselineDir: baselineDir(e.File.Canonical, e.StemFallback), update: opts.UpdateBaselines}
-	r.runFile(ctx, &frame{file: e.File, flow: fl, display: e.Name, scope: sc})
+	fr := &frame{file: e.File, flow: fl, display: e.Name, scope: sc}
+	if err := r.checkFanOut(fr); err != nil {
+		return nil, err
+	}
+	r.runFile(ctx, fr)
 	r.rep.DurationMs = ms(time.Since(r.started))
 	r.rep.OK = r.rep.Failed == 0 && r.rep.Errored == 0 && !r.rep.Aborted
 	return r.rep, nil
@@ -172,6 +180,16 @@ func (r *Runner) runFile(ctx context.Context, fr *frame) {
 
 func (r *Runner) steps(ctx context.Context, fr *frame, steps []*Step, depth int) {
 	for _, s := range steps {
+		if r.ended {
+			return
+		}
+		if len(r.rep.Steps) >= MaxRunSteps {
+			// The authoritative bound: Execute counted the run's fan-out
+			// before its first step, but a fragment can change on disk
+			// while the run goes on.
+			r.emit(r.base(fr, s, depth))
+			return
+		}
 		if r.stopped || r.rep.Aborted {
 			r.skip(fr, s, depth)
 			continue
@@ -186,9 +204,12 @@ func (r *Runner) steps(ctx context.Context, fr *frame, steps []*Step, depth int)
 }
 
 // skip reports a step that will not run: after a stop with no reason,
-// after an abort with "run aborted"; a when: block lists its steps, a
-// run: stays one line.
+// after an abort with "run aborted" (and nothing after that line); a
+// when: block lists its steps, a run: stays one line.
 func (r *Runner) skip(fr *frame, s *Step, depth int) {
+	if r.ended {
+		return
+	}
 	reason := ""
 	if r.rep.Aborted {
 		reason = "run aborted"
@@ -221,17 +242,44 @@ func (r *Runner) base(fr *frame, s *Step, depth int) StepReport {
 	return sr
 }
 
-// emit finishes a report line: index, totals, progress.
+// emit finishes a report line: index, totals, progress. Once the report
+// has ended it drops the line; the line past MaxRunSteps becomes the one
+// that says the run reached it, and ends the report.
 func (r *Runner) emit(sr StepReport) {
+	if r.ended {
+		return
+	}
+	if len(r.rep.Steps) >= MaxRunSteps {
+		sr = stepLimitLine(sr)
+		r.ended = true
+	}
 	sr.Index = len(r.rep.Steps)
 	r.rep.Steps = append(r.rep.Steps, sr)
 	r.rep.count(sr)
 	if sr.Status == StatusFail || sr.Status == StatusError {
 		r.stopped = true
 	}
+	if r.rep.Aborted {
+		// This line says the run was aborted (a step cut short, or the
+		// first one that did not start): the steps after it stay out.
+		r.ended = true
+	}
 	if r.opts.Progress != nil {
 		r.opts.Progress(sr)
 	}
+}
+
+// stepLimitLine turns the line of the step that would pass MaxRunSteps
+// into the error that ends the run. An echo's line keeps its kind and
+// carries the reason as its message, since an echo line shows only that.
+func stepLimitLine(sr StepReport) StepReport {
+	out := StepReport{Kind: sr.Kind, Flow: sr.Flow, Depth: sr.Depth, Line: sr.Line, Target: sr.Target, Tool: sr.Tool, Status: StatusError}
+	out.Reason = fmt.Sprintf("the run reached its limit of %d steps (the steps of its run: fragments, nested flows and when: blocks count): this step and every later one did not run", MaxRunSteps)
+	if out.Kind == string(KindEcho) {
+		out.Message = out.Reason
+	}
+	out.setErr(ErrTooManySteps)
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -392,6 +440,9 @@ func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepR
 
 func (r *Runner) skipBlock(fr *frame, w *When, depth int, reason string) {
 	for _, in := range w.Steps {
+		if r.ended {
+			return
+		}
 		sr := r.base(fr, in, depth+1)
 		sr.Status, sr.Reason = StatusSkip, reason
 		r.emit(sr)

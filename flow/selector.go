@@ -343,7 +343,7 @@ func (p *parser) selectorScopes(sel *Selector, o *object, where string, budget *
 		// branches cannot multiply (Argent counts the same way).
 		*budget--
 		if *budget < 0 {
-			return nil, errAt(o.key(k), ProblemSelector, "%sa selector carries more than %d scopes (within/after/next) in total; check for a cyclic YAML alias", pfx(where), MaxSelectorScopes)
+			return nil, errAt(o.key(k), ProblemSelector, "%sa selector carries more than %d scopes (within/after/next) in total", pfx(where), MaxSelectorScopes)
 		}
 		inner, err := p.selector(v, join(where, k), budget)
 		if err != nil {

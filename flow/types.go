@@ -31,17 +31,33 @@ const (
 	DefaultLongPress = 800 * time.Millisecond
 	// MaxSelectorScopes bounds the within/after/next keys of one selector,
 	// counted over its whole tree like Argent's MAX_SELECTOR_SCOPES: a count
-	// rather than a depth, because each level can open three branches, and
-	// because it also stops a cyclic YAML alias (&s { within: *s }).
+	// rather than a depth, because each level can open three branches.
 	MaxSelectorScopes = 6
 	// MaxWhenDepth bounds nested when: blocks (Argent's MAX_BLOCK_DEPTH); no
-	// real flow comes close, the bound exists for cyclic aliases.
+	// real flow comes close.
 	MaxWhenDepth = 20
 	// MaxRunDepth is the deepest level that runs: the flow named by the call
 	// is level 0 and each run: fragment or nested flow adds one (PRODUCT.md,
 	// seed "Members"). The parser does not use it; the runner and the link
 	// client share it from here.
 	MaxRunDepth = 20
+	// MaxRunSteps bounds the lines of one run's report: every step it runs
+	// or reports, the steps of its run: fragments and nested flows and of
+	// its when: blocks included. A real suite stays far below it (ten
+	// thousand steps take minutes on a live page); a few lines of run:
+	// fan-out (each fragment running the next several times) would
+	// otherwise expand to hundreds of thousands. Parse refuses a file that
+	// holds more steps, Execute refuses a flow whose fan-out could reach
+	// more, and the runner ends a run that reaches it anyway.
+	MaxRunSteps = 10_000
+	// MaxAliasValues bounds what a flow file's YAML aliases add once
+	// followed, counted in YAML values (each map, list and scalar a copy
+	// of an anchored value brings): the "billion laughs" guard. Reusing a
+	// selector or a few steps by alias costs tens or hundreds; a file
+	// that nests aliases of aliases would otherwise grow a few kilobytes
+	// into millions of steps. A cyclic alias expands without end and is
+	// refused whatever its size.
+	MaxAliasValues = 100_000
 	// MaxTapTimes bounds tap: { times } (Argent's gesture-tap clickCount cap).
 	MaxTapTimes = 10
 	// MaxRotateDegrees bounds rotate: { by }, the largest sweep Argent's

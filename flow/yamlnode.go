@@ -245,3 +245,149 @@ func osaDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// checkAliases refuses a document whose aliases would expand without end
+// (an alias inside the value it names) or add more than MaxAliasValues
+// values once followed. Everything that reads a flow follows aliases (a
+// when: list, a selector, tool args), so the bound is checked once, on the
+// whole document, before any of it is read. It costs one pass over the
+// document as written: each alias adds the expanded size of its anchored
+// value, and that size is computed once per anchor. The error is located
+// at the alias and, when one holds it, at the step as written.
+func checkAliases(doc *yaml.Node) *Error {
+	c := &aliasCheck{sizes: map[*yaml.Node]int{}, open: map[*yaml.Node]bool{}}
+	e := c.walk(doc)
+	if e != nil {
+		e.Step, e.Directive = stepHolding(doc, c.at, nil)
+	}
+	return e
+}
+
+// stepHolding returns the path and directive of the innermost step, as
+// written (aliases not followed), whose YAML holds node n; nil when no
+// step does. doc is the file's map, or a step's map below parent.
+func stepHolding(doc, n *yaml.Node, parent StepPath) (StepPath, Kind) {
+	if doc.Kind != yaml.MappingNode {
+		return nil, ""
+	}
+	var steps *yaml.Node
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "steps" && doc.Content[i+1].Kind == yaml.SequenceNode {
+			steps = doc.Content[i+1]
+		}
+	}
+	if steps == nil {
+		return nil, ""
+	}
+	for i, item := range steps.Content {
+		if !holds(item, n) {
+			continue
+		}
+		path := append(slices.Clone(parent), i+1)
+		if inner, kind := stepHolding(item, n, path); inner != nil {
+			return inner, kind
+		}
+		var kind Kind
+		if item.Kind == yaml.MappingNode {
+			for j := 0; j < len(item.Content); j += 2 {
+				if k := Kind(item.Content[j].Value); slices.Contains(allKinds, k) {
+					kind = k
+					break
+				}
+			}
+		}
+		return path, kind
+	}
+	return nil, ""
+}
+
+// holds tells whether n is tree or in it, aliases not followed.
+func holds(tree, n *yaml.Node) bool {
+	if tree == n {
+		return true
+	}
+	for _, ch := range tree.Content {
+		if holds(ch, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// aliasCheck is one checkAliases.
+type aliasCheck struct {
+	// sizes holds the expanded size of each anchored value measured so
+	// far, capped at MaxAliasValues+1; open the anchored values being
+	// measured, to find an alias inside the value it names.
+	sizes map[*yaml.Node]int
+	open  map[*yaml.Node]bool
+	added int
+	// at is the alias an error is about.
+	at *yaml.Node
+}
+
+// walk visits n as written, without following its aliases, and adds what
+// each alias brings.
+func (c *aliasCheck) walk(n *yaml.Node) *Error {
+	if n.Kind == yaml.AliasNode {
+		size, err := c.size(n)
+		if err != nil {
+			return err
+		}
+		c.added = min(c.added+size, MaxAliasValues+1)
+		if c.added > MaxAliasValues {
+			c.at = n
+			return errAt(n, ProblemSize, "YAML aliases add more than %d values to this file once followed (the alias *%s here repeats %s); a flow file's aliases may add at most %d: write the repeated steps out, or keep them in one fragment that a run: names", MaxAliasValues, n.Value, sizeText(size), MaxAliasValues)
+		}
+		return nil
+	}
+	for _, ch := range n.Content {
+		if err := c.walk(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// size returns how many values n stands for once its aliases are
+// followed, capped at MaxAliasValues+1. An anchored value is measured
+// once, wherever it is reached from.
+func (c *aliasCheck) size(n *yaml.Node) (int, *Error) {
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return 1, nil
+		}
+		if c.open[n.Alias] {
+			c.at = n
+			return 0, errAt(n, ProblemSize, "the alias *%s sits inside the value it names (anchored at line %d), so it would expand without end", n.Value, n.Alias.Line)
+		}
+		n = n.Alias
+	}
+	if n.Anchor != "" {
+		if s, ok := c.sizes[n]; ok {
+			return s, nil
+		}
+		c.open[n] = true
+		defer delete(c.open, n)
+	}
+	total := 1
+	for _, ch := range n.Content {
+		s, err := c.size(ch)
+		if err != nil {
+			return 0, err
+		}
+		total = min(total+s, MaxAliasValues+1)
+	}
+	if n.Anchor != "" {
+		c.sizes[n] = total
+	}
+	return total, nil
+}
+
+// sizeText renders a capped size for a message.
+func sizeText(size int) string {
+	if size > MaxAliasValues {
+		return fmt.Sprintf("more than %d values", MaxAliasValues)
+	}
+	return plural(size, "value")
+}
