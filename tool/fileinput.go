@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
@@ -63,6 +64,12 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
 	}
 	if w.Content != nil {
+		// The bytes are kept under the client's file name for the tool to
+		// read, so the path must end in one.
+		if _, ok := clientpath.FileName(w.Path); !ok {
+			return nil, true, &Error{Kind: KindValidation, Field: target,
+				Message: fmt.Sprintf("%s: %q is not the path of a file: a file sent with its content needs a path that ends in a file name", target, w.Path)}
+		}
 		if len(*w.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: target + ": " + clientfs.TooLarge(w.Path)}
@@ -123,7 +130,8 @@ func unwrapFileInputs(call *Call, tempDir string) error {
 				return fmt.Errorf("%s: keep the file sent: %w", spec.Target, err)
 			}
 			call.OnDone(func() { os.RemoveAll(dir) })
-			p := filepath.Join(dir, filepath.Base(f.Path))
+			name, _ := clientpath.FileName(f.Path) // ParseFile checked it
+			p := filepath.Join(dir, name)
 			if err := os.WriteFile(p, f.Content, 0o600); err != nil {
 				return fmt.Errorf("%s: keep the file sent: %w", spec.Target, err)
 			}
