@@ -2,7 +2,6 @@ package link
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/tool"
 )
 
 // clientPNGMagic starts every PNG file.
@@ -121,10 +121,10 @@ func (st *callState) checkBaseline(p, content string) (png []byte, policy *clien
 	if !ok {
 		return nil, nil, p + " is not in the baseline directory of a run of this call that updates baselines"
 	}
-	if len(content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+	png, err := tool.DecodeBase64(content)
+	if errors.Is(err, clientfs.ErrOverCap) {
 		return nil, nil, p + " is larger than the 32 MiB cap on a baseline"
 	}
-	png, err := base64.StdEncoding.DecodeString(content)
 	if err != nil {
 		return nil, nil, fmt.Sprintf("the content of %s is not valid base64: %v", p, err)
 	}
@@ -149,7 +149,7 @@ func (st *callState) writeRecording(p, content string) error {
 		return errors.New("not in .argent/flows")
 	case st.recording != "" && filepath.Clean(p) != filepath.Clean(st.recording):
 		return errors.New("not the recording of the call")
-	case len(content) > MaxFileBytes:
+	case clientfs.OverCap(int64(len(content))):
 		return errors.New("over the cap")
 	}
 	target, why := directiveTarget(p, nil, ".yaml", "a YAML file")

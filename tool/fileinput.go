@@ -1,8 +1,8 @@
 package tool
 
 import (
-	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -70,11 +70,11 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 			return nil, true, &Error{Kind: KindValidation, Field: target,
 				Message: fmt.Sprintf("%s: %q is not the path of a file: a file sent with its content needs a path that ends in a file name", target, w.Path)}
 		}
-		if len(*w.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+		b, err := DecodeBase64(*w.Content)
+		if errors.Is(err, clientfs.ErrOverCap) {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: target + ": " + clientfs.TooLarge(w.Path)}
 		}
-		b, err := DecodeBase64(*w.Content)
 		if err != nil {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
