@@ -2,7 +2,6 @@ package link
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,47 +14,132 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/tool"
 )
 
 // clientPNGMagic starts every PNG file.
 var clientPNGMagic = []byte("\x89PNG\r\n\x1a\n")
 
+// DirectiveError is a result with a client-file directive that the call
+// could not have asked for: a recording's file (a utf8 directive) in the
+// result of a call that records no flow, or for another file than the
+// recording the call names. A tool-server that sends one breaks the
+// protocol, so the client applies nothing of that result, and the error
+// matches flow.ErrInfrastructure.
+type DirectiveError struct {
+	Tool string
+	// Path is the file the directive names; Reason why it is refused.
+	Path, Reason string
+}
+
+func (e *DirectiveError) Error() string {
+	return fmt.Sprintf("%s: the tool-server's result asks to write a file this call did not ask for (%s); the client refused the result and wrote nothing of it", e.Tool, e.Reason)
+}
+
+// Is makes a DirectiveError match flow.ErrInfrastructure: the tool-server,
+// not the flow, is at fault.
+func (e *DirectiveError) Is(target error) bool { return target == flow.ErrInfrastructure }
+
 // apply applies the client-file directives of a result (seed, "Baselines
 // in the result"; wire reference §5.3) and returns the result with each
 // replaced: a baseline by the path written or {"path", "error"}, a
 // recording by its path or null. A result without directives comes back
-// as it arrived.
-func (st *callState) apply(data json.RawMessage) json.RawMessage {
+// as it arrived. A result with a recording's directive the call did not
+// ask for (recordingRefusal) is refused whole: nothing of it is written,
+// and the error is a *DirectiveError.
+func (st *callState) apply(data json.RawMessage) (json.RawMessage, error) {
 	if !bytes.Contains(data, []byte(`"__argentClientFile"`)) {
-		return data
+		return data, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return data
+		return data, nil
+	}
+	if err := st.checkDirectives(v); err != nil {
+		return nil, err
 	}
 	v = st.applyIn(v)
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return data
+		return data, nil
 	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// directiveOf returns the client-file directive v is, as §5.3 finds one:
+// an object marked __argentClientFile with a string path and content.
+func directiveOf(v any) (p, content, encoding string, ok bool) {
+	x, isMap := v.(map[string]any)
+	if !isMap {
+		return "", "", "", false
+	}
+	if marker, _ := x["__argentClientFile"].(bool); !marker {
+		return "", "", "", false
+	}
+	p, okPath := x["path"].(string)
+	content, okContent := x["content"].(string)
+	encoding, _ = x["encoding"].(string)
+	return p, content, encoding, okPath && okContent
+}
+
+// checkDirectives looks at every directive of a result before any is
+// applied, and returns a *DirectiveError for the first that the call did
+// not ask for.
+func (st *callState) checkDirectives(v any) error {
+	if p, _, enc, ok := directiveOf(v); ok {
+		if enc == "" || enc == "utf8" {
+			if why := st.recordingRefusal(p); why != "" {
+				return &DirectiveError{Tool: st.name, Path: p, Reason: why}
+			}
+		}
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if err := st.checkDirectives(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if err := st.checkDirectives(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recordingRefusal tells why a recording's directive for p is not one the
+// call asked for, or "" when it is: only a call of a recorder tool that
+// names a recording (a valid name and an absolute project_root) takes
+// one, and only for that file, <project_root>/.argent/flows/<name>.yaml,
+// the path the recorder answers for a file it keeps on the client (seed,
+// "The x-argent-linked header"). The wording follows the refusal of a
+// baseline outside the baseline directories of the call.
+func (st *callState) recordingRefusal(p string) string {
+	switch {
+	case !recordingTools[st.name]:
+		return fmt.Sprintf("%s is not the recording of this call: %s records no flow", p, st.name)
+	case st.recording == "":
+		return fmt.Sprintf("%s is not the recording of this call: the call names none (no valid name and absolute project_root)", p)
+	case filepath.Clean(p) != filepath.Clean(st.recording):
+		return fmt.Sprintf("%s is not the recording of this call (%s)", p, st.recording)
+	}
+	return ""
 }
 
 func (st *callState) applyIn(v any) any {
+	if p, content, enc, ok := directiveOf(v); ok {
+		return st.applyDirective(p, content, enc)
+	}
 	switch x := v.(type) {
 	case map[string]any:
-		if marker, _ := x["__argentClientFile"].(bool); marker {
-			p, okPath := x["path"].(string)
-			content, okContent := x["content"].(string)
-			if okPath && okContent {
-				enc, _ := x["encoding"].(string)
-				return st.applyDirective(p, content, enc)
-			}
-		}
 		for k, e := range x {
 			x[k] = st.applyIn(e)
 		}
@@ -121,10 +205,10 @@ func (st *callState) checkBaseline(p, content string) (png []byte, policy *clien
 	if !ok {
 		return nil, nil, p + " is not in the baseline directory of a run of this call that updates baselines"
 	}
-	if len(content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+	png, err := tool.DecodeBase64(content)
+	if errors.Is(err, clientfs.ErrOverCap) {
 		return nil, nil, p + " is larger than the 32 MiB cap on a baseline"
 	}
-	png, err := base64.StdEncoding.DecodeString(content)
 	if err != nil {
 		return nil, nil, fmt.Sprintf("the content of %s is not valid base64: %v", p, err)
 	}
@@ -134,10 +218,10 @@ func (st *callState) checkBaseline(p, content string) (png []byte, policy *clien
 	return png, policy, ""
 }
 
-// writeRecording applies a recording's savedTo directive with §5.3's
-// rules: an absolute path without "..", a flow file name, in a
-// .argent/flows directory; and, when the call names a recording, that
-// file only. The same link checks as for a baseline apply.
+// writeRecording applies a recording's savedTo directive, one the call
+// asked for (checkDirectives), with §5.3's rules: an absolute path
+// without "..", a flow file name, in a .argent/flows directory. The same
+// link checks as for a baseline apply.
 func (st *callState) writeRecording(p, content string) error {
 	dir := filepath.Dir(p)
 	switch {
@@ -147,9 +231,7 @@ func (st *callState) writeRecording(p, content string) error {
 		return errors.New("not a flow file name")
 	case filepath.Base(dir) != "flows" || filepath.Base(filepath.Dir(dir)) != ".argent":
 		return errors.New("not in .argent/flows")
-	case st.recording != "" && filepath.Clean(p) != filepath.Clean(st.recording):
-		return errors.New("not the recording of the call")
-	case len(content) > MaxFileBytes:
+	case clientfs.OverCap(int64(len(content))):
 		return errors.New("over the cap")
 	}
 	target, why := directiveTarget(p, nil, ".yaml", "a YAML file")

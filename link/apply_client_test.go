@@ -2,6 +2,7 @@ package link_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
 )
 
@@ -198,40 +200,28 @@ func TestApplyOutsideRoots(t *testing.T) {
 	}
 }
 
-// TestApplySavedTo: a recording's savedTo directive is written only as
-// §5.3 allows, and only to the recording the call names; the rest become
-// null.
+// TestApplySavedTo: a recorder tool's savedTo directive for the recording
+// the call names is written; one that §5.3 refuses, or whose write fails,
+// becomes null.
 func TestApplySavedTo(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
 	rec := filepath.Join(f.flows, "demo.yaml")
-	evil := filepath.Join(f.root, "evil.txt")
-	answerResult(t, s, map[string]any{"savedTo": []any{
-		directive(rec, "steps:\n  - echo: hi\n", ""),
-		directive(evil, "x", ""),
-		directive(f.flows+"/../evil.yaml", "x", ""),
-		directive(filepath.Join(f.flows, "other.yaml"), "x", "utf8"),
-		directive("relative/.argent/flows/demo.yaml", "x", ""),
-	}})
+	answerResult(t, s, map[string]any{"savedTo": []any{directive(rec, "steps:\n  - echo: hi\n", "")}})
 	res, err := s.client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo", "project_root": f.proj, "message": "hi"}, link.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "result", res, map[string]any{"savedTo": []any{rec, nil, nil, nil, nil}})
+	assertJSON(t, "result", res, map[string]any{"savedTo": []any{rec}})
 	if got := f.read(rec); got != "steps:\n  - echo: hi\n" {
 		t.Errorf("recording: got %q, want the directive's content", got)
-	}
-	for _, p := range []string{evil, filepath.Join(f.proj, ".argent", "evil.yaml"), filepath.Join(f.flows, "other.yaml")} {
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("%s: got %v, want nothing written", p, err)
-		}
 	}
 
 	// A recording file that is a link out of its directory is not written
 	// through.
 	target := f.put(filepath.Join(f.root, "outside", "x.yaml"), "keep")
 	f.link("demo2.yaml", target)
-	answerResult(t, s, map[string]any{"savedTo": directive(filepath.Join(f.flows, "demo2.yaml"), "steps: []\n", "")})
+	answerResult(t, s, map[string]any{"savedTo": directive(filepath.Join(f.flows, "demo2.yaml"), "steps: []\n", "utf8")})
 	res, err = s.client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo2", "project_root": f.proj, "message": "hi"}, link.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +229,43 @@ func TestApplySavedTo(t *testing.T) {
 	assertJSON(t, "result", res, map[string]any{"savedTo": nil})
 	if got := f.read(target); got != "keep" {
 		t.Errorf("link target: got %q, want it untouched", got)
+	}
+}
+
+// TestApplyRefusesOtherRecordings: a recorder call takes a directive for
+// its own recording only. One for any other file (another flow of the
+// project, a file outside .argent/flows, a relative path, the recording's
+// directory by ".."), or any recording's directive in a call that names
+// no recording, refuses the whole result: not even the directive for the
+// call's own recording beside it is written.
+func TestApplyRefusesOtherRecordings(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s := newStub(t)
+	rec := filepath.Join(f.flows, "demo.yaml")
+	call := map[string]any{"name": "demo", "project_root": f.proj, "message": "hi"}
+	for _, tc := range []struct {
+		target string
+		args   map[string]any
+		why    string
+	}{
+		{filepath.Join(f.flows, "other.yaml"), call, " is not the recording of this call (" + rec + ")"},
+		{filepath.Join(f.root, "evil.txt"), call, " is not the recording of this call (" + rec + ")"},
+		{f.flows + "/../evil.yaml", call, " is not the recording of this call (" + rec + ")"},
+		{"relative/.argent/flows/demo.yaml", call, " is not the recording of this call (" + rec + ")"},
+		{rec, map[string]any{"name": "demo", "project_root": "relative", "message": "hi"}, " is not the recording of this call: the call names none (no valid name and absolute project_root)"},
+	} {
+		answerResult(t, s, map[string]any{"savedTo": []any{directive(rec, "steps: []\n", ""), directive(tc.target, "x", "")}})
+		res, err := s.client("").Call(t.Context(), "flow-add-echo", tc.args, link.CallOptions{})
+		var de *link.DirectiveError
+		if !errors.As(err, &de) || !errors.Is(err, flow.ErrInfrastructure) || de.Path != tc.target || de.Reason != tc.target+tc.why {
+			t.Errorf("%s: got %s, %v; want a DirectiveError %q", tc.target, res, err, tc.target+tc.why)
+		}
+		for _, p := range []string{rec, filepath.Join(f.root, "evil.txt"), filepath.Join(f.proj, ".argent", "evil.yaml"), filepath.Join(f.flows, "other.yaml")} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("%s: %s: got %v, want nothing written", tc.target, p, err)
+			}
+		}
 	}
 }
 
@@ -262,5 +289,51 @@ func TestProgressIsNotApplied(t *testing.T) {
 	}
 	if _, err := os.Stat(rec); !os.IsNotExist(err) {
 		t.Errorf("recording: got %v, want nothing written from a progress line", err)
+	}
+}
+
+// TestApplyRefusesForeignRecordingDirectives: a malicious tool-server
+// answers a flow-execute with a recording's directive (utf8, savedTo's
+// shape) for the flow file being run, or for a flow file of another
+// project, which no recording of this call names. The client refuses the
+// result: nothing of it is written (not the baseline it also carries),
+// no directory is made, and the call fails as the tool-server's fault,
+// naming the path.
+func TestApplyRefusesForeignRecordingDirectives(t *testing.T) {
+	t.Parallel()
+	const flowText = "steps:\n  - snapshot: home\n"
+	for _, tc := range []struct {
+		name   string
+		target func(f *fixture) string
+	}{
+		{"the flow being run", func(f *fixture) string { return filepath.Join(f.flows, "main.yaml") }},
+		{"another project's flows", func(f *fixture) string { return filepath.Join(f.root, "elsewhere", ".argent", "flows", "pwn.yaml") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := newStub(t)
+			main := f.put("main.yaml", flowText)
+			target := tc.target(f)
+			baseline := filepath.Join(f.flows, "__baselines__", "main", "home__chromium-1x1.png")
+			answerResult(t, s, map[string]any{"flow": "main", "ok": true,
+				"steps":          []any{map[string]any{"index": 0, "result": map[string]any{"savedTo": directive(target, "steps:\n  - echo: pwned\n", "")}}},
+				"baselineWrites": []any{directive(baseline, b64(pngBytes(t, 1, 1)), "base64")}})
+			res, err := s.client("").Call(t.Context(), "flow-execute",
+				map[string]any{"flow_path": main, "project_root": f.proj, "updateBaselines": true}, link.CallOptions{})
+			want := target + " is not the recording of this call: flow-execute records no flow"
+			if err == nil || !errors.Is(err, flow.ErrInfrastructure) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %s, %v; want an infrastructure error saying %q", res, err, want)
+			}
+			if got := f.read(main); got != flowText {
+				t.Errorf("the flow file: got %q, want it unchanged", got)
+			}
+			if _, err := os.Stat(filepath.Join(f.root, "elsewhere")); !os.IsNotExist(err) {
+				t.Errorf("elsewhere: got %v, want no directory made", err)
+			}
+			if _, err := os.Stat(filepath.Dir(baseline)); !os.IsNotExist(err) {
+				t.Errorf("the result's baseline: got %v, want nothing of a refused result written", err)
+			}
+		})
 	}
 }

@@ -98,8 +98,8 @@ func allowedChange(t *testing.T, p, baselineDir, recording, what string) {
 	}
 }
 
-// applyFixture lays out root and returns the state of a call whose run
-// updates the baselines of main, with the recording rec.yaml.
+// applyFixture lays out root and returns the state of a recorder call
+// whose run updates the baselines of main, with the recording rec.yaml.
 func applyFixture(t *testing.T, root string) (st *callState, baselineDir, recording string) {
 	t.Helper()
 	flows := filepath.Join(root, "proj", ".argent", "flows")
@@ -137,7 +137,9 @@ func applyFixture(t *testing.T, root string) (st *callState, baselineDir, record
 	main := filepath.Join(flows, "main.yaml")
 	policy := clientfs.ClientRoots(main, main, filepath.Join(root, "proj"))
 	linked := filepath.Join(flows, "__baselines__", "linked")
-	st = &callState{recording: filepath.Join(flows, "rec.yaml"),
+	// A recorded flow-execute step that updates baselines: the one kind
+	// of call whose result may hold both baselines and the recording.
+	st = &callState{name: "flow-add-step", recording: filepath.Join(flows, "rec.yaml"),
 		writable: map[string]*clientfs.Policy{baselineDir: policy, linked: policy}}
 	return st, baselineDir, st.recording
 }

@@ -222,7 +222,9 @@ func (c *Client) Artifact(ctx context.Context, id string) ([]byte, error) {
 // opts.Progress, and applies the client-file directives of the result:
 // each baselineWrites directive becomes the path written or
 // {"path", "error"}, and a recording's savedTo the path or null. It
-// returns the result's data after that. args is not modified.
+// returns the result's data after that. A result with a recording's
+// directive that the call did not ask for is refused whole, nothing of it
+// written, with a *DirectiveError. args is not modified.
 func (c *Client) Call(ctx context.Context, name string, args map[string]any, opts CallOptions) (json.RawMessage, error) {
 	tools, err := c.Tools(ctx)
 	if err != nil {
@@ -248,7 +250,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any, opt
 	if err != nil {
 		return nil, err
 	}
-	return st.apply(data), nil
+	return st.apply(data)
 }
 
 // callState is one Call on its way: the arguments being wrapped, the
@@ -269,7 +271,8 @@ type callState struct {
 	// baselines to the policy of its call ("Baselines in the result").
 	writable map[string]*clientfs.Policy
 	// recording is the recording file the call names, the one file a
-	// savedTo directive may write; "" when the call names none.
+	// savedTo directive of a recorder tool's result may write; "" when the
+	// call names none.
 	recording string
 }
 

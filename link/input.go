@@ -111,7 +111,7 @@ func fileInput(w *inputWire, p string) []byte {
 	}
 	size, mt := fi.Size(), clientfs.MtimeMs(fi)
 	w.Size, w.MtimeMs = &size, &mt
-	if size > MaxFileBytes {
+	if clientfs.OverCap(size) {
 		w.ContentOmitted = "size-limit"
 		return nil
 	}

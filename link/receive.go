@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,7 +150,7 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 		}
 		if m.Role == RoleFlow && r.HasData {
 			flowTotal += int64(len(r.Data))
-			if flowTotal > MaxFileBytes && firstErr == nil {
+			if clientfs.OverCap(flowTotal) && firstErr == nil {
 				firstErr = unprocessable("the flow members of the call total more than the 32 MiB cap")
 			}
 		}
@@ -203,10 +202,10 @@ func validSpelling(s *flow.Spelling) bool {
 }
 
 func decodeContent(m Member) ([]byte, error) {
-	if len(*m.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+	b, err := tool.DecodeBase64(*m.Content)
+	if errors.Is(err, clientfs.ErrOverCap) {
 		return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 	}
-	b, err := tool.DecodeBase64(*m.Content)
 	if err != nil {
 		return nil, unprocessable("member %q: content is not valid base64: %v", m.Path, err)
 	}
@@ -258,14 +257,14 @@ func readUpload(u store.Upload, m Member) ([]byte, error) {
 		if found {
 			return nil, unprocessable("member %q: the upload holds more than one file", m.Path)
 		}
-		if hdr.Size > MaxFileBytes {
+		if clientfs.OverCap(hdr.Size) {
 			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
 		data, err = io.ReadAll(io.LimitReader(tr, MaxFileBytes+1))
 		if err != nil {
 			return nil, unprocessable("member %q: read the upload: %v", m.Path, err)
 		}
-		if int64(len(data)) > MaxFileBytes {
+		if clientfs.OverCap(int64(len(data))) {
 			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
 		found = true

@@ -529,3 +529,51 @@ func TestLinkedFlowMembersTotalCap(t *testing.T) {
 		t.Fatalf("got %d upload files after the refused call, want 0", n)
 	}
 }
+
+// TestFileInputPathWithoutFileName: a file sent with its bytes under a
+// path that names no file ("/..", "/x/.", "", a trailing separator) is the
+// client's mistake: a 400 naming the argument, never a 500, and the answer
+// never quotes where the server keeps the bytes it is sent.
+func TestFileInputPathWithoutFileName(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, "")
+	serverTemp := strings.TrimSuffix(r.uploadsDir(t), "/uploads")
+	for _, tc := range []struct{ tool, target, path string }{
+		{"read-file", "file", "/.."},
+		{"read-file", "file", "/x/."},
+		{"read-file", "file", ""},
+		{"read-file", "file", "/x/"},
+		{"read-file", "file", `C:\x\..`},
+		{"flow-execute", "flow_path", "/client/proj/.argent/flows/.."},
+	} {
+		in := map[string]any{"__argentFileInput": true, "path": tc.path, "size": 2, "mtimeMs": 1.0, "content": b64s("hi")}
+		call := map[string]any{tc.target: in}
+		if tc.tool == "flow-execute" {
+			call["project_root"] = proj
+		}
+		args, _ := json.Marshal(call)
+		resp, body := do(t, "POST", r.url+"/tools/"+tc.tool, string(args), "Content-Type", "application/json")
+		var e struct {
+			Error, Field string
+			Kind         string `json:"error_kind"`
+		}
+		json.Unmarshal(body, &e)
+		wantMsg := fmt.Sprintf("%s: %q is not the path of a file", tc.target, tc.path)
+		if resp.StatusCode != 400 || e.Kind != "validation" || e.Field != tc.target || !strings.HasPrefix(e.Error, wantMsg) {
+			t.Errorf("%s %q: got %d %s, want 400 validation on %s starting %q", tc.tool, tc.path, resp.StatusCode, body, tc.target, wantMsg)
+		}
+		if strings.Contains(string(body), serverTemp) {
+			t.Errorf("%s %q: the answer quotes the server's temp directory %s: %s", tc.tool, tc.path, serverTemp, body)
+		}
+	}
+	// Nothing the calls were sent stays on the server.
+	ents, err := os.ReadDir(serverTemp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "toolserver-input-") {
+			t.Errorf("got %s left in the server's temp directory, want it removed", e.Name())
+		}
+	}
+}

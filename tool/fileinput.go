@@ -1,14 +1,15 @@
 package tool
 
 import (
-	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
@@ -63,11 +64,17 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
 	}
 	if w.Content != nil {
-		if len(*w.Content) > base64.StdEncoding.EncodedLen(MaxFileBytes) {
+		// The bytes are kept under the client's file name for the tool to
+		// read, so the path must end in one.
+		if _, ok := clientpath.FileName(w.Path); !ok {
+			return nil, true, &Error{Kind: KindValidation, Field: target,
+				Message: fmt.Sprintf("%s: %q is not the path of a file: a file sent with its content needs a path that ends in a file name", target, w.Path)}
+		}
+		b, err := DecodeBase64(*w.Content)
+		if errors.Is(err, clientfs.ErrOverCap) {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: target + ": " + clientfs.TooLarge(w.Path)}
 		}
-		b, err := DecodeBase64(*w.Content)
 		if err != nil {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
@@ -123,7 +130,8 @@ func unwrapFileInputs(call *Call, tempDir string) error {
 				return fmt.Errorf("%s: keep the file sent: %w", spec.Target, err)
 			}
 			call.OnDone(func() { os.RemoveAll(dir) })
-			p := filepath.Join(dir, filepath.Base(f.Path))
+			name, _ := clientpath.FileName(f.Path) // ParseFile checked it
+			p := filepath.Join(dir, name)
 			if err := os.WriteFile(p, f.Content, 0o600); err != nil {
 				return fmt.Errorf("%s: keep the file sent: %w", spec.Target, err)
 			}

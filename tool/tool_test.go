@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +140,38 @@ func TestIsFileArgument(t *testing.T) {
 		if got := tc.in.IsFileArgument(); got != tc.want {
 			t.Errorf("%+v: got %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// zerosBase64 is the standard base64 of n zero bytes, built without
+// encoding them.
+func zerosBase64(n int) string {
+	return strings.Repeat("A", n/3*4) + []string{"", "AA==", "AAA="}[n%3]
+}
+
+// TestFileInputCapOnDecodedSize: the 32 MiB cap of a plain file input is
+// on the bytes, not the base64: 32 MiB + 1 byte encodes to as many
+// characters as 32 MiB (both fill their last group of four), and only the
+// first is over. (The padding cases are clientfs's Base64Size test; each
+// case here is 43 MB of JSON, slow under -race.)
+func TestFileInputCapOnDecodedSize(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{tool.MaxFileBytes, tool.MaxFileBytes + 1} {
+		// One at a time: each holds about 200 MB under -race.
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			raw := []byte(`{"__argentFileInput":true,"path":"/client/big.png","content":"` + zerosBase64(n) + `"}`)
+			f, _, err := tool.ParseFile("file", raw)
+			if n <= tool.MaxFileBytes {
+				if err != nil || len(f.Content) != n {
+					t.Fatalf("got %v, want the %d bytes accepted", err, n)
+				}
+				return
+			}
+			var te *tool.Error
+			want := "file: /client/big.png is larger than the 32 MiB cap on a file sent to the tool-server"
+			if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Field != "file" || te.Message != want {
+				t.Fatalf("got %v, want 422 %q", err, want)
+			}
+		})
 	}
 }

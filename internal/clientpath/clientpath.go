@@ -54,6 +54,23 @@ func Dir(p string) string {
 // Base returns the last element of p.
 func Base(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 
+// FileName returns the name of the file p names, its last element, and
+// false when p names no file: it is empty, ends in a separator, ends in
+// "." or "..", or the name holds a NUL or is longer than the 255 bytes a
+// file name has on the machines that keep a client's bytes. A server that
+// keeps a file it was sent under the client's name needs one.
+func FileName(p string) (string, bool) {
+	name := Base(p)
+	switch {
+	case name == "", name == ".", name == "..", len(name) > maxNameBytes, strings.ContainsRune(name, 0):
+		return "", false
+	}
+	return name, true
+}
+
+// maxNameBytes is NAME_MAX of Linux and the BSDs.
+const maxNameBytes = 255
+
 // FlowsDir returns <root>/.argent/flows as a client spells it, with '/'
 // after the root whatever its separator: the directory of a nested flow's
 // member key and of a recording (link seed, "Members").

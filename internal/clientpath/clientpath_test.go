@@ -1,6 +1,9 @@
 package clientpath
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestClientPaths(t *testing.T) {
 	for _, tc := range []struct {
@@ -29,6 +32,31 @@ func TestClientPaths(t *testing.T) {
 		}
 		if got := Base(tc.p); got != tc.base {
 			t.Errorf("Base(%q): got %q, want %q", tc.p, got, tc.base)
+		}
+	}
+}
+
+func TestFileName(t *testing.T) {
+	long := strings.Repeat("n", 255)
+	for p, want := range map[string]string{
+		"/work/proj/a.png":    "a.png",
+		`C:\proj\a.png`:       "a.png",
+		"a.png":               "a.png",
+		"/work/" + long:       long,
+		"":                    "",
+		"/":                   "",
+		"/x/":                 "",
+		`C:\x\`:               "",
+		"/..":                 "",
+		"/x/.":                "",
+		".":                   "",
+		`C:\x\..`:             "",
+		"/x/a\x00b":           "",
+		"/work/" + long + "n": "",
+	} {
+		got, ok := FileName(p)
+		if got != want || ok != (want != "") {
+			t.Errorf("FileName(%q): got %q %v, want %q %v", p, got, ok, want, want != "")
 		}
 	}
 }
