@@ -206,6 +206,7 @@ type appOptions struct {
 	maxDevices   int
 	stderr       io.Writer
 	denyFileURLs bool
+	allowHosts   *cdp.HostList // nil: every host
 }
 
 func newApp(o appOptions) (*app, error) {
@@ -229,7 +230,7 @@ func newApp(o appOptions) (*app, error) {
 		a.Close()
 		return nil, err
 	}
-	a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs})
+	a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs, AllowHosts: o.allowHosts})
 	registerTools(a)
 	return a, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/server"
 )
 
@@ -20,6 +21,7 @@ type serveOptions struct {
 	insecure    bool
 	allowFiles  bool
 	noHostFiles bool
+	allowHosts  []string // nil when --allow-hosts is not given
 }
 
 func newServeCommand(s streams) *cobra.Command {
@@ -31,9 +33,13 @@ func newServeCommand(s streams) *cobra.Command {
 (JSON or an NDJSON stream), POST /upload, GET /artifacts/{id}, GET /healthz.
 With ARGENT_AUTH_TOKEN set every request needs "Authorization: Bearer <token>".
 A wildcard bind (0.0.0.0, ::) refuses to start without a token unless
---insecure is given. SIGINT or SIGTERM stop it gracefully.`,
-		Example: `  ARGENT_AUTH_TOKEN=$(openssl rand -hex 16) toolserver serve --addr 127.0.0.1:3000`,
-		Args:    noArgs,
+--insecure is given. With --allow-hosts, pages come only from the hosts
+listed (launch, open-url, redirects and every request of a page): on a
+cloud machine, this keeps the metadata address 169.254.169.254 out of reach.
+SIGINT or SIGTERM stop it gracefully.`,
+		Example: `  ARGENT_AUTH_TOKEN=$(openssl rand -hex 16) toolserver serve --addr 127.0.0.1:3000
+  ARGENT_AUTH_TOKEN=$TOKEN toolserver serve --addr 0.0.0.0:3000 --allow-hosts staging.example.com,*.cdn.example.com`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd.Context(), opts, args)
 		},
@@ -45,6 +51,7 @@ A wildcard bind (0.0.0.0, ::) refuses to start without a token unless
 	f.BoolVar(&opts.insecure, "insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
 	f.BoolVar(&opts.allowFiles, "allow-file-urls", false, "let callers open file: URLs even with a wildcard bind (remote callers could then screenshot this machine's files)")
 	f.BoolVar(&opts.noHostFiles, "no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
+	f.StringSliceVar(&opts.allowHosts, "allow-hosts", nil, "the only `hosts` pages may come from (launch, open-url, and every request of a page): names, *.example.com, IP addresses; comma-separated or repeated")
 	return cmd
 }
 
@@ -55,9 +62,17 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if server.IsWildcard(opts.addr) && token == "" && !opts.insecure {
 		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set ARGENT_AUTH_TOKEN, or pass --insecure if the network is yours alone", opts.addr)
 	}
+	var hosts *cdp.HostList
+	if opts.allowHosts != nil {
+		h, err := cdp.ParseHostList(opts.allowHosts)
+		if err != nil {
+			return usageError("serve: --allow-hosts: %v", err)
+		}
+		hosts = h
+	}
 	// A server that answers other machines never opens its own files for
 	// them, unless told to.
-	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles})
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts})
 	if err != nil {
 		return err
 	}
@@ -79,6 +94,9 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		auth = "bearer token required"
 	}
 	fmt.Fprintf(stderr, "toolserver %s listening on http://%s (%s)\n", version, srv.Addr(), auth)
+	if hosts != nil {
+		fmt.Fprintf(stderr, "toolserver: pages only from %s\n", hosts)
+	}
 	err = srv.Serve(ctx)
 	if errors.Is(err, context.Canceled) {
 		err = nil

@@ -201,6 +201,13 @@ func (p *Pool) flags(w, h int) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,PaintHolding,AcceptCHFrame,MediaRouter,OptimizationHints"),
 		chromedp.WindowSize(w, h),
 	)
+	if p.urls.hosts != nil {
+		// The allowed hosts are enforced by the browser's own resolver,
+		// which a proxy would bypass (it resolves the hosts itself).
+		opts = append(opts,
+			chromedp.Flag("host-resolver-rules", p.urls.hosts.resolverRules()),
+			chromedp.Flag("no-proxy-server", true))
+	}
 	if p.sandboxOff() {
 		opts = append(opts, chromedp.NoSandbox)
 	} else {

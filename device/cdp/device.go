@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto"
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -25,7 +27,7 @@ var agentJS string
 type Device struct {
 	id            string
 	width, height int
-	denyFiles     bool
+	urls          urlPolicy
 	b             *browser
 	ownBrowser    bool // b hosts this device only, and closes with it
 
@@ -59,9 +61,9 @@ var errAborted = errors.New("call abandoned")
 
 // newDevice returns a device hosted by b, and its life, which only the
 // device's goroutine will hold.
-func newDevice(id string, w, h int, denyFiles bool, b *browser) (*Device, context.Context) {
+func newDevice(id string, w, h int, urls urlPolicy, b *browser) (*Device, context.Context) {
 	life, end := context.WithCancelCause(context.Background())
-	d := &Device{id: id, width: w, height: h, denyFiles: denyFiles, b: b, ownBrowser: b.pool.browser != b,
+	d := &Device{id: id, width: w, height: h, urls: urls, b: b, ownBrowser: b.pool.browser != b,
 		calls: make(chan request), end: end, dead: life.Done(),
 		ready: make(chan struct{}), done: make(chan struct{})}
 	return d, life
@@ -196,16 +198,28 @@ func (d *Device) wait() {
 	}
 }
 
+// devPage is one page of a device: a target in a browser context of its
+// own.
+type devPage struct {
+	ctx   context.Context    // the page's chromedp context
+	close context.CancelFunc // closes the page and its browser context
+	// gone ends, with a cause wrapping ErrPageCrashed, when the page's
+	// renderer crashes or its target closes: the browser lives on, but
+	// the page will answer no command again.
+	gone context.Context
+}
+
 // serve is the device's goroutine: it opens the first page, answers calls
-// one at a time, keeps the next launch's page ready, and closes its pages
-// when the life ends. browser is the browser's chromedp context, blife its
-// life; the goroutines serve starts join wg, which the browser waits for.
+// one at a time, keeps the next launch's page ready, replaces a page that
+// crashed, and closes its pages when the life ends. browser is the
+// browser's chromedp context, blife its life; the goroutines serve starts
+// join wg, which the browser waits for.
 func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup, booted chan<- error) {
 	defer close(d.done)
 	// The device dies with its browser, for the same reason.
 	defer context.AfterFunc(blife, func() { d.kill(context.Cause(blife)) })()
 
-	tab, closeTab, err := d.newTab(browser, life)
+	pg, err := d.newPage(browser, life)
 	if err != nil {
 		d.kill(err)
 		booted <- err
@@ -219,25 +233,24 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 	// spareReady closes and read only after.
 	var (
 		spareReady chan struct{}
-		spareTab   context.Context
-		spareClose context.CancelFunc
+		spare      *devPage
 		spareErr   error
 	)
 	prepare := func() {
 		ready := make(chan struct{})
 		spareReady = ready
 		wg.Go(func() {
-			spareTab, spareClose, spareErr = d.newTab(browser, life)
+			spare, spareErr = d.newPage(browser, life)
 			close(ready)
 		})
 	}
 	prepare()
 	defer func() {
-		closeTab()
+		pg.close()
 		// The spare's start is bound to life, which is over.
 		<-spareReady
 		if spareErr == nil {
-			spareClose()
+			spare.close()
 		}
 	}()
 
@@ -248,7 +261,10 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 		case <-life.Done():
 			return
 		}
-		if req.fresh {
+		// A launch starts on a fresh page; any call after a crash of the
+		// page gets one too, rather than a page that never answers.
+		crashed := pg.gone.Err() != nil
+		if req.fresh || crashed {
 			select {
 			case <-spareReady:
 			case <-req.abort:
@@ -258,9 +274,13 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 				req.done <- context.Cause(life)
 				continue
 			}
-			next, closeNext, err := spareTab, spareClose, spareErr
+			next, err := spare, spareErr
+			if err == nil && next.gone.Err() != nil {
+				wg.Go(next.close)
+				err = context.Cause(next.gone)
+			}
 			if err != nil {
-				next, closeNext, err = d.newTab(browser, life)
+				next, err = d.newPage(browser, life)
 			}
 			prepare()
 			if err != nil {
@@ -269,21 +289,26 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 			}
 			// Closing a page waits for its target to go (~60 ms): keep
 			// it off the critical path.
-			wg.Go(closeTab)
-			tab, closeTab = next, closeNext
+			wg.Go(pg.close)
+			pg = next
+			if crashed {
+				d.setURL("")
+			}
 		}
-		req.done <- d.answer(tab, life, req)
+		req.done <- d.answer(pg, life, req)
 	}
 }
 
-// answer runs one request on the page tab. Its context ends when the
-// caller's does (req.run binds that) or when the device's life ends. A page
-// that went away under the call means its browser died: the error then
-// wraps ErrCrashed, and the device is over.
-func (d *Device) answer(tab, life context.Context, req request) error {
-	cctx, cancel := context.WithCancelCause(tab)
+// answer runs one request on the page pg. Its context ends when the
+// caller's does (req.run binds that), when the device's life ends, and
+// when the page crashes. A page that went away under the call means its
+// browser died: the error then wraps ErrCrashed, and the device is over.
+// A page that crashed alone answers ErrPageCrashed; the device lives on.
+func (d *Device) answer(pg *devPage, life context.Context, req request) error {
+	cctx, cancel := context.WithCancelCause(pg.ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(life, func() { cancel(context.Cause(life)) })()
+	defer context.AfterFunc(pg.gone, func() { cancel(context.Cause(pg.gone)) })()
 	err := req.run(cctx)
 	if err == nil {
 		return nil
@@ -301,47 +326,76 @@ func (d *Device) answer(tab, life context.Context, req request) error {
 		// Stopped, closed, or the browser's death already seen.
 		return context.Cause(life)
 	}
-	if tab.Err() != nil {
+	if pg.ctx.Err() != nil {
 		// Only the browser's end closes the page under a call.
 		d.kill(ErrCrashed)
 		return ErrCrashed
 	}
+	if pg.gone.Err() != nil {
+		return context.Cause(pg.gone)
+	}
 	return err
 }
 
-// newTab opens a page in a fresh browser context (its own cookies and
-// storage), fixes its viewport, and installs the in-page agent. The end
-// of life abandons it.
-func (d *Device) newTab(browser, life context.Context) (context.Context, context.CancelFunc, error) {
+// newPage opens a page in a fresh browser context (its own cookies and
+// storage), fixes its viewport, installs the in-page agent, and watches
+// for its crash. The end of life abandons it.
+func (d *Device) newPage(browser, life context.Context) (*devPage, error) {
 	tab, closeTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
 	abandon := context.AfterFunc(life, closeTab)
-	err := chromedp.Do(tab,
-		func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-			if _, err := proto.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-				Width: int64(d.width), Height: int64(d.height), DeviceScaleFactor: 1,
-				ScreenWidth: int64(d.width), ScreenHeight: int64(d.height),
-			}); err != nil {
+	gone, lost := context.WithCancelCause(context.Background())
+	// A crashed renderer answers nothing and chromedp keeps waiting: the
+	// page's own events say it is gone. Listen runs its func on the
+	// page's reading loop, so it only records.
+	err := chromedp.Listen(tab, func(ev any) {
+		switch ev := ev.(type) {
+		case *inspector.EventTargetCrashed:
+			lost(ErrPageCrashed)
+		case *inspector.EventDetached:
+			lost(fmt.Errorf("%w: its target closed (%s)", ErrPageCrashed, ev.Reason))
+		}
+	})
+	if err == nil {
+		setup, stop := context.WithCancelCause(tab)
+		stopOnCrash := context.AfterFunc(gone, func() { stop(context.Cause(gone)) })
+		err = chromedp.Do(setup,
+			func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+				if _, err := proto.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+					Width: int64(d.width), Height: int64(d.height), DeviceScaleFactor: 1,
+					ScreenWidth: int64(d.width), ScreenHeight: int64(d.height),
+				}); err != nil {
+					return chromedp.Void{}, err
+				}
+				_, err := proto.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+					Source: agentJS, RunImmediately: new(true),
+				})
 				return chromedp.Void{}, err
-			}
-			_, err := proto.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-				Source: agentJS, RunImmediately: new(true),
-			})
-			return chromedp.Void{}, err
-		},
-	)
+			},
+		)
+		stopOnCrash()
+		stop(nil)
+		if err != nil && gone.Err() != nil {
+			err = context.Cause(gone)
+		}
+	}
 	if !abandon() && err == nil {
 		err = context.Cause(life)
 	}
-	if err != nil {
+	closePage := func() {
 		closeTab()
-		return nil, nil, err
+		lost(context.Canceled)
 	}
-	return tab, closeTab, nil
+	if err != nil {
+		closePage()
+		return nil, err
+	}
+	return &devPage{ctx: tab, close: closePage, gone: gone}, nil
 }
 
 // call runs fn on the current page, one call per device at a time. fn's
 // context ends when ctx ends; the page and the browser stay. A browser that
-// dies during fn makes call return ErrCrashed.
+// dies during fn makes call return ErrCrashed, a page that crashes
+// ErrPageCrashed.
 func (d *Device) call(ctx context.Context, what string, fn func(tab context.Context) error) error {
 	return d.do(ctx, what, false, fn)
 }
@@ -366,6 +420,8 @@ func (d *Device) do(ctx context.Context, what string, fresh bool, fn func(tab co
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, ErrPageCrashed):
+		return fmt.Errorf("%s on %s: %w; the next call gets a fresh page", what, d.id, err)
 	case errors.Is(err, ErrCrashed):
 		return fmt.Errorf("%s on %s: %w; the next call boots a fresh browser", what, d.id, ErrCrashed)
 	case errors.Is(err, errAborted) || ctx.Err() != nil:
@@ -376,40 +432,138 @@ func (d *Device) do(ctx context.Context, what string, fresh bool, fn func(tab co
 
 // Launch replaces the current page with a fresh browser context and page
 // (no cookies, no storage) and navigates it to url, waiting for the load.
+// A URL a device does not open (see Navigate) is refused before the page
+// changes.
 func (d *Device) Launch(ctx context.Context, url string) error {
-	if err := d.checkURL(url); err != nil {
+	u, err := d.urls.check(url)
+	if err != nil {
 		return err
 	}
 	return d.do(ctx, "launch", true, func(tab context.Context) error {
-		return d.navigate(tab, url)
+		return d.navigate(tab, u)
 	})
 }
 
-// Navigate loads url in the current page and waits for the load event.
+// Navigate loads url in the current page and waits for the load event. It
+// refuses, before the page changes, a URL whose scheme is not http, https,
+// data, about:blank or (unless the pool denies them) file (ErrBadURL,
+// ErrFileURL), and one whose host the pool does not allow
+// (ErrHostNotAllowed); a page that does not load answers ErrPageLoad.
 func (d *Device) Navigate(ctx context.Context, url string) error {
-	if err := d.checkURL(url); err != nil {
+	u, err := d.urls.check(url)
+	if err != nil {
 		return err
 	}
 	return d.call(ctx, "open-url", func(tab context.Context) error {
-		return d.navigate(tab, url)
+		return d.navigate(tab, u)
 	})
 }
 
-// checkURL refuses a file: URL on a device of a pool that denies them,
-// before the page changes.
-func (d *Device) checkURL(url string) error {
-	if d.denyFiles && strings.HasPrefix(strings.ToLower(strings.TrimSpace(url)), "file:") {
-		return fmt.Errorf("open %s: %w (it serves remote callers; a page must come from a URL this machine can fetch)", url, ErrFileURL)
+// navigate loads url, a URL the policy passed, and waits for the load.
+func (d *Device) navigate(tab context.Context, url string) error {
+	var trail *docTrail
+	if d.urls.hosts != nil {
+		tr, stop, err := followDocument(tab)
+		if err != nil {
+			return fmt.Errorf("navigate to %s: %w", url, err)
+		}
+		defer stop()
+		trail = tr
 	}
-	return nil
+	err := chromedp.Do(tab, chromedp.Navigate(url))
+	if err == nil {
+		d.setURL(url)
+		return nil
+	}
+	var load *chromedp.LoadError
+	var refused *cdproto.Error
+	switch {
+	case errors.As(err, &load):
+		return d.loadError(url, load.ErrorText, trail)
+	case errors.As(err, &refused):
+		// Page.navigate answers an error of its own only for a URL the
+		// browser cannot parse.
+		return fmt.Errorf("open %q: %w: the browser cannot parse it (%s)", url, ErrBadURL, refused.Message)
+	}
+	return fmt.Errorf("navigate to %s: %w", url, err)
 }
 
-func (d *Device) navigate(tab context.Context, url string) error {
-	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
-		return fmt.Errorf("navigate to %s: %w", url, err)
+// noNetwork are the load errors that say this machine's network failed,
+// not the page's URL (Chromium's net/base/net_error_list.h).
+var noNetwork = map[string]bool{
+	"net::ERR_INTERNET_DISCONNECTED":  true,
+	"net::ERR_NETWORK_CHANGED":        true,
+	"net::ERR_NETWORK_IO_SUSPENDED":   true,
+	"net::ERR_INSUFFICIENT_RESOURCES": true,
+	"net::ERR_OUT_OF_MEMORY":          true,
+}
+
+// loadError is the error of a page that did not load, with the browser's
+// net::ERR_ text. With allowed hosts, a redirect to a host off the list
+// fails as a host that does not resolve: the trail of the page's document
+// names where it went, and the error says so.
+func (d *Device) loadError(url, text string, trail *docTrail) error {
+	if at := trail.last(); at != "" {
+		if scheme, rest, ok := splitScheme(at); ok && (scheme == "http" || scheme == "https") {
+			if host, err := urlHost(rest); err == nil {
+				if err := d.urls.hosts.check(host); err != nil {
+					return fmt.Errorf("open %s: it went on to %s: %w", url, at, err)
+				}
+			}
+		}
 	}
-	d.setURL(url)
-	return nil
+	if noNetwork[text] {
+		return fmt.Errorf("open %s: %w (%s)", url, ErrNoNetwork, text)
+	}
+	return fmt.Errorf("open %s: %w: %s", url, ErrPageLoad, text)
+}
+
+// docTrail is where a navigation's document went: the URL it asked for,
+// then the URL of each redirect.
+type docTrail struct {
+	mu  sync.Mutex
+	url string
+}
+
+// last returns the last URL the document was asked at; "" for a nil trail.
+func (t *docTrail) last() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.url
+}
+
+// followDocument records the URLs the page's main frame requests its
+// document at until stop is called. A redirect's request is reported
+// before the failure that ends the navigation, on the same reading loop,
+// so the trail is complete when Navigate returns.
+func followDocument(tab context.Context) (*docTrail, context.CancelFunc, error) {
+	tree, err := chromedp.Run(tab, func(ctx context.Context, t *chromedp.Target) (page.GetFrameTreeResult, error) {
+		return proto.Call(ctx, t, page.GetFrameTree, proto.Empty{})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil, nil, errors.New("the page has no main frame")
+	}
+	main := tree.FrameTree.Frame.ID
+	trail := &docTrail{}
+	lctx, stop := context.WithCancel(tab)
+	err = chromedp.Listen(lctx, func(ev any) {
+		if ev, ok := ev.(*network.EventRequestWillBeSent); ok && ev.FrameID == main && ev.Type == network.ResourceTypeDocument && ev.Request != nil {
+			trail.mu.Lock()
+			trail.url = ev.Request.URL
+			trail.mu.Unlock()
+		}
+	})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return trail, stop, nil
 }
 
 // pid returns the browser's process id, or 0.

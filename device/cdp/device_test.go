@@ -6,7 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -362,6 +367,51 @@ func TestPoolOptions(t *testing.T) {
 			t.Fatalf("an http page: %v", err)
 		}
 	})
+	t.Run("hostile URLs", func(t *testing.T) {
+		// The forms of a file: URL that Chromium still reads as one (it
+		// drops C0 controls at the ends, tabs and newlines anywhere) or
+		// shows through view-source: are refused, and the page never
+		// shows the file.
+		const secret = "hostile-url-secret-7f3a"
+		path := filepath.Join(t.TempDir(), "secret.txt")
+		if err := os.WriteFile(path, []byte(secret), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file := "file://" + path
+		for _, u := range []string{
+			"\u0001" + file, "\x00" + file, " \x1f" + file + "\x1f",
+			"fi\tle://" + path, "fi\nle://" + path, "fi\rle://" + path,
+			"view-source:" + file, "view-source:fi\tle://" + path,
+		} {
+			for _, open := range []struct {
+				name string
+				fn   func(context.Context, string) error
+			}{{"launch", d.Launch}, {"navigate", d.Navigate}} {
+				err := open.fn(ctx, u)
+				if !errors.Is(err, cdp.ErrFileURL) && !errors.Is(err, cdp.ErrBadURL) {
+					t.Errorf("%s %q: got %v, want ErrFileURL or ErrBadURL", open.name, u, err)
+				}
+				els, err := d.Describe(ctx)
+				if err != nil {
+					t.Fatalf("describe after %s %q: %v", open.name, u, err)
+				}
+				if strings.Contains(fmt.Sprint(els), secret) {
+					t.Fatalf("%s %q: the page shows the file: %v", open.name, u, els)
+				}
+			}
+		}
+		// A scheme off the list is refused before the browser sees it,
+		// and the browser lives on (chrome://settings used to kill it).
+		pid := d.PID()
+		for _, u := range []string{"chrome://settings", "chrome://crash", "javascript:document.title", "devtools://devtools/bundled/inspector.html"} {
+			if err := d.Navigate(ctx, u); !errors.Is(err, cdp.ErrBadURL) {
+				t.Errorf("navigate %q: got %v, want ErrBadURL", u, err)
+			}
+		}
+		if err := d.Navigate(ctx, cdptest.Pages(t)+"/app.html"); err != nil || d.PID() != pid {
+			t.Fatalf("an http page after the refusals: %v (pid %d, was %d)", err, d.PID(), pid)
+		}
+	})
 	t.Run("stop and close", func(t *testing.T) {
 		// Stopping makes room; a stopped device is gone from the list,
 		// and a call on it says it is not booted.
@@ -402,5 +452,161 @@ func TestMissingChromium(t *testing.T) {
 	}
 	if got := p.List(); len(got) != 0 {
 		t.Fatalf("List: got %v, want none", got)
+	}
+}
+
+// TestPageCrash: when the page's renderer crashes, the call in flight
+// answers ErrPageCrashed at once (it used to wait out its deadline, and
+// every later call too), the browser lives on, and the next call gets a
+// fresh page. Page.crash crashes the renderer under a call; chrome://crash,
+// which a caller could once open, crashes it just after the navigation
+// that asked for it was aborted.
+func TestPageCrash(t *testing.T) {
+	t.Parallel()
+	// Well under the 120 s a crashed page used to hold a call.
+	const limit = 30 * time.Second
+	t.Run("in flight", func(t *testing.T) {
+		t.Parallel()
+		d := device(t, "chromium-cdp-808x600")
+		pid := d.PID()
+		ctx, cancel := context.WithTimeout(t.Context(), limit)
+		defer cancel()
+		if err := d.CrashPage(ctx); !errors.Is(err, cdp.ErrPageCrashed) || !errors.Is(err, cdp.ErrCrashed) {
+			t.Fatalf("the call that crashed the page: got %v, want ErrPageCrashed (an ErrCrashed)", err)
+		}
+		els, err := d.Describe(ctx)
+		if err != nil {
+			t.Fatalf("describe after the crash: %v", err)
+		}
+		if len(els) != 0 || d.URL() != "" {
+			t.Fatalf("after the crash: got %d elements at %q, want a fresh empty page", len(els), d.URL())
+		}
+		if d.PID() != pid {
+			t.Fatalf("browser pid %d after a page crash, want the same browser (%d)", d.PID(), pid)
+		}
+		if err := d.Navigate(ctx, cdptest.Pages(t)+"/app.html"); err != nil {
+			t.Fatalf("navigate after the crash: %v", err)
+		}
+		if got := text(t, d, "out"); got != "not clicked" {
+			t.Fatalf("the page after the crash: #out %q, want %q", got, "not clicked")
+		}
+	})
+	t.Run("chrome://crash", func(t *testing.T) {
+		t.Parallel()
+		d := device(t, "chromium-cdp-809x600")
+		ctx, cancel := context.WithTimeout(t.Context(), limit)
+		defer cancel()
+		_ = d.NavigateUnchecked(ctx, "chrome://crash") // aborted; the crash follows
+		// Until the crash lands the old page answers; a call the crash
+		// lands under answers ErrPageCrashed; then calls get a fresh page.
+		for {
+			els, err := d.Describe(ctx)
+			if errors.Is(err, cdp.ErrPageCrashed) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("describe after chrome://crash: %v", err)
+			}
+			if d.URL() == "" {
+				if len(els) != 0 {
+					t.Fatalf("the fresh page has %d elements, want none", len(els))
+				}
+				break
+			}
+		}
+		if err := d.Navigate(ctx, cdptest.Pages(t)+"/app.html"); err != nil {
+			t.Fatalf("navigate after the crash: %v", err)
+		}
+	})
+}
+
+// TestAllowHosts: with AllowHosts the devices open pages of the listed
+// hosts only: a URL naming another host is refused before the page
+// changes, a redirect to one is refused naming it, and the browser fails
+// every other connection of a page (a fetch) without it reaching the
+// server. 127.0.0.1 and localhost are the two hosts of one server here.
+func TestAllowHosts(t *testing.T) {
+	t.Parallel()
+	var strayMu sync.Mutex
+	var stray []string // requests that arrived for a host off the list
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.Host, "127.0.0.1:") {
+			strayMu.Lock()
+			stray = append(stray, r.Host+r.URL.String())
+			strayMu.Unlock()
+		}
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+		case "/data":
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			fmt.Fprint(w, "reached")
+		default:
+			fmt.Fprint(w, `<!doctype html><p id="where">allowed page</p>`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+	allowed, other := "http://127.0.0.1:"+port, "http://localhost:"+port
+
+	hosts, err := cdp.ParseHostList([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cdp.NewPool(cdp.Options{AllowHosts: hosts, DenyFileURLs: true})
+	t.Cleanup(func() { p.Close() })
+	ctx := ctxT(t)
+	d, err := p.Device(ctx, "chromium-cdp-402x300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Launch(ctx, allowed+"/page"); err != nil {
+		t.Fatalf("a listed host: %v", err)
+	}
+	for _, u := range []string{other + "/page", "http://169.254.169.254/latest/meta-data/", "http://0xa9fea9fe/"} {
+		err := d.Navigate(ctx, u)
+		if !errors.Is(err, cdp.ErrHostNotAllowed) {
+			t.Errorf("navigate %s: got %v, want ErrHostNotAllowed", u, err)
+		}
+	}
+	if got := d.URL(); got != allowed+"/page" {
+		t.Fatalf("after the refusals the device is at %q, want %q", got, allowed+"/page")
+	}
+	err = d.Navigate(ctx, allowed+"/redirect?to="+other+"/page")
+	if !errors.Is(err, cdp.ErrHostNotAllowed) || !strings.Contains(err.Error(), "localhost") {
+		t.Fatalf("a redirect to another host: got %v, want ErrHostNotAllowed naming localhost", err)
+	}
+	// Chromium itself refuses a redirect from a web page to a file.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("redirect-secret-91c2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Navigate(ctx, allowed+"/redirect?to=file://"+secret); !errors.Is(err, cdp.ErrPageLoad) {
+		t.Fatalf("a redirect to a file: got %v, want ErrPageLoad", err)
+	}
+	if els, err := d.Describe(ctx); err != nil || strings.Contains(fmt.Sprint(els), "redirect-secret") {
+		t.Fatalf("after a redirect to a file the page shows %v (%v)", els, err)
+	}
+	if err := d.Navigate(ctx, allowed+"/page"); err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(u string) string {
+		t.Helper()
+		raw, err := d.Eval(ctx, fmt.Sprintf(`fetch(%q).then(r => r.text(), e => "failed")`, u))
+		if err != nil {
+			t.Fatalf("fetch %s: %v", u, err)
+		}
+		return strings.Trim(string(raw), `"`)
+	}
+	if got := fetch(allowed + "/data"); got != "reached" {
+		t.Fatalf("a fetch from the listed host: got %q, want %q", got, "reached")
+	}
+	if got := fetch(other + "/data"); got != "failed" {
+		t.Fatalf("a fetch from another host: got %q, want %q", got, "failed")
+	}
+	strayMu.Lock()
+	defer strayMu.Unlock()
+	if len(stray) > 0 {
+		t.Fatalf("requests for a host off the list reached the server: %v", stray)
 	}
 }

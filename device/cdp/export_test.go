@@ -3,6 +3,10 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // The tests' hooks into a device: what a test reads from or does to the
@@ -32,4 +36,23 @@ func (d *Device) Eval(ctx context.Context, expr string) (json.RawMessage, error)
 		return err
 	})
 	return out, err
+}
+
+// CrashPage crashes the renderer of the device's page with Page.crash,
+// a command the renderer never answers: fault injection on a real browser.
+func (d *Device) CrashPage(ctx context.Context) error {
+	return d.call(ctx, "crash", func(tab context.Context) error {
+		_, err := chromedp.Run(tab, func(ctx context.Context, t *chromedp.Target) (proto.Empty, error) {
+			return proto.Call(ctx, t, page.Crash, proto.Empty{})
+		})
+		return err
+	})
+}
+
+// NavigateUnchecked navigates without the URL policy, to reach what no
+// caller may: chrome://crash.
+func (d *Device) NavigateUnchecked(ctx context.Context, url string) error {
+	return d.call(ctx, "open-url", func(tab context.Context) error {
+		return d.navigate(tab, url)
+	})
 }

@@ -23,15 +23,46 @@ var (
 	// ErrTooManyDevices means the pool already holds MaxDevices devices.
 	ErrTooManyDevices = errors.New("too many devices")
 	// ErrCrashed means the device's browser exited or lost its connection
-	// while the call ran; the next call boots a fresh one.
+	// while the call ran; the next call boots a fresh one. A crash of the
+	// page alone (ErrPageCrashed) matches it too.
 	ErrCrashed = errors.New("chromium exited")
 	// ErrClosed means the pool was closed.
 	ErrClosed = errors.New("device pool closed")
 	// ErrFileURL means a file: URL was refused (Options.DenyFileURLs).
 	ErrFileURL = errors.New("file: URLs are off on this tool-server")
+	// ErrBadURL means a URL was refused before the page changed: it is not
+	// an absolute URL, or its scheme is not one a device opens (http,
+	// https, data, about:blank, and file unless Options.DenyFileURLs).
+	ErrBadURL = errors.New("URL refused")
+	// ErrHostNotAllowed means a URL names a host, or the page redirected
+	// to one, that Options.AllowHosts does not list.
+	ErrHostNotAllowed = errors.New("host not allowed")
+	// ErrPageLoad means the browser could not load the page of a URL: the
+	// host does not resolve or refuses the connection, the certificate is
+	// bad, too many redirects, and the like. The error names the browser's
+	// net::ERR_ code.
+	ErrPageLoad = errors.New("the page did not load")
+	// ErrNoNetwork means a page did not load because this machine's
+	// network failed (net::ERR_INTERNET_DISCONNECTED and the like), not
+	// because of its URL.
+	ErrNoNetwork = errors.New("this machine's network failed")
+	// ErrPageCrashed means the device's page crashed (its renderer died)
+	// or its target closed while the call ran; the next call gets a fresh
+	// page in the same browser. It matches ErrCrashed
+	// under errors.Is, since for a caller both mean the device failed
+	// under the call.
+	ErrPageCrashed error = pageCrashed{}
 	// ErrNotBooted means a device that was never booted was asked for.
 	ErrNotBooted = errors.New("device not booted")
 )
+
+// pageCrashed is ErrPageCrashed.
+type pageCrashed struct{}
+
+func (pageCrashed) Error() string { return "the page crashed" }
+
+// Is makes a page crash match ErrCrashed.
+func (pageCrashed) Is(target error) bool { return target == ErrCrashed }
 
 // errStopped ends the life of a device that Pool.Stop stopped; a call
 // still queued on it answers ErrNotBooted.
@@ -49,6 +80,14 @@ type Options struct {
 	// DenyFileURLs refuses to open file: URLs, so a remote caller cannot
 	// look at the tool-server's own files through a screenshot.
 	DenyFileURLs bool
+	// AllowHosts, when set, is every host a page may come from: Launch
+	// and Navigate refuse a URL whose host it does not list
+	// (ErrHostNotAllowed), and the browser itself fails every other
+	// connection of its pages (redirects, frames, fetches, workers) as a
+	// host that does not resolve. The browser then connects directly,
+	// never through a proxy, so that it resolves every host itself. Nil
+	// allows every host.
+	AllowHosts *HostList
 	// SharedBrowser runs every device of the pool in one browser process,
 	// each device in its own browser context (its own cookies, storage and
 	// cache), instead of one process per device. It saves a process start
@@ -68,7 +107,7 @@ type Pool struct {
 	max      int
 	log      io.Writer
 	shared   bool
-	denyFile bool
+	urls     urlPolicy
 
 	wg sync.WaitGroup // the goroutines of the browsers (browser.run)
 
@@ -125,7 +164,7 @@ func NewPool(opts Options) *Pool {
 		max:      max,
 		log:      log,
 		shared:   opts.SharedBrowser,
-		denyFile: opts.DenyFileURLs,
+		urls:     urlPolicy{denyFiles: opts.DenyFileURLs, hosts: opts.AllowHosts},
 		// Root cannot use Chromium's sandbox at all.
 		noSandbox: os.Getuid() == 0 || os.Getenv("TOOLSERVER_NO_SANDBOX") == "1",
 		devices:   make(map[string]*Device),
@@ -169,7 +208,7 @@ func (p *Pool) browserLocked(w, h int) *browser {
 	}
 	if p.browser == nil || p.browser.Dead() {
 		// The window size only sets the first page; every device's page
-		// gets its own viewport (newTab).
+		// gets its own viewport (newPage).
 		p.browser = p.startBrowser(w, h)
 	}
 	return p.browser
@@ -208,7 +247,7 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d devices are booted (%v), the limit is %d; stop one with stop-device or raise --max-devices", ErrTooManyDevices, len(ids), ids, p.max)
 	}
-	d, life := newDevice(id, w, h, p.denyFile, p.browserLocked(w, h))
+	d, life := newDevice(id, w, h, p.urls, p.browserLocked(w, h))
 	p.devices[id] = d
 	p.mu.Unlock()
 
@@ -232,6 +271,14 @@ func (p *Pool) releaseLocked(d *Device) {
 	if d.b != p.browser {
 		d.b.close()
 	}
+}
+
+// CheckURL returns the error Launch and Navigate would refuse url with
+// (ErrBadURL, ErrFileURL, ErrHostNotAllowed) before any page changes, or
+// nil: a caller can refuse a URL before a browser starts.
+func (p *Pool) CheckURL(url string) error {
+	_, err := p.urls.check(url)
+	return err
 }
 
 // Lookup returns a booted, live device without booting one.

@@ -114,11 +114,12 @@ func DeviceError(err error) error {
 		return err
 	case errors.Is(err, cdp.ErrBadID):
 		return &tool.Error{Kind: tool.KindValidation, Field: "device", Message: err.Error(), Err: err}
-	case errors.Is(err, cdp.ErrFileURL):
+	case errors.Is(err, cdp.ErrFileURL), errors.Is(err, cdp.ErrBadURL), errors.Is(err, cdp.ErrHostNotAllowed), errors.Is(err, cdp.ErrPageLoad):
+		// The URL a caller gave: refused, or its page did not load.
 		return &tool.Error{Kind: tool.KindValidation, Field: "url", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrTooManyDevices):
 		return &tool.Error{Kind: tool.KindConflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
-	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed):
+	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed), errors.Is(err, cdp.ErrNoNetwork):
 		return &tool.Error{Kind: tool.KindUnavailable, Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNotBooted):
 		return &tool.Error{Kind: tool.KindNotFound, Message: err.Error(), Err: err}
@@ -166,7 +167,12 @@ func (t *Tools) bootDevice() *tool.Tool {
 		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
 			"url": tool.String("Optional page to open after booting."),
 		})),
-		Run: onDevice(t, nil, func(ctx context.Context, d *cdp.Device, a bootArgs) (any, error) {
+		Run: onDevice(t, func(a bootArgs) error {
+			if a.URL != "" {
+				return DeviceError(t.Pool.CheckURL(a.URL))
+			}
+			return nil
+		}, func(ctx context.Context, d *cdp.Device, a bootArgs) (any, error) {
 			if a.URL != "" {
 				if err := d.Launch(ctx, a.URL); err != nil {
 					return nil, err
@@ -205,14 +211,15 @@ func (t *Tools) openURL() *tool.Tool {
 		Name:        "open-url",
 		Description: "Open a URL on a device and wait until it has loaded. With fresh: true the page gets a new browser context (no cookies or storage), as a flow's launch step does.",
 		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
-			"url":   tool.String("The URL to open (http, https, file or data)."),
+			"url":   tool.String("The URL to open: http, https, data or about:blank, and file where the tool-server allows it."),
 			"fresh": tool.Bool("Start from a fresh browser context."),
 		}), "url"),
 		Run: onDevice(t, func(a openArgs) error {
 			if a.URL == "" {
 				return tool.FieldError("url", "url: required")
 			}
-			return nil
+			// A URL no device opens is refused before a browser starts.
+			return DeviceError(t.Pool.CheckURL(a.URL))
 		}, func(ctx context.Context, d *cdp.Device, a openArgs) (any, error) {
 			open := d.Navigate
 			if a.Fresh {

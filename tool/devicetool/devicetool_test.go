@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -256,5 +257,48 @@ func TestNoChromium(t *testing.T) {
 	}
 	if b, _ := json.Marshal(res); !strings.Contains(string(b), `"devices":[]`) {
 		t.Fatalf("list-devices: got %s, want no devices", b)
+	}
+}
+
+// TestOpenURLClientErrors: a URL the caller got wrong answers 400 naming
+// the url argument, whether the device refuses it (a scheme off the list,
+// not a URL at all) or the browser cannot load it (a host that does not
+// resolve, a refused connection); none is an internal error, and the
+// device still works after them.
+func TestOpenURLClientErrors(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	const id = "chromium-cdp-641x480"
+	r.open(t, id)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/"
+	l.Close()
+	for _, tc := range []struct {
+		url   string
+		fresh bool
+		says  string
+	}{
+		{"javascript:alert(1)", false, "javascript"},
+		{"chrome://settings", false, "chrome"},
+		{"chrome://crash", true, "chrome"},
+		{"view-source:" + cdptest.Pages(t) + "/app.html", false, "view-source"},
+		{"example.com", false, "absolute URL"},
+		{"http://[::1", false, "bracket"},
+		{"http://nonexistent.invalid/", false, "ERR_NAME_NOT_RESOLVED"},
+		{"http://nonexistent.invalid/", true, "ERR_NAME_NOT_RESOLVED"},
+		{closed, false, "ERR_CONNECTION_REFUSED"},
+	} {
+		_, err := r.invoke(t, "open-url", map[string]any{"device": id, "url": tc.url, "fresh": tc.fresh})
+		var te *tool.Error
+		if !errors.As(err, &te) || te.HTTPStatus() != 400 || te.Field != "url" || !strings.Contains(te.Error(), tc.says) {
+			t.Errorf("open-url %q (fresh %v): got %v, want a 400 on url saying %q", tc.url, tc.fresh, err, tc.says)
+		}
+	}
+	r.open(t, id)
+	if got := r.text(t, id, "out"); got != "not clicked" {
+		t.Fatalf("the device after the refusals: #out %q, want %q", got, "not clicked")
 	}
 }
