@@ -57,7 +57,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	// A server that answers other machines never opens its own files for
 	// them, unless told to.
-	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles})
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, remote: server.IsWildcard(opts.addr)})
 	if err != nil {
 		return err
 	}
