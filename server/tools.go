@@ -75,7 +75,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	}
 	st := newStream(w)
 	defer st.close()
-	opts.Progress = func(v any) { st.send(map[string]any{"event": "progress", "data": v}) }
+	opts.Progress = func(v any) { st.send(map[string]any{"event": streamEvent(v), "data": v}) }
 	res, err := s.cfg.Tools.Invoke(r.Context(), name, body, opts)
 	if err != nil {
 		te := s.toolError(r, name, err)
@@ -91,6 +91,17 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.send(map[string]any{"event": "result", "data": res})
+}
+
+// streamEvent names the stream line of a progress value: "progress" (the
+// data is a step report, link seed "The call"), or the event a value names
+// itself, such as tool.Waiting's "waiting", which clients that do not
+// know it skip.
+func streamEvent(v any) string {
+	if e, ok := v.(interface{ StreamEvent() string }); ok {
+		return e.StreamEvent()
+	}
+	return "progress"
 }
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {

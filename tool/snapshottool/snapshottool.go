@@ -134,6 +134,11 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		if err != nil {
 			return nil, devicetool.DeviceError(err)
 		}
+		// The capture is a call on the device like any other: it takes
+		// its turn (tool.Call.HoldDevice).
+		if ctx, err = call.HoldDevice(ctx, d.ID()); err != nil {
+			return nil, err
+		}
 		shot, err := d.StableScreenshot(ctx, 5)
 		if err != nil {
 			return nil, devicetool.DeviceError(err)
