@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -40,6 +41,54 @@ func (s *Server) hostAllowed(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// crossSite refuses a request a web page sent: any page can send a
+// simple POST (text/plain, no preflight) to a server on this machine, and
+// a token stops it only when one is set. A browser names the page's
+// origin in Origin and, in Sec-Fetch-Site, how it relates to the target;
+// the request passes when its Origin is this server's own host:port (or
+// absent) and its Sec-Fetch-Site is same-origin or none (typed in the
+// address bar) or absent. Clients that are not browsers (the Argent
+// client on Node, ours, curl) send neither header.
+func (s *Server) crossSite(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !sameHost(origin, r.Host) {
+			writeError(w, &tool.Error{Kind: tool.KindForbidden,
+				Message: fmt.Sprintf("a request from the web page of origin %.100q is refused: this tool-server answers no page of another origin", origin)})
+			return
+		}
+		switch site := r.Header.Get("Sec-Fetch-Site"); site {
+		case "", "none", "same-origin":
+		default:
+			writeError(w, &tool.Error{Kind: tool.KindForbidden,
+				Message: fmt.Sprintf("a request a web page sent (Sec-Fetch-Site: %.20q) is refused: this tool-server answers no page of another origin", site)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameHost reports whether the origin names host (the request's Host),
+// port included; a missing port is the default of the origin's scheme on
+// both sides, as behind a proxy that ends TLS.
+func sameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // "null" (a sandboxed or file: page) included
+	}
+	def := "80"
+	if u.Scheme == "https" {
+		def = "443"
+	}
+	withPort := func(h string) string {
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			return strings.ToLower(h)
+		}
+		return strings.ToLower(net.JoinHostPort(strings.Trim(h, "[]"), def))
+	}
+	return withPort(u.Host) == withPort(host)
 }
 
 // auth requires Authorization: Bearer <token> when a token is set,

@@ -82,7 +82,7 @@ func IsWildcard(addr string) bool {
 // Handler returns the routes with their middleware.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.auth)
+	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.crossSite, s.auth)
 	r.Get("/healthz", s.healthz)
 	r.Get("/tools", s.listTools)
 	r.Post("/tools/{name}", s.callTool)

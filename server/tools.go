@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"os"
 	"strings"
@@ -52,10 +53,35 @@ func (s *Server) toolError(r *http.Request, name string, err error) *tool.Error 
 	return s.internalError(r, name, err)
 }
 
+// jsonBody refuses a tool call whose body is not declared JSON: a web
+// page can send a text/plain or form POST to a loopback server without a
+// preflight, never an application/json one. Every client sends it (the
+// published Argent client included).
+func jsonBody(r *http.Request) *tool.Error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return nil
+	}
+	got := "no Content-Type"
+	switch {
+	case err == nil:
+		got = "Content-Type " + mt
+	case ct != "":
+		got = "a Content-Type that does not parse"
+	}
+	return &tool.Error{Kind: tool.KindUnsupportedMedia,
+		Message: fmt.Sprintf("POST %s takes its arguments as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
+}
+
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if _, ok := s.cfg.Tools.Get(name); !ok {
 		writeError(w, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
+		return
+	}
+	if err := jsonBody(r); err != nil {
+		writeError(w, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
