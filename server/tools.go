@@ -74,19 +74,34 @@ func jsonBody(r *http.Request) *tool.Error {
 		Message: fmt.Sprintf("POST %s takes its arguments as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
 }
 
+// slowBody is the answer to a request whose body did not arrive within
+// Config.ReadTimeout.
+func (s *Server) slowBody() *tool.Error {
+	return &tool.Error{Kind: tool.KindTimeout,
+		Message: fmt.Sprintf("the request did not arrive within %s: the link is too slow for its size", s.cfg.ReadTimeout)}
+}
+
+// bodyError gives a call whose body could not be read its kind.
+func (s *Server) bodyError(r *http.Request, name string, err error) *tool.Error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return s.slowBody()
+	}
+	return s.toolError(r, name, err)
+}
+
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if _, ok := s.cfg.Tools.Get(name); !ok {
-		writeError(w, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
+		refuse(w, r, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
 		return
 	}
 	if err := jsonBody(r); err != nil {
-		writeError(w, err)
+		refuse(w, r, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
 	if err != nil {
-		writeError(w, s.toolError(r, name, err))
+		writeError(w, s.bodyError(r, name, err))
 		return
 	}
 	opts := tool.Options{Linked: r.Header.Get("X-Argent-Linked") == "1", TempDir: s.cfg.TempDir}
@@ -137,6 +152,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := s.cfg.Uploads.Receive(r.Context(), r.Body)
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			writeError(w, s.slowBody())
+			return
+		}
 		if r.Context().Err() != nil {
 			return // the client went away
 		}

@@ -20,6 +20,7 @@ const (
 	KindMethodNotAllowed Kind = "method_not_allowed" // a route asked with the wrong method
 	KindConflict         Kind = "conflict"           // e.g. too many devices
 	KindTooLarge         Kind = "too_large"          // a body or an upload over its cap
+	KindTimeout          Kind = "timeout"            // a request whose body did not arrive in time
 	// KindUnsupportedMedia is a tool call whose body is not declared
 	// application/json (a web page's form or text/plain post).
 	KindUnsupportedMedia Kind = "unsupported_media_type"
@@ -55,6 +56,7 @@ var table = []kindInfo{
 	{KindForbidden, http.StatusForbidden, true},
 	{KindNotFound, http.StatusNotFound, false},
 	{KindMethodNotAllowed, http.StatusMethodNotAllowed, false},
+	{KindTimeout, http.StatusRequestTimeout, true},
 	{KindConflict, http.StatusConflict, false},
 	{KindTooLarge, http.StatusRequestEntityTooLarge, true},
 	{KindUnsupportedMedia, http.StatusUnsupportedMediaType, false},
