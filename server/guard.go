@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ func (s *Server) hostGuard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		writeError(w, &tool.Error{Kind: tool.KindForbidden,
+		refuse(w, r, &tool.Error{Kind: tool.KindForbidden,
 			Message: fmt.Sprintf("host %q is not allowed: this tool-server answers loopback names and %q only (bind 0.0.0.0 with a token to serve other names)", r.Host, s.bindHost)})
 	})
 }
@@ -42,6 +43,71 @@ func (s *Server) hostAllowed(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// refusedBodyGrace is how long the body of a refused request may take to
+// arrive after the answer; see refuse.
+const refusedBodyGrace = time.Second
+
+// refuse answers a request the server does not serve. After the answer
+// net/http reads up to 256 KiB of an unread body, so that the client
+// never gets a reset in place of the answer; that read gets
+// refusedBodyGrace, not the ReadTimeout (a client without a token could
+// trickle it for 10 minutes), and the connection closes after it.
+func refuse(w http.ResponseWriter, r *http.Request, e *tool.Error) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
+	}
+	writeError(w, e)
+}
+
+// crossSite refuses a request a web page sent: any page can send a
+// simple POST (text/plain, no preflight) to a server on this machine, and
+// a token stops it only when one is set. A browser names the page's
+// origin in Origin and, in Sec-Fetch-Site, how it relates to the target;
+// the request passes when its Origin is this server's own host:port (or
+// absent) and its Sec-Fetch-Site is same-origin or none (typed in the
+// address bar) or absent. Clients that are not browsers (the Argent
+// client on Node, ours, curl) send neither header.
+func (s *Server) crossSite(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !sameHost(origin, r.Host) {
+			refuse(w, r, &tool.Error{Kind: tool.KindForbidden,
+				Message: fmt.Sprintf("a request from the web page of origin %.100q is refused: this tool-server answers no page of another origin", origin)})
+			return
+		}
+		switch site := r.Header.Get("Sec-Fetch-Site"); site {
+		case "", "none", "same-origin":
+		default:
+			refuse(w, r, &tool.Error{Kind: tool.KindForbidden,
+				Message: fmt.Sprintf("a request a web page sent (Sec-Fetch-Site: %.20q) is refused: this tool-server answers no page of another origin", site)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameHost reports whether the origin names host (the request's Host),
+// port included; a missing port is the default of the origin's scheme on
+// both sides, as behind a proxy that ends TLS.
+func sameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // "null" (a sandboxed or file: page) included
+	}
+	def := "80"
+	if u.Scheme == "https" {
+		def = "443"
+	}
+	withPort := func(h string) string {
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			return strings.ToLower(h)
+		}
+		return strings.ToLower(net.JoinHostPort(strings.Trim(h, "[]"), def))
+	}
+	return withPort(u.Host) == withPort(host)
+}
+
 // auth requires Authorization: Bearer <token> when a token is set,
 // comparing in constant time.
 func (s *Server) auth(next http.Handler) http.Handler {
@@ -57,7 +123,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			if len(got) > 0 {
 				msg = "bad bearer token"
 			}
-			writeError(w, &tool.Error{Kind: tool.KindUnauthorized, Code: "UNAUTHORIZED", Message: msg})
+			refuse(w, r, &tool.Error{Kind: tool.KindUnauthorized, Code: "UNAUTHORIZED", Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -63,6 +63,7 @@ func linkedCall(name, body string, members []map[string]any, extra map[string]an
 func stream(t *testing.T, url, body string) (result map[string]any, errLine map[string]any, status int) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url+"/tools/flow-execute", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/x-ndjson")
 	req.Header.Set("x-argent-linked", "1")
 	resp, err := http.DefaultClient.Do(req)

@@ -38,7 +38,25 @@ type Config struct {
 	TempDir string
 	// Version is reported by /healthz.
 	Version string
+	// HeaderTimeout bounds reading a request's headers (default 10 s).
+	HeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that sends no next
+	// request for that long (default 30 s).
+	IdleTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, its body included
+	// (default DefaultReadTimeout). It covers the request only: a call
+	// may then run, and stream, for as long as it needs.
+	ReadTimeout time.Duration
 }
+
+// The default timeouts of a Config.
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout   = 30 * time.Second
+	// DefaultReadTimeout is sized for the largest file a call carries on
+	// a slow link: 32 MiB is 43 MiB in base64, about 6 minutes at 1 Mbit/s.
+	DefaultReadTimeout = 10 * time.Minute
+)
 
 // Server is the HTTP tool-server.
 type Server struct {
@@ -53,6 +71,14 @@ type Server struct {
 func New(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&cfg.HeaderTimeout, DefaultHeaderTimeout}, {&cfg.IdleTimeout, DefaultIdleTimeout}, {&cfg.ReadTimeout, DefaultReadTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
 	}
 	s := &Server{cfg: cfg}
 	host, _, err := net.SplitHostPort(cfg.Addr)
@@ -82,17 +108,17 @@ func IsWildcard(addr string) bool {
 // Handler returns the routes with their middleware.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.auth)
+	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.crossSite, s.auth)
 	r.Get("/healthz", s.healthz)
 	r.Get("/tools", s.listTools)
 	r.Post("/tools/{name}", s.callTool)
 	r.Post("/upload", s.upload)
 	r.Get("/artifacts/{id}", s.artifact)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
+		refuse(w, r, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &tool.Error{Kind: tool.KindMethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
+		refuse(w, r, &tool.Error{Kind: tool.KindMethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
 	})
 	return r
 }
@@ -125,9 +151,16 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
+	// ReadTimeout ends when the body has been read (net/http lifts the
+	// deadline then, to watch for a client that goes away), so a call
+	// runs on after it; TestBodyTimeoutSparesLongCalls holds net/http to
+	// that. No WriteTimeout: a flow's NDJSON stream lasts as long as the
+	// run, and a slow reader only loses progress lines (stream.go).
 	s.srv = &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.cfg.HeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	errc := make(chan error, 1)

@@ -122,6 +122,10 @@ func do(t *testing.T, method, url, body string, hdr ...string) (*http.Response, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if method == "POST" && strings.Contains(url, "/tools/") {
+		// What every client sends with a call; a test may set another.
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
 			req.Host = hdr[i+1]
@@ -205,6 +209,7 @@ func TestStreamProgressBeforeResult(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, "")
 	req, _ := http.NewRequest("POST", r.url+"/tools/steps", strings.NewReader(`{"n":3}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/x-ndjson")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -260,6 +265,7 @@ func TestDisconnectCancelsTool(t *testing.T) {
 	r := newRig(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", r.url+"/tools/hold", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/x-ndjson")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

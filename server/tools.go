@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"os"
 	"strings"
@@ -52,15 +53,55 @@ func (s *Server) toolError(r *http.Request, name string, err error) *tool.Error 
 	return s.internalError(r, name, err)
 }
 
+// jsonBody refuses a tool call whose body is not declared JSON: a web
+// page can send a text/plain or form POST to a loopback server without a
+// preflight, never an application/json one. Every client sends it (the
+// published Argent client included).
+func jsonBody(r *http.Request) *tool.Error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return nil
+	}
+	got := "no Content-Type"
+	switch {
+	case err == nil:
+		got = "Content-Type " + mt
+	case ct != "":
+		got = "a Content-Type that does not parse"
+	}
+	return &tool.Error{Kind: tool.KindUnsupportedMedia,
+		Message: fmt.Sprintf("POST %s takes its arguments as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
+}
+
+// slowBody is the answer to a request whose body did not arrive within
+// Config.ReadTimeout.
+func (s *Server) slowBody() *tool.Error {
+	return &tool.Error{Kind: tool.KindTimeout,
+		Message: fmt.Sprintf("the request did not arrive within %s: the link is too slow for its size", s.cfg.ReadTimeout)}
+}
+
+// bodyError gives a call whose body could not be read its kind.
+func (s *Server) bodyError(r *http.Request, name string, err error) *tool.Error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return s.slowBody()
+	}
+	return s.toolError(r, name, err)
+}
+
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if _, ok := s.cfg.Tools.Get(name); !ok {
-		writeError(w, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
+		refuse(w, r, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
+		return
+	}
+	if err := jsonBody(r); err != nil {
+		refuse(w, r, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
 	if err != nil {
-		writeError(w, s.toolError(r, name, err))
+		writeError(w, s.bodyError(r, name, err))
 		return
 	}
 	opts := tool.Options{Linked: r.Header.Get("X-Argent-Linked") == "1", TempDir: s.cfg.TempDir}
@@ -75,7 +116,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	}
 	st := newStream(w)
 	defer st.close()
-	opts.Progress = func(v any) { st.send(map[string]any{"event": "progress", "data": v}) }
+	opts.Progress = func(v any) { st.send(map[string]any{"event": streamEvent(v), "data": v}) }
 	res, err := s.cfg.Tools.Invoke(r.Context(), name, body, opts)
 	if err != nil {
 		te := s.toolError(r, name, err)
@@ -93,6 +134,17 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	st.send(map[string]any{"event": "result", "data": res})
 }
 
+// streamEvent names the stream line of a progress value: "progress" (the
+// data is a step report, link seed "The call"), or the event a value names
+// itself, such as tool.Waiting's "waiting", which clients that do not
+// know it skip.
+func streamEvent(v any) string {
+	if e, ok := v.(interface{ StreamEvent() string }); ok {
+		return e.StreamEvent()
+	}
+	return "progress"
+}
+
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Uploads == nil {
 		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: "uploads are off"})
@@ -100,6 +152,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := s.cfg.Uploads.Receive(r.Context(), r.Body)
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			writeError(w, s.slowBody())
+			return
+		}
 		if r.Context().Err() != nil {
 			return // the client went away
 		}

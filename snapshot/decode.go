@@ -67,6 +67,35 @@ type header struct {
 	colorType     uint8
 }
 
+// otherFormat names the image format data starts with, when it is one a
+// screenshot is often mistaken for, as " (it is a JPEG image)"; else "".
+func otherFormat(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xff, 0xd8, 0xff}):
+		return " (it is a JPEG image)"
+	case bytes.HasPrefix(data, []byte("GIF8")):
+		return " (it is a GIF image)"
+	case len(data) >= 12 && bytes.Equal(data[:4], []byte("RIFF")) && bytes.Equal(data[8:12], []byte("WEBP")):
+		return " (it is a WebP image)"
+	}
+	return ""
+}
+
+// chunkName describes a chunk by its type when the type is a PNG chunk
+// name (four ASCII letters, PNG spec section 5.4) and by nothing of the
+// file otherwise; n is its length.
+func chunkName(typ string, n uint32) string {
+	for i := 0; i < len(typ); i++ {
+		if c := typ[i] | 0x20; c < 'a' || c > 'z' {
+			return "not a chunk (its type is not four letters)"
+		}
+	}
+	if n > 0x7fffffff {
+		return typ + " with an impossible length"
+	}
+	return fmt.Sprintf("%s of %d bytes", typ, n)
+}
+
 // readHeader checks the signature and the IHDR chunk without decoding pixels.
 func readHeader(data []byte) (header, error) {
 	if len(data) == 0 {
@@ -76,14 +105,16 @@ func readHeader(data []byte) (header, error) {
 		return header{}, fmt.Errorf("%w: the data ends inside the signature", ErrTruncated)
 	}
 	if !bytes.HasPrefix(data, pngSignature) {
-		return header{}, fmt.Errorf("%w: it starts with %q", ErrNotPNG, data[:min(len(data), 16)])
+		// Never the bytes themselves: the file may be anything (a caller
+		// naming /etc/passwd as a baseline), and a message travels.
+		return header{}, fmt.Errorf("%w: the data does not start with the PNG signature%s", ErrNotPNG, otherFormat(data))
 	}
 	// Signature, then the IHDR chunk: length (4), type (4), 13 data bytes.
 	if len(data) < 8+8+13 {
 		return header{}, fmt.Errorf("%w: the data ends inside the IHDR chunk", ErrTruncated)
 	}
 	if n, typ := binary.BigEndian.Uint32(data[8:12]), string(data[12:16]); typ != "IHDR" || n != 13 {
-		return header{}, fmt.Errorf("%w: the first chunk is %q (length %d), not IHDR", ErrCorrupt, typ, n)
+		return header{}, fmt.Errorf("%w: the first chunk is %s, not IHDR of 13 bytes", ErrCorrupt, chunkName(typ, n))
 	}
 	h := header{
 		width:     binary.BigEndian.Uint32(data[16:20]),

@@ -75,7 +75,7 @@ func TestDecodeInvalid(t *testing.T) {
 		{"invalid-empty.png", nil, ErrNotPNG, "not a PNG file"},
 		{"invalid-text.png", []byte("hello, this is not an image\n"), ErrNotPNG, "not a PNG file"},
 		{"invalid-html.png", []byte("<!DOCTYPE html><html><body>404</body></html>"), ErrNotPNG, "not a PNG file"},
-		{"invalid-jpeg.png", []byte{0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 'J', 'F', 'I', 'F', 0}, ErrNotPNG, "not a PNG file"},
+		{"invalid-jpeg.png", []byte{0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 'J', 'F', 'I', 'F', 0}, ErrNotPNG, "it is a JPEG image"},
 		{"invalid-signature-only.png", shot[:8], ErrTruncated, "truncated"},
 		{"invalid-half-signature.png", shot[:5], ErrTruncated, "truncated"},
 		{"invalid-cut-in-ihdr.png", shot[:20], ErrTruncated, "truncated"},
@@ -128,6 +128,11 @@ func TestDecodeInvalid(t *testing.T) {
 				msg := err.Error()
 				if !strings.HasPrefix(msg, "snapshot: decode "+path+": ") || !strings.Contains(msg, c.text) {
 					t.Fatalf("%s: got message %q, want it to start with the file and mention %q", fn.name, msg, c.text)
+				}
+				// A message never quotes the file: it may be any file
+				// (a caller naming /etc/passwd as a baseline).
+				if !bytes.HasPrefix(c.data, pngSignature) && len(c.data) >= 4 && strings.Contains(msg, string(c.data[:4])) {
+					t.Fatalf("%s: got message %q, which quotes the file's bytes %q", fn.name, msg, c.data[:4])
 				}
 			}
 		})

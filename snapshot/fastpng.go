@@ -214,15 +214,15 @@ func collectIDAT(data []byte) (idat []byte, trns bool, err error) {
 		}
 		n := binary.BigEndian.Uint32(data[off:])
 		if n > 0x7fffffff {
-			return nil, false, fmt.Errorf("%w: chunk length %d", ErrCorrupt, n)
+			return nil, false, fmt.Errorf("%w: a chunk length over 2^31-1", ErrCorrupt)
 		}
 		typ := string(data[off+4 : off+8])
 		if uint64(len(data)-off-12) < uint64(n) {
-			return nil, false, fmt.Errorf("%w: the data ends inside the %s chunk", ErrTruncated, typ)
+			return nil, false, fmt.Errorf("%w: the data ends inside the chunk %s", ErrTruncated, chunkName(typ, n))
 		}
 		body := data[off+8 : off+8+int(n)]
 		if crc32.ChecksumIEEE(data[off+4:off+8+int(n)]) != binary.BigEndian.Uint32(data[off+8+int(n):]) {
-			return nil, false, fmt.Errorf("%w: %s chunk: invalid checksum", ErrCorrupt, typ)
+			return nil, false, fmt.Errorf("%w: chunk %s: invalid checksum", ErrCorrupt, chunkName(typ, n))
 		}
 		off += 12 + int(n)
 		switch typ {

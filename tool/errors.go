@@ -15,11 +15,15 @@ type Kind string
 const (
 	KindValidation       Kind = "validation"         // bad arguments or a rejected flow
 	KindUnauthorized     Kind = "unauthorized"       // no or a wrong bearer token
-	KindForbidden        Kind = "forbidden"          // a Host the DNS-rebinding guard refuses
+	KindForbidden        Kind = "forbidden"          // a Host the DNS-rebinding guard refuses, a request a web page sent
 	KindNotFound         Kind = "not_found"          // no such tool, route, artifact or upload
 	KindMethodNotAllowed Kind = "method_not_allowed" // a route asked with the wrong method
 	KindConflict         Kind = "conflict"           // e.g. too many devices
 	KindTooLarge         Kind = "too_large"          // a body or an upload over its cap
+	KindTimeout          Kind = "timeout"            // a request whose body did not arrive in time
+	// KindUnsupportedMedia is a tool call whose body is not declared
+	// application/json (a web page's form or text/plain post).
+	KindUnsupportedMedia Kind = "unsupported_media_type"
 	// KindUnprocessed is a file input or a member whose bytes fail a
 	// check, or whose upload the server does not have: the seed fixes 422
 	// for it ("What the tool-server does with the members").
@@ -52,8 +56,10 @@ var table = []kindInfo{
 	{KindForbidden, http.StatusForbidden, true},
 	{KindNotFound, http.StatusNotFound, false},
 	{KindMethodNotAllowed, http.StatusMethodNotAllowed, false},
+	{KindTimeout, http.StatusRequestTimeout, true},
 	{KindConflict, http.StatusConflict, false},
 	{KindTooLarge, http.StatusRequestEntityTooLarge, true},
+	{KindUnsupportedMedia, http.StatusUnsupportedMediaType, false},
 	{KindUnprocessed, http.StatusUnprocessableEntity, false},
 	{KindInternal, http.StatusInternalServerError, true},
 	{KindWriteFailed, http.StatusInternalServerError, false},

@@ -21,8 +21,10 @@ func TestKindTable(t *testing.T) {
 		{tool.KindForbidden, 403, true},
 		{tool.KindNotFound, 404, false},
 		{tool.KindMethodNotAllowed, 405, false},
+		{tool.KindTimeout, 408, true},
 		{tool.KindConflict, 409, false},
 		{tool.KindTooLarge, 413, true},
+		{tool.KindUnsupportedMedia, 415, false},
 		{tool.KindUnprocessed, 422, false},
 		{tool.KindInternal, 500, true},
 		{tool.KindWriteFailed, 500, false},
@@ -38,7 +40,7 @@ func TestKindTable(t *testing.T) {
 		}
 	}
 	for status, want := range map[int]tool.Kind{
-		400: tool.KindValidation, 401: tool.KindUnauthorized, 403: tool.KindForbidden, 413: tool.KindTooLarge,
+		400: tool.KindValidation, 401: tool.KindUnauthorized, 403: tool.KindForbidden, 408: tool.KindTimeout, 413: tool.KindTooLarge, 415: tool.KindUnsupportedMedia,
 		422: tool.KindUnprocessed, 500: tool.KindInternal, 503: tool.KindUnavailable, 507: tool.KindInsufficientStorage,
 		407: tool.KindUnauthorized, 502: tool.KindUnavailable, 504: tool.KindUnavailable,
 		418: tool.KindValidation, 599: tool.KindInternal, 200: "", 302: "",

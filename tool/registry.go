@@ -57,10 +57,14 @@ func (t *Tool) MarshalJSON() ([]byte, error) {
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]*Tool
+	// leases are the device queues of the registry's calls (lease.go).
+	leases *leases
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{tools: make(map[string]*Tool)} }
+func NewRegistry() *Registry {
+	return &Registry{tools: make(map[string]*Tool), leases: &leases{queues: make(map[string]*deviceQueue)}}
+}
 
 // Add registers t; a second tool with the same name replaces the first.
 func (r *Registry) Add(t *Tool) {
@@ -114,9 +118,12 @@ type Call struct {
 
 	progress func(any)
 	cleanup  []func()
+	leases   *leases
 }
 
-// Progress emits a progress event (an NDJSON line when the client streams).
+// Progress emits a progress event (an NDJSON line when the client streams);
+// a value with a StreamEvent method, such as Waiting, is an event of that
+// name instead.
 func (c *Call) Progress(v any) {
 	if c.progress != nil {
 		c.progress(v)
@@ -159,7 +166,7 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Opt
 	if err != nil {
 		return nil, err
 	}
-	call := &Call{Tool: t, Args: args, Files: map[string]*File{}, Linked: opts.Linked, Values: map[string]any{}, progress: opts.Progress}
+	call := &Call{Tool: t, Args: args, Files: map[string]*File{}, Linked: opts.Linked, Values: map[string]any{}, progress: opts.Progress, leases: r.leases}
 	defer func() {
 		for i := len(call.cleanup) - 1; i >= 0; i-- {
 			call.cleanup[i]()

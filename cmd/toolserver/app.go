@@ -195,6 +195,8 @@ type app struct {
 	tmp       string
 	log       *slog.Logger
 	flowTools *flowtool.Tools
+	// remote: the server answers other machines (snapshottool.Tools.Remote).
+	remote bool
 
 	// stopSweep ends the upload sweeper; sweeper is its goroutine, which
 	// Close waits for before it removes the uploads' directory.
@@ -207,6 +209,9 @@ type appOptions struct {
 	stderr       io.Writer
 	denyFileURLs bool
 	allowHosts   *cdp.HostList // nil: every host
+	// remote is a wildcard bind: tools read no file of this machine for
+	// a caller (snapshottool.Tools.Remote).
+	remote bool
 }
 
 func newApp(o appOptions) (*app, error) {
@@ -214,7 +219,7 @@ func newApp(o appOptions) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil))}
+	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil)), remote: o.remote}
 	a.artifacts, err = store.NewArtifacts(filepath.Join(tmp, "artifacts"), 500, 1<<30)
 	if err != nil {
 		a.Close()
@@ -240,7 +245,7 @@ func registerTools(a *app) {
 	(&devicetool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 	a.flowTools = &flowtool.Tools{Pool: a.pool, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
 	a.flowTools.Register(a.tools)
-	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
+	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts, Remote: a.remote}).Register(a.tools)
 }
 
 // toolCatalog is the in-process tool set with nothing behind it: names,

@@ -72,7 +72,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	// A server that answers other machines never opens its own files for
 	// them, unless told to.
-	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts})
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr)})
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,10 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 		if err != nil {
 			return nil, err
 		}
+		// One call drives a device at a time (tool.Call.HoldDevice).
+		if ctx, err = call.HoldDevice(ctx, d.ID()); err != nil {
+			return nil, err
+		}
 		// A page whose script never returns must not hold a call (and the
 		// device) forever; the longest wait a tool accepts is 120 s.
 		ctx, cancel := context.WithTimeout(ctx, callLimit)

@@ -132,6 +132,11 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The run holds its device to the end: another run's launch:
+		// must not replace its page (a second one waits its turn).
+		if ctx, err = call.HoldDevice(ctx, dev.ID()); err != nil {
+			return nil, err
+		}
 		opts.Device = dev
 	}
 	rep, err := flow.Execute(ctx, opts, src.entry)

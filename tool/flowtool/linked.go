@@ -2,6 +2,7 @@ package flowtool
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path"
@@ -95,30 +96,24 @@ func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
 
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
-// the members) and handed to the tool as a temp file.
+// the members) and handed to the tool as the bytes of a file input.
 func (t *Tools) linkedCaller(src *link.Source) flow.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
-		dirs, err := t.memberFiles(src, name, args, "")
-		defer removeAll(dirs)
-		if err != nil {
+		if err := t.memberFiles(src, name, args, ""); err != nil {
 			return nil, err
 		}
 		return t.invokeStep(ctx, name, args)
 	}
 }
 
-func removeAll(dirs []string) {
-	for _, d := range dirs {
-		os.RemoveAll(d)
-	}
-}
-
-// memberFiles replaces each file argument of a call of toolName by a temp
-// file holding the bytes the client sent for its path, and returns the temp
-// directories to remove. suffix ends an error's message.
-func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) ([]string, error) {
+// memberFiles replaces each file argument of a call of toolName by a file
+// input holding the bytes the client sent for its path, so the tool gets
+// them as from a direct call (link seed, "Tool files"): the registry keeps
+// them in a temp file for the length of the call, and a tool that reads
+// only the files sent with a call (screenshot-diff on a wildcard bind)
+// takes them. suffix ends an error's message.
+func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) error {
 	inputs, _ := t.toolInfo(toolName)
-	var dirs []string
 	// The file arguments by the rule the client used to send them.
 	for _, target := range link.FileArguments(inputs, args) {
 		p := args[target].(string)
@@ -126,20 +121,21 @@ func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]a
 		if err != nil {
 			var refused *flow.RefusedError
 			if errors.As(err, &refused) || suffix == "" {
-				return dirs, err
+				return err
 			}
-			return dirs, &tool.Error{Kind: tool.KindValidation, Field: "args", Message: err.Error() + suffix}
+			return &tool.Error{Kind: tool.KindValidation, Field: "args", Message: err.Error() + suffix}
 		}
-		d, err := os.MkdirTemp(t.TempDir, "toolserver-member-")
-		if err != nil {
-			return dirs, err
-		}
-		dirs = append(dirs, d)
-		local := filepath.Join(d, path.Base(filepath.ToSlash(p)))
-		if err := os.WriteFile(local, data, 0o600); err != nil {
-			return dirs, err
-		}
-		args[target] = local
+		args[target] = memberInput(p, data)
 	}
-	return dirs, nil
+	return nil
+}
+
+// memberInput is a file input at the client's path with data as its
+// content. Its mtimeMs of -1 matches no real file, so the registry never
+// takes a file of this machine that has the same path for it.
+func memberInput(path string, data []byte) map[string]any {
+	return map[string]any{
+		"__argentFileInput": true, "path": path, "size": len(data), "mtimeMs": -1,
+		"content": base64.StdEncoding.EncodeToString(data),
+	}
 }

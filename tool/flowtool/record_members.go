@@ -34,18 +34,18 @@ func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
 
 // withStepMembers points the live call of a recorded step at the files the
 // client sent: a flow-execute by name gets its flow and members as a
-// flow_file input, a tool's file arguments become temp files holding the
-// members' bytes. It returns the temp directories to remove.
-func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string]any) ([]string, error) {
+// flow_file input, a tool's file arguments become file inputs holding the
+// members' bytes.
+func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string]any) error {
 	m, _ := call.Values[stepMembersKey].(*link.Members)
 	if m == nil {
-		return nil, nil
+		return nil
 	}
 	if command == flow.ToolFlowExecute {
 		name, _ := args["name"].(string)
 		root, _ := args["project_root"].(string)
 		if name == "" || root == "" {
-			return nil, nil
+			return nil
 		}
 		dir := clientpath.FlowsDir(root)
 		in := link.FlowInput{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
@@ -57,7 +57,7 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 			}
 		}
 		args["flow_file"] = in
-		return nil, nil
+		return nil
 	}
 	return t.memberFiles(link.NewSource(m), command, args, ". Nothing was recorded.")
 }

@@ -138,13 +138,7 @@ func (t *Tools) runLive(ctx context.Context, call *tool.Call, tg target, command
 	for k, v := range args {
 		liveArgs[k] = v
 	}
-	tmpDirs, err := t.withStepMembers(call, command, liveArgs)
-	defer func() {
-		for _, d := range tmpDirs {
-			os.RemoveAll(d)
-		}
-	}()
-	if err != nil {
+	if err := t.withStepMembers(call, command, liveArgs); err != nil {
 		return nil, err
 	}
 	body, err := json.Marshal(liveArgs)
@@ -154,7 +148,7 @@ func (t *Tools) runLive(ctx context.Context, call *tool.Call, tg target, command
 	// Mark the context: a recorder tool the live call reaches (a nested
 	// flow with a tool: flow-add-step step) refuses instead of waiting
 	// on the lock this call holds.
-	res, err := t.Registry.Invoke(context.WithValue(ctx, ctxKey{}, tg.key), command, body, tool.Options{Linked: call.Linked, Progress: call.Progress})
+	res, err := t.Registry.Invoke(context.WithValue(ctx, ctxKey{}, tg.key), command, body, tool.Options{Linked: call.Linked, Progress: call.Progress, TempDir: t.TempDir})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,12 @@ import (
 type Tools struct {
 	Pool      *cdp.Pool
 	Artifacts *store.Artifacts
+	// Remote is set when the tool-server answers other machines (a
+	// wildcard bind): the tool then reads only the bytes of the files sent
+	// with the call (never a path of this machine, not even one the client
+	// says it shares) or a live capture, and writes the diff image only as
+	// an artifact (outputDir is refused).
+	Remote bool
 }
 
 // Register adds screenshot-diff to r.
@@ -67,10 +73,25 @@ type diffArgs struct {
 	MaxMismatch  *float64 `json:"maxMismatch"`
 }
 
-func readPNG(field, path string) ([]byte, error) {
+// readPNG returns the bytes of the PNG argument field names, and the
+// name to give it in messages.
+func (t *Tools) readPNG(call *tool.Call, field, path string) ([]byte, string, error) {
 	if path == "" {
-		return nil, tool.FieldError(field, "%s: required", field)
+		return nil, "", tool.FieldError(field, "%s: required", field)
 	}
+	if t.Remote {
+		f := call.Files[field]
+		if f == nil || !f.HasContent {
+			return nil, "", tool.FieldError(field, "%s: this tool-server answers other machines, so it reads none of its own files: send the PNG's bytes with the call (a file input with its content)", field)
+		}
+		return f.Content, f.Path, nil
+	}
+	b, err := readFile(field, path)
+	return b, path, err
+}
+
+// readFile reads a PNG of this machine.
+func readFile(field, path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err == nil && st.Size() > snapshot.MaxPixels*4 {
 		return nil, tool.FieldError(field, "%s: %s is too large to be a screenshot (%d bytes)", field, path, st.Size())
@@ -87,15 +108,18 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := readPNG("baselinePath", a.BaselinePath)
+	if t.Remote && a.OutputDir != "" {
+		return nil, tool.FieldError("outputDir", "outputDir: this tool-server answers other machines, so it writes none of its own directories: the diff image is in the result as an artifact (diff)")
+	}
+	base, baseName, err := t.readPNG(call, "baselinePath", a.BaselinePath)
 	if err != nil {
 		return nil, err
 	}
 	var cur []byte
-	curName := a.CurrentPath
+	var curName string
 	switch {
 	case a.CurrentPath != "":
-		if cur, err = readPNG("currentPath", a.CurrentPath); err != nil {
+		if cur, curName, err = t.readPNG(call, "currentPath", a.CurrentPath); err != nil {
 			return nil, err
 		}
 	default:
@@ -110,6 +134,11 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		if err != nil {
 			return nil, devicetool.DeviceError(err)
 		}
+		// The capture is a call on the device like any other: it takes
+		// its turn (tool.Call.HoldDevice).
+		if ctx, err = call.HoldDevice(ctx, d.ID()); err != nil {
+			return nil, err
+		}
 		shot, err := d.StableScreenshot(ctx, 5)
 		if err != nil {
 			return nil, devicetool.DeviceError(err)
@@ -123,7 +152,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 	opts.IncludeAA = a.IncludeAA
 	opts.Diff = true
 	start := time.Now()
-	res, err := snapshot.CompareBytes(a.BaselinePath, base, curName, cur, opts)
+	res, err := snapshot.CompareBytes(baseName, base, curName, cur, opts)
 	var sizes *snapshot.SizeMismatchError
 	switch {
 	case errors.As(err, &sizes):
