@@ -104,16 +104,20 @@ func SameHostFile(path string, size int64, mtimeMs float64) bool {
 
 // unwrapFileInputs replaces each declared file-input object by a path the
 // tool can open: the host file when it is the same file, else a temp file
-// with the bytes sent, else the client path as written.
-func unwrapFileInputs(call *Call, tempDir string) error {
+// with the bytes sent, else the client path as written. On a remote
+// server a file is only ever the bytes sent.
+func unwrapFileInputs(call *Call, tempDir string, remote bool) error {
 	for _, spec := range call.Tool.FileInputs {
 		raw, ok := call.Args[spec.Target]
-		if !ok {
+		if !ok || string(raw) == "null" {
 			continue
 		}
 		f, isFile, err := ParseFile(spec.Target, raw)
 		if err != nil {
 			return err
+		}
+		if remote && spec.Kind == "file" && (!isFile || !f.HasContent) {
+			return FieldError(spec.Target, "%s: this tool-server answers other machines, so it reads none of its own files for a caller: send the file's content with the call (a file input with its content, as a linked or remote-routed client does)", spec.Target)
 		}
 		if !isFile {
 			continue
@@ -122,7 +126,7 @@ func unwrapFileInputs(call *Call, tempDir string) error {
 		switch {
 		case spec.Kind != "file":
 			f.LocalPath = f.Path
-		case SameHostFile(f.Path, f.Size, f.MtimeMs):
+		case !remote && SameHostFile(f.Path, f.Size, f.MtimeMs):
 			f.LocalPath = f.Path
 		case f.HasContent:
 			dir, err := os.MkdirTemp(tempDir, "toolserver-input-")

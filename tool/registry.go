@@ -59,6 +59,11 @@ type Registry struct {
 	tools map[string]*Tool
 	// leases are the device queues of the registry's calls (lease.go).
 	leases *leases
+	// Remote is set when the tool-server answers other machines (a
+	// wildcard bind): a file input of kind file is then read only from
+	// the bytes sent with the call, never from a path of this machine,
+	// even one the client claims by size and mtime. Set before serving.
+	Remote bool
 }
 
 // NewRegistry returns an empty registry.
@@ -177,7 +182,7 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Opt
 			return nil, err
 		}
 	}
-	if err := unwrapFileInputs(call, opts.TempDir); err != nil {
+	if err := unwrapFileInputs(call, opts.TempDir, r.Remote); err != nil {
 		return nil, err
 	}
 	b, err := json.Marshal(call.Args)

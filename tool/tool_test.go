@@ -175,3 +175,46 @@ func TestFileInputCapOnDecodedSize(t *testing.T) {
 		})
 	}
 }
+
+// A remote registry (a wildcard bind) reads a file input only from the
+// bytes sent: never a path of this machine, even one claimed by size and
+// mtime, never a bare path; and a refusal quotes nothing of the file.
+func TestFileInputRemoteReadsOnlyBytesSent(t *testing.T) {
+	t.Parallel()
+	reg := tool.NewRegistry()
+	reg.Remote = true
+	reg.Add(echoFile())
+	tmp := t.TempDir()
+	ctx := context.Background()
+	secret := filepath.Join(tmp, "secret.yaml")
+	os.WriteFile(secret, []byte("server-secret-71c2"), 0o600)
+	st, _ := os.Stat(secret)
+	mtime := float64(st.ModTime().UnixNano()) / 1e6
+
+	for name, arg := range map[string]any{
+		"a bare path":                  secret,
+		"a path claimed without bytes": map[string]any{"__argentFileInput": true, "path": secret, "size": st.Size(), "mtimeMs": mtime},
+		"a missing file, path only":    map[string]any{"__argentFileInput": true, "path": filepath.Join(tmp, "nope.yaml")},
+	} {
+		wire, _ := json.Marshal(map[string]any{"file": arg})
+		res, err := reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
+		var te *tool.Error
+		if !errors.As(err, &te) || te.HTTPStatus() != 400 || te.Field != "file" || !strings.Contains(te.Error(), "answers other machines") {
+			t.Errorf("%s: got %v, %v; want a 400 on file that reads nothing here", name, res, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "server-secret") {
+			t.Errorf("%s: the answer quotes the file: %v", name, err)
+		}
+	}
+
+	// The same path with the bytes sent: the bytes win, even though the
+	// size and mtime match this machine's file.
+	wire, _ := json.Marshal(map[string]any{"file": map[string]any{
+		"__argentFileInput": true, "path": secret, "size": 6, "mtimeMs": mtime,
+		"content": base64.StdEncoding.EncodeToString([]byte("client")),
+	}})
+	res, err := reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
+	if err != nil || res.(map[string]any)["content"] != "client" {
+		t.Fatalf("got %v, %v; want the bytes sent", res, err)
+	}
+}

@@ -220,6 +220,7 @@ func newApp(o appOptions) (*app, error) {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
 	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil)), remote: o.remote}
+	a.tools.Remote = o.remote
 	a.artifacts, err = store.NewArtifacts(filepath.Join(tmp, "artifacts"), 500, 1<<30)
 	if err != nil {
 		a.Close()

@@ -77,7 +77,8 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
-	a.flowTools.NoHostFiles = opts.noHostFiles
+	// A remote server never takes a flow file of its own for the client's.
+	a.flowTools.NoHostFiles = opts.noHostFiles || a.remote
 	if a.pool.Err() != nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}
