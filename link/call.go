@@ -77,6 +77,9 @@ type CallOptions struct {
 	// Progress receives the data of each progress line as it arrives. A
 	// call with Progress, or with members, asks for an NDJSON stream.
 	Progress func(data json.RawMessage)
+	// Waiting receives the message of each waiting line: the call waits
+	// for its device, held by another call ({"event":"waiting"}).
+	Waiting func(message string)
 	// FilesLog receives each [flow-files] line (see FilesLogEnv); nil
 	// prints none.
 	FilesLog func(line string)
@@ -387,9 +390,9 @@ type answerLine struct {
 	ErrorKind string          `json:"error_kind"`
 }
 
-// readStream reads the stream of a call: progress lines go to the
-// callback as they arrive, the last result line is the result, an error
-// line fails the call at once, other events are ignored. The stream
+// readStream reads the stream of a call: progress and waiting lines go to
+// their callbacks as they arrive, the last result line is the result, an
+// error line fails the call at once, other events are ignored. The stream
 // ending before a result is a ClosedError.
 func (st *callState) readStream(r io.Reader) (json.RawMessage, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -412,6 +415,13 @@ func (st *callState) readStream(r io.Reader) (json.RawMessage, error) {
 			case "progress":
 				if st.opts.Progress != nil {
 					st.opts.Progress(ev.Data)
+				}
+			case "waiting":
+				var w struct {
+					Message string `json:"message"`
+				}
+				if json.Unmarshal(ev.Data, &w) == nil && w.Message != "" && st.opts.Waiting != nil {
+					st.opts.Waiting(w.Message)
 				}
 			case "result":
 				result = ev.Data

@@ -303,6 +303,28 @@ func TestStreamProgressAsItArrives(t *testing.T) {
 	}
 }
 
+// TestStreamWaitingLine: a waiting line (the call waits for its device)
+// reaches the Waiting callback with its message, and is no step.
+func TestStreamWaitingLine(t *testing.T) {
+	f := newFixture(t)
+	s := newStub(t)
+	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		streamLines(w, `{"event":"waiting","data":{"device":"chromium-cdp-800x600","ahead":1,"holder":"flow-execute","heldMs":1200,"message":"waiting for device chromium-cdp-800x600: flow-execute has held it for 1.2s; 1 call ahead of this one"}}`,
+			`{"event":"result","data":{"ok":true,"steps":[]}}`)
+	}
+	f.put("demo.yaml", "steps:\n  - echo: hi\n")
+	var waits []string
+	steps := 0
+	_, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj},
+		link.CallOptions{Progress: func(json.RawMessage) { steps++ }, Waiting: func(m string) { waits = append(waits, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 1 || !strings.HasPrefix(waits[0], "waiting for device chromium-cdp-800x600: ") || steps != 0 {
+		t.Errorf("got waiting %q and %d progress lines, want the one waiting message and no step", waits, steps)
+	}
+}
+
 func TestStreamErrorLine(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)

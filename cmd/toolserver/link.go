@@ -51,6 +51,16 @@ type linkedRun struct {
 	out     *renderer
 }
 
+// waiting says the run waits for its device on the tool-server: a line on
+// stderr, or a waiting object with -o json|yaml.
+func (lr *linkedRun) waiting(message string) {
+	if lr.out.asJSON {
+		lr.out.json(map[string]any{"event": "waiting", "message": message})
+		return
+	}
+	fmt.Fprintln(lr.out.stderr, "toolserver: "+message)
+}
+
 // warn prints a line on stderr, or a warning object with -o json|yaml.
 func (lr *linkedRun) warn(line string) {
 	if lr.out.asJSON {
@@ -90,7 +100,7 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 		if err := json.Unmarshal(data, &s); err == nil {
 			lr.out.progress(s)
 		}
-	}, DryRun: lr.flags.dryRun}
+	}, DryRun: lr.flags.dryRun, Waiting: lr.waiting}
 	if filesLogOn() {
 		opts.FilesLog = lr.warn
 	}
