@@ -118,6 +118,9 @@ type Call struct {
 	Files map[string]*File
 	// Linked is true when the client sent x-argent-linked: 1.
 	Linked bool
+	// Remote is the registry's Remote: the caller is on another machine,
+	// so the tool reads and writes none of this machine's files for it.
+	Remote bool
 	// Values the Prepare hook leaves for the handler (e.g. link members).
 	Values map[string]any
 
@@ -171,7 +174,7 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Opt
 	if err != nil {
 		return nil, err
 	}
-	call := &Call{Tool: t, Args: args, Files: map[string]*File{}, Linked: opts.Linked, Values: map[string]any{}, progress: opts.Progress, leases: r.leases}
+	call := &Call{Tool: t, Args: args, Files: map[string]*File{}, Linked: opts.Linked, Remote: r.Remote, Values: map[string]any{}, progress: opts.Progress, leases: r.leases}
 	defer func() {
 		for i := len(call.cleanup) - 1; i >= 0; i-- {
 			call.cleanup[i]()

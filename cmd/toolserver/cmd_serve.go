@@ -77,8 +77,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
-	// A remote server never takes a flow file of its own for the client's.
-	a.flowTools.NoHostFiles = opts.noHostFiles || a.remote
+	a.flowTools.NoHostFiles = opts.noHostFiles
 	if a.pool.Err() != nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}

@@ -45,7 +45,7 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 			check:  func(fl *flow.Flow) error { return link.Prevalidate(fl, entry.File, src, t.toolInfo) },
 			writes: src.BaselineWrites,
 		}, nil
-	case lc != nil && lc.in.Content != nil && (t.NoHostFiles || !hostCopy(lc.in)):
+	case lc != nil && lc.in.Content != nil && (t.NoHostFiles || call.Remote || !hostCopy(lc.in)):
 		entry, err := linkedEntry(lc, name.Name)
 		if err != nil {
 			return runSource{}, err

@@ -99,6 +99,13 @@ func resolveSource(call *tool.Call) (source, error) {
 	if (a.Name == "") == (a.FlowPath == "") {
 		return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Pass exactly one flow source: name or flow_path.")
 	}
+	if call.Remote {
+		field := "name"
+		if a.FlowPath != "" {
+			field = "flow_path"
+		}
+		return source{}, invalid("FLOW_FILE_INVALID", field, "%s: this tool-server answers other machines, so it runs no flow file of its own for a caller: send the flow's bytes with the call (flow_path or flow_file with its content, as a linked or remote-routed client does)", field)
+	}
 	disk := flow.Disk{}
 	if a.FlowPath != "" {
 		p := a.FlowPath

@@ -527,7 +527,8 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 	if err != nil {
 		return nil, err
 	}
-	rec := placeRecording(tg, call.Linked)
+	// A remote caller's recording never lives on this machine's disk.
+	rec := placeRecording(tg, call.Linked || call.Remote)
 	empty := &flow.Flow{ExecutionPrerequisite: strings.TrimSpace(a.ExecutionPrerequisite)}
 	data, err := rec.encode(empty)
 	if err != nil {

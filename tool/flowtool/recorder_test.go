@@ -390,6 +390,33 @@ func TestRecordClientMode(t *testing.T) {
 	})
 }
 
+// TestRemoteUsesNoHostFiles: on a remote registry (a wildcard bind) a
+// recording whose project exists on this machine still lives on the
+// client (nothing is written here), and flow-execute runs no flow file of
+// this machine named by project_root and name.
+func TestRemoteUsesNoHostFiles(t *testing.T) {
+	t.Parallel()
+	reg := newRegistry(t)
+	reg.Remote = true
+	r := rec{"remote", t.TempDir()}
+	path := r.root + "/.argent/flows/remote.yaml"
+	wantDirective(t, call(t, reg, "flow-start-recording", r.args(nil))["savedTo"], path)
+	wantDirective(t, call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
+	wantDirective(t, call(t, reg, "flow-finish-recording", r.args(nil))["savedTo"], path)
+	if _, err := os.Stat(filepath.Join(r.root, ".argent")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("stat .argent: got %v, want nothing written on this machine", err)
+	}
+
+	flows := filepath.Join(r.root, ".argent", "flows")
+	os.MkdirAll(flows, 0o755)
+	os.WriteFile(filepath.Join(flows, "here.yaml"), []byte("steps:\n  - echo: server-file-5d1e\n"), 0o644)
+	_, err := invoke(t, reg, "flow-execute", map[string]any{"name": "here", "project_root": r.root}, false)
+	te := wantCode(t, err, "FLOW_FILE_INVALID")
+	if te.Field != "name" || !strings.Contains(te.Message, "answers other machines") || strings.Contains(te.Message, "server-file") {
+		t.Fatalf("flow-execute by name: got %v, want a refusal on name that runs nothing", te)
+	}
+}
+
 func TestRecordLinkedRefusals(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
