@@ -43,6 +43,10 @@ stop_engine() {
   fi
   wait "$dockerd_pid" 2>/dev/null || true
   dockerd_pid=""
+  # dockerd leaves its bind mount of the host's network namespace behind.
+  if grep -q ' /run/docker/netns/default ' /proc/self/mountinfo; then
+    umount /run/docker/netns/default || true
+  fi
 }
 cleanup() {
   stop_engine
