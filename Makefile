@@ -57,7 +57,12 @@ fuzz: check-go
 bench: check-go deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-.PHONY: all build deps demo test vet fuzz bench soak clean docker docker-smoke check-go
+# The determinism soak: the example flows and the stress pages of
+# bench/soak/project, RUNS times in a row; fails on any false diff.
+RUNS ?= 100
+soak: deps build
+	$(GO) run ./bench/soak -runs $(RUNS) -bin $(BIN)
+
 docker:
 	docker build --network host -f docker/Dockerfile --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) \
 	  --build-arg CHROMIUM_VERSION=$(CHROMIUM_VERSION) -t toolserver:$(VERSION) .
