@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -29,14 +28,8 @@ type streamLine struct {
 // channel it returns, which closes at the end of the answer.
 func streamCall(t *testing.T, url, name, body string) <-chan streamLine {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/tools/"+name, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
 	lines := make(chan streamLine, 64)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postNDJSON(t, url+"/tools/"+name, body)
 	go func() {
 		defer close(lines)
 		defer resp.Body.Close()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,13 +35,7 @@ func TestFlowExecuteStreams(t *testing.T) {
 `)
 	t.Cleanup(func() { cdptest.Stop(t, "chromium-cdp-900x600") })
 	body := fmt.Sprintf(`{"name":"demo","project_root":%q,"device":"chromium-cdp-900x600"}`, root)
-	req, _ := http.NewRequest("POST", r.url+"/tools/flow-execute", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postNDJSON(t, r.url+"/tools/flow-execute", body)
 	defer resp.Body.Close()
 	var events []string
 	var report struct {

@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -62,14 +61,7 @@ func linkedCall(name, body string, members []map[string]any, extra map[string]an
 // line.
 func stream(t *testing.T, url, body string) (result map[string]any, errLine map[string]any, status int) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/tools/flow-execute", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
-	req.Header.Set("x-argent-linked", "1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postNDJSON(t, url+"/tools/flow-execute", body, "x-argent-linked", "1")
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
 		var e map[string]any

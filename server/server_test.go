@@ -116,6 +116,23 @@ func newRig(t *testing.T, token string) *rig {
 	return r
 }
 
+// postNDJSON posts a JSON call asking for an NDJSON stream, with the
+// extra headers given as name, value pairs, and returns the open answer.
+func postNDJSON(t *testing.T, url, body string, hdr ...string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/x-ndjson")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 func do(t *testing.T, method, url, body string, hdr ...string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -208,13 +225,7 @@ func TestCallErrors(t *testing.T) {
 func TestStreamProgressBeforeResult(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, "")
-	req, _ := http.NewRequest("POST", r.url+"/tools/steps", strings.NewReader(`{"n":3}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postNDJSON(t, r.url+"/tools/steps", `{"n":3}`)
 	defer resp.Body.Close()
 	for k, v := range map[string]string{"Content-Type": "application/x-ndjson", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"} {
 		if got := resp.Header.Get(k); got != v {

@@ -156,13 +156,7 @@ func TestBodyTimeoutSparesLongCalls(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	addr := served(t, "", 100*time.Millisecond, 100*time.Millisecond, release)
-	req, _ := http.NewRequest("POST", "http://"+addr+"/tools/wait", strings.NewReader(`{}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postNDJSON(t, "http://"+addr+"/tools/wait", `{}`)
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	if !sc.Scan() || !strings.Contains(sc.Text(), "started") {
