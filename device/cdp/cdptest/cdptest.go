@@ -10,21 +10,17 @@
 //
 // and its tests call Device (or Pool, to address devices by id through
 // the tools) and Pages. Tests that each use their own device id may run
-// in parallel, Parallel of them at once unless go test -parallel says
-// otherwise.
+// in parallel.
 package cdptest
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"testing"
 	"time"
 
@@ -43,13 +39,6 @@ var (
 // tests of one package boot at once.
 const MaxDevices = 64
 
-// Parallel is how many parallel tests of a package on the rig run at
-// once unless -test.parallel (go test -parallel) says otherwise. Go's
-// default is GOMAXPROCS, made for tests that keep a CPU busy; these mostly
-// wait, on Chromium (which works in processes of its own) and on the
-// timeouts they are about, so more of them overlap than there are cores.
-const Parallel = 8
-
 // Main runs the package's tests on the shared rig, then closes it and
 // fails the run if a goroutine outlived it (goleak). It does not return.
 func Main(m *testing.M) {
@@ -57,15 +46,6 @@ func Main(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(max(Parallel, runtime.GOMAXPROCS(0)))); err != nil {
-			fmt.Fprintln(os.Stderr, "cdptest:", err)
-			return 2
-		}
-	}
 	pool = cdp.NewPool(cdp.Options{SharedBrowser: true, MaxDevices: MaxDevices, Log: os.Stderr})
 	if err := pool.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "cdptest:", err)
