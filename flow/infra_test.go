@@ -20,6 +20,7 @@ import (
 // cdp.ErrCrashed), so Report.InfrastructureError finds it; a failed
 // assertion on a live page has no such error.
 func TestStepErrorsStayTyped(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/dies.yaml", `steps:
   - launch: "{{URL}}/app.html"

@@ -29,9 +29,21 @@ var (
 	commit  = "unknown"
 )
 
-// streams are where a command writes: its data on stdout, progress,
-// warnings and errors on stderr.
-type streams struct{ stdout, stderr io.Writer }
+// streams are what a command gets from the process that runs it besides
+// its arguments: where it writes (its data on stdout, progress, warnings
+// and errors on stderr), the environment it reads, and the device pool of
+// its in-process runs.
+type streams struct {
+	stdout, stderr io.Writer
+	// getenv reads an environment variable ("" when unset): os.Getenv in
+	// main, a test's own variables in a test, so tests that set different
+	// variables run in parallel.
+	getenv func(string) string
+	// pool, when set, is the device pool in-process commands use instead
+	// of a pool of their own, and leave open (tests share one browser this
+	// way); nil in main.
+	pool *cdp.Pool
+}
 
 // annotationExitStatus is the annotation holding a command's EXIT STATUS
 // section, which printHelp prints last.
@@ -197,6 +209,8 @@ type app struct {
 	flowTools *flowtool.Tools
 	// remote: the server answers other machines (snapshottool.Tools.Remote).
 	remote bool
+	// borrowed: pool is appOptions.pool, which Close leaves open.
+	borrowed bool
 
 	// stopSweep ends the upload sweeper; sweeper is its goroutine, which
 	// Close waits for before it removes the uploads' directory.
@@ -212,6 +226,9 @@ type appOptions struct {
 	// remote is a wildcard bind: tools read no file of this machine for
 	// a caller (snapshottool.Tools.Remote).
 	remote bool
+	// pool is a pool to use instead of a new one (streams.pool); its own
+	// options stand, maxDevices and denyFileURLs are not applied to it.
+	pool *cdp.Pool
 }
 
 func newApp(o appOptions) (*app, error) {
@@ -236,7 +253,11 @@ func newApp(o appOptions) (*app, error) {
 		a.Close()
 		return nil, err
 	}
-	a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs, AllowHosts: o.allowHosts})
+	if o.pool != nil {
+		a.pool, a.borrowed = o.pool, true
+	} else {
+		a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs, AllowHosts: o.allowHosts})
+	}
 	registerTools(a)
 	return a, nil
 }
@@ -265,14 +286,14 @@ func (a *app) sweepUploads(interval time.Duration) {
 	a.sweeper.Go(func() { a.uploads.Run(ctx, interval) })
 }
 
-// Close stops the upload sweeper and the browsers, waits for them, and
-// removes the temp files.
+// Close stops the upload sweeper and the browsers (not those of a
+// borrowed pool), waits for them, and removes the temp files.
 func (a *app) Close() {
 	if a.stopSweep != nil {
 		a.stopSweep()
 		a.sweeper.Wait()
 	}
-	if a.pool != nil {
+	if a.pool != nil && !a.borrowed {
 		a.pool.Close()
 	}
 	os.RemoveAll(a.tmp)

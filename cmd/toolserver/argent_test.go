@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/server"
 )
 
@@ -83,7 +84,7 @@ func TestPublishedArgentClient(t *testing.T) {
 	}
 	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	defer pages.Close()
-	a, err := newApp(appOptions{stderr: io.Discard})
+	a, err := newApp(appOptions{stderr: io.Discard, pool: cdptest.Pool(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestPublishedArgentClient(t *testing.T) {
 			t.Fatalf("tools/list lacks %s: %s", want, names)
 		}
 	}
-	t.Cleanup(func() { a.pool.Stop("chromium-cdp-1280x800") })
+	t.Cleanup(func() { cdptest.Stop(t, "chromium-cdp-1280x800") })
 	call := func(name string) (string, bool) {
 		resp := m.send("tools/call", map[string]any{"name": "flow-execute", "arguments": map[string]any{"name": name, "project_root": root, "device": "chromium-cdp-1280x800"}}, false)
 		return text(resp)

@@ -25,7 +25,7 @@ func commandPaths(t *testing.T) [][]string {
 			}
 		}
 	}
-	walk(newRootCommand(streams{io.Discard, io.Discard}), nil)
+	walk(newRootCommand(streams{stdout: io.Discard, stderr: io.Discard, getenv: env(nil).get}), nil)
 	if len(out) < 12 {
 		t.Fatalf("got %d commands, want the whole tree: %v", len(out), out)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -53,10 +52,10 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 		return err
 	}
 	name := args[0]
-	if u := linkURL(opts.link); u != "" {
+	if u := opts.linkURL(opts.link); u != "" {
 		return runLinkedCall(ctx, u, name, opts.args, format, opts.streams)
 	}
-	a, err := newApp(appOptions{stderr: opts.stderr})
+	a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool})
 	if err != nil {
 		return err
 	}
@@ -72,5 +71,5 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 	}
 	// Artifacts live in this process's temp dir, removed on exit: copy them
 	// next to the caller.
-	return printData(opts.stdout, format, map[string]any{"data": keepArtifacts(res, os.Getenv("ARGENT_ARTIFACTS_DIR"))})
+	return printData(opts.stdout, format, map[string]any{"data": keepArtifacts(res, opts.getenv("ARGENT_ARTIFACTS_DIR"))})
 }

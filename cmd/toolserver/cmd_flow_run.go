@@ -138,14 +138,14 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	// notWritten counts the baselines of the result the client refused;
 	// plans are the baselines a dry run would have written.
 	var runOne func(ctx context.Context, t flowTarget) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
-	if u := linkURL(opts.link); u != "" {
+	if u := opts.linkURL(opts.link); u != "" {
 		lr, err := newLinkedRun(u, args[0], opts, out)
 		if err != nil {
 			return err
 		}
 		runOne = lr.run
 	} else {
-		a, err := newApp(appOptions{stderr: opts.stderr})
+		a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool})
 		if err != nil {
 			return err
 		}

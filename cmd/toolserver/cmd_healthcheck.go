@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,7 +40,7 @@ func runHealthcheck(ctx context.Context, opts healthcheckOptions, args []string)
 	if err != nil {
 		return usageError("healthcheck: %v", err)
 	}
-	if tok := os.Getenv("ARGENT_AUTH_TOKEN"); tok != "" {
+	if tok := opts.getenv(envAuthToken); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,7 +57,7 @@ SIGINT or SIGTERM stop it gracefully.`,
 // runServe serves until ctx ends.
 func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	stderr := opts.stderr
-	token := os.Getenv("ARGENT_AUTH_TOKEN")
+	token := opts.getenv(envAuthToken)
 	if server.IsWildcard(opts.addr) && token == "" && !opts.insecure {
 		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set ARGENT_AUTH_TOKEN, or pass --insecure if the network is yours alone", opts.addr)
 	}
@@ -72,7 +71,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	// A server that answers other machines never opens its own files for
 	// them, unless told to.
-	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr)})
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr), pool: opts.pool})
 	if err != nil {
 		return err
 	}

@@ -56,8 +56,8 @@ func runTools(ctx context.Context, opts toolsOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if u := linkURL(opts.link); u != "" {
-		tools, err := newLinkClient(u).Tools(ctx)
+	if u := opts.linkURL(opts.link); u != "" {
+		tools, err := opts.linkClient(u).Tools(ctx)
 		if err != nil {
 			return withExit(exitInfra, err)
 		}
@@ -93,8 +93,8 @@ func runToolsDescribe(ctx context.Context, opts toolsOptions, args []string) err
 		return err
 	}
 	name := args[0]
-	if u := linkURL(opts.link); u != "" {
-		tools, err := newLinkClient(u).Tools(ctx)
+	if u := opts.linkURL(opts.link); u != "" {
+		tools, err := opts.linkClient(u).Tools(ctx)
 		if err != nil {
 			return withExit(exitInfra, err)
 		}

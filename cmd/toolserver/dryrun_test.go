@@ -28,8 +28,8 @@ type dryRunReport struct {
 func TestFlowRunDryRunLocal(t *testing.T) {
 	t.Parallel()
 	root := flowProject(t)
-	dev := "--device=chromium-cdp-700x500"
-	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
+	dev := "--device=" + sharedDevice(t, "chromium-cdp-701x501")
+	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-701x501.png")
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 
 	before := treetest.Of(t, root)
@@ -39,7 +39,7 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 	}
 	treetest.Same(t, before, treetest.Of(t, root))
 	for _, want := range []string{
-		"dry run: baseline not written (pressed__chromium-700x500.png)",
+		"dry run: baseline not written (pressed__chromium-701x501.png)",
 		"Dry run: 1 baseline would be written; nothing was written:\n  new    ",
 		" bytes  " + baseline + "\n",
 	} {
@@ -72,10 +72,10 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 		t.Errorf("wouldWriteBaselines[0]: got %+v, want %s, update, its size", p, baseline)
 	}
 	last := rep.Steps[len(rep.Steps)-1]
-	if last.Kind != "snapshot" || last.Reason != "dry run: baseline not written (pressed__chromium-700x500.png)" {
+	if last.Kind != "snapshot" || last.Reason != "dry run: baseline not written (pressed__chromium-701x501.png)" {
 		t.Errorf("snapshot step: got %+v, want the dry run's reason", last)
 	}
-	if !strings.Contains(errOut, `dry run: baseline not written (pressed__chromium-700x500.png)`) {
+	if !strings.Contains(errOut, `dry run: baseline not written (pressed__chromium-701x501.png)`) {
 		t.Errorf("progress on stderr: got\n%s\nwant the dry run's reason", errOut)
 	}
 }
@@ -91,10 +91,10 @@ func TestFlowRunDryRunNestedUpdate(t *testing.T) {
 	if err := os.WriteFile(nested, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-700x500.png")
+	baseline := filepath.Join(root, ".argent", "flows", "__baselines__", "good", "pressed__chromium-702x502.png")
 	before := treetest.Of(t, root)
-	code, out, errOut := runCLI(t, "flow", "run", "nested", "--project", root, "--device=chromium-cdp-700x500", "--dry-run")
-	if code != exitOK || !strings.Contains(out, " bytes  "+baseline+"\n") || !strings.Contains(out, "dry run: baseline not written (pressed__chromium-700x500.png)") {
+	code, out, errOut := runCLI(t, "flow", "run", "nested", "--project", root, "--device="+sharedDevice(t, "chromium-cdp-702x502"), "--dry-run")
+	if code != exitOK || !strings.Contains(out, " bytes  "+baseline+"\n") || !strings.Contains(out, "dry run: baseline not written (pressed__chromium-702x502.png)") {
 		t.Errorf("got exit %d\n%s\n%s\nwant 0 and the nested flow's baseline listed", code, out, errOut)
 	}
 	treetest.Same(t, before, treetest.Of(t, root))

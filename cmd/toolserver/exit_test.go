@@ -83,9 +83,9 @@ func (w *lineWatch) String() string {
 }
 
 // runAsync runs the CLI in a goroutine; the channel gets its exit code.
-func runAsync(args []string, stdout, stderr io.Writer) <-chan int {
+func runAsync(args []string, s streams) <-chan int {
 	done := make(chan int, 1)
-	go func() { done <- run(context.Background(), args, stdout, stderr) }()
+	go func() { done <- run(context.Background(), args, s) }()
 	return done
 }
 
@@ -101,18 +101,21 @@ func waitExit(t *testing.T, done <-chan int, out, errOut interface{ String() str
 	}
 }
 
-// runAndKillBrowser runs flow run "dies" of root with the extra args on a
-// device of w×h and kills that device's browser once the launch step is
+// runAndKillBrowser runs flow run "dies" of root with the environment e
+// and the extra args on a device of w×h, on a browser of its own (not the
+// shared one), and kills that device's browser once the launch step is
 // reported, while the await step polls for an element that never comes.
 // It returns the exit code and the output.
-func runAndKillBrowser(t *testing.T, root string, w, h int, extra ...string) (int, *lineWatch, *lineWatch) {
+func runAndKillBrowser(t *testing.T, root string, w, h int, e env, extra ...string) (int, *lineWatch, *lineWatch) {
 	t.Helper()
 	if pids := cdptest.BrowserPIDs(t, w, h); len(pids) > 0 {
 		t.Fatalf("browsers of %dx%d before the run: got %v, want none", w, h, pids)
 	}
 	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
 	args := append([]string{"flow", "run", "dies", "--project", root, "--device", fmt.Sprintf("chromium-cdp-%dx%d", w, h)}, extra...)
-	done := runAsync(args, out, errOut)
+	s := testStreams(t, e, out, errOut)
+	s.pool = nil
+	done := runAsync(args, s)
 	select {
 	case <-out.seen:
 	case code := <-done:
@@ -135,7 +138,7 @@ func runAndKillBrowser(t *testing.T, root string, w, h int, extra ...string) (in
 // as for a failed assertion) and says why.
 func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runAndKillBrowser(t, exitProject(t), 613, 419)
+	code, out, errOut := runAndKillBrowser(t, exitProject(t), 613, 419, nil)
 	if code != exitInfra {
 		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
 	}
@@ -149,7 +152,7 @@ func TestFlowRunExitsTwoWhenChromiumDies(t *testing.T) {
 func TestFlowRunExitsOneWhenAssertionFails(t *testing.T) {
 	t.Parallel()
 	root := exitProject(t)
-	code, out, errOut := runCLI(t, "flow", "run", "fails", "--project", root, "--device", "chromium-cdp-611x417")
+	code, out, errOut := runCLI(t, "flow", "run", "fails", "--project", root, "--device", sharedDevice(t, "chromium-cdp-611x417"))
 	if code != exitFailed || !strings.Contains(out, "no visible element matched") && !strings.Contains(out, "no element matched") {
 		t.Fatalf("exit: got %d, want %d and the assertion's reason\n%s\n%s", code, exitFailed, out, errOut)
 	}
@@ -233,10 +236,13 @@ func (c *cutter) URL() string { return "http://" + c.ln.Addr().String() }
 // streams (after its first progress line): the link broke, so flow run
 // exits 2 with the seed's "closed before … finished" text.
 func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
+	t.Parallel()
 	root := exitProject(t)
-	srv := newCutter(t, strings.TrimPrefix(startServe(t, "exit-token"), "http://"))
+	e := env{envAuthToken: "exit-token"}
+	dev := sharedDevice(t, "chromium-cdp-617x421")
+	srv := newCutter(t, strings.TrimPrefix(startServe(t, e, false), "http://"))
 	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
-	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", srv.URL(), "--device", "chromium-cdp-617x421"}, out, errOut)
+	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", srv.URL(), "--device", dev}, testStreams(t, e, out, errOut))
 	select {
 	case <-out.seen:
 	case code := <-done:
@@ -256,8 +262,10 @@ func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 // errors and is marked as the machinery's failure on the wire, so the
 // client exits 2 as a local run does, not 1 as for a failed flow.
 func TestLinkedFlowRunExitsTwoWhenServerChromiumDies(t *testing.T) {
+	t.Parallel()
 	root := exitProject(t)
-	code, out, errOut := runAndKillBrowser(t, root, 619, 423, "--link", startServe(t, "exit-token"))
+	e := env{envAuthToken: "exit-token"}
+	code, out, errOut := runAndKillBrowser(t, root, 619, 423, e, "--link", startServe(t, e, true))
 	if code != exitInfra {
 		t.Fatalf("exit: got %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInfra, out, errOut)
 	}

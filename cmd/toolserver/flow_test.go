@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -42,18 +41,11 @@ func flowProject(t *testing.T) string {
 	return root
 }
 
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
-}
-
 func TestFlowRunExitCodesAndOutputs(t *testing.T) {
 	t.Parallel()
 	root := flowProject(t)
 	flows := filepath.Join(root, ".argent", "flows")
-	dev := "--device=chromium-cdp-700x500"
+	dev := "--device=" + sharedDevice(t, "chromium-cdp-700x500")
 
 	// No baseline yet: exit 1, images of nothing (no baseline to show).
 	code, out, _ := runCLI(t, "flow", "run", "good", "--project", root, dev)

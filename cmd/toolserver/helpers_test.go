@@ -2,9 +2,54 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"sync"
+	"testing"
+
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 )
+
+// env is the environment of a CLI run in a test: its variables alone are
+// set, none of the test process's, so tests that set different ones run
+// in parallel.
+type env map[string]string
+
+func (e env) get(name string) string { return e[name] }
+
+// testStreams are the streams of an in-process CLI run in a test: the
+// variables of e and the shared browser of cdptest. A test that kills its
+// browser sets pool to nil, so the command starts a browser of its own.
+func testStreams(t testing.TB, e env, stdout, stderr io.Writer) streams {
+	t.Helper()
+	return streams{stdout: stdout, stderr: stderr, getenv: e.get, pool: cdptest.Pool(t)}
+}
+
+// runCLI runs `toolserver args...` in process with no environment
+// variables set, on the shared browser, and returns the exit code and
+// both outputs.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return runCLIEnv(t, nil, args...)
+}
+
+// runCLIEnv is runCLI with the environment variables of e.
+func runCLIEnv(t *testing.T, e env, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, testStreams(t, e, &stdout, &stderr))
+	return code, stdout.String(), stderr.String()
+}
+
+// sharedDevice returns id, a device the test's CLI runs boot in the
+// shared browser, and stops it when the test ends. Tests that run at the
+// same time name different ids: two runs on one id share a page.
+func sharedDevice(t *testing.T, id string) string {
+	t.Helper()
+	t.Cleanup(func() { cdptest.Stop(t, id) })
+	return id
+}
 
 // syncBuffer is a goroutine-safe writer that closes started when the
 // server says it is listening.

@@ -25,20 +25,22 @@ const (
 
 // linkURL is the tool-server a command links to: --link, else
 // ARGENT_TOOLS_URL; "" runs in-process.
-func linkURL(flagValue string) string {
+func (s streams) linkURL(flagValue string) string {
 	if flagValue != "" {
 		return flagValue
 	}
-	return os.Getenv(envToolsURL)
+	return s.getenv(envToolsURL)
 }
 
-func newLinkClient(u string) *link.Client {
-	return link.NewClient(u, os.Getenv(envAuthToken), nil)
+// linkClient is a client of the tool-server at u with the token of
+// ARGENT_AUTH_TOKEN.
+func (s streams) linkClient(u string) *link.Client {
+	return link.NewClient(u, s.getenv(envAuthToken), nil)
 }
 
 // filesLogOn reports whether ARGENT_FLOW_FILES_LOG=1 asks for the
 // [flow-files] lines.
-func filesLogOn() bool { return os.Getenv(link.FilesLogEnv) == "1" }
+func (s streams) filesLogOn() bool { return s.getenv(link.FilesLogEnv) == "1" }
 
 // linkedRun runs flows on a tool-server over a link: the flow and its
 // members go with the call, progress renders as it streams, and the
@@ -101,7 +103,7 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 			lr.out.progress(s)
 		}
 	}, DryRun: lr.flags.dryRun, Waiting: lr.waiting}
-	if filesLogOn() {
+	if lr.flags.filesLogOn() {
 		opts.FilesLog = lr.warn
 	}
 	lr.out.start(t.name, lr.flags.device)
@@ -202,7 +204,7 @@ func newLinkedRun(u, arg string, f flowRunOptions, out *renderer) (*linkedRun, e
 	}
 	_, serr := os.Stat(arg)
 	byName := serr != nil && !strings.HasSuffix(arg, ".yaml") && flow.ValidName(arg)
-	return &linkedRun{client: newLinkClient(u), flags: f, project: project, byName: byName, out: out}, nil
+	return &linkedRun{client: f.linkClient(u), flags: f, project: project, byName: byName, out: out}, nil
 }
 
 // runLinkedCall calls one tool of a tool-server over a link and prints
@@ -216,10 +218,10 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 	}
 	warn := func(line string) { fmt.Fprintln(s.stderr, line) }
 	opts := link.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(s.stderr, "progress: %s\n", d) }}
-	if filesLogOn() {
+	if s.filesLogOn() {
 		opts.FilesLog = warn
 	}
-	res, err := newLinkClient(u).Call(ctx, name, args, opts)
+	res, err := s.linkClient(u).Call(ctx, name, args, opts)
 	if err != nil {
 		var ce *link.CallError
 		if errors.As(err, &ce) && !errors.Is(err, flow.ErrInfrastructure) {

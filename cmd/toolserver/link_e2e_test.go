@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,18 +13,26 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolserver/toolserver/link"
 )
 
-// startServe runs `toolserver serve` on a loopback port with a token and
-// returns its URL; the server stops when the test ends.
-func startServe(t *testing.T, token string) string {
+// startServe runs `toolserver serve` on a loopback port (args are added:
+// a later --addr wins) with the ARGENT_AUTH_TOKEN of e, on the shared
+// browser or, with private, on browsers of its own; it returns the
+// server's URL. The server stops when the test ends. The shared browser's
+// pool has its own options: a test of --allow-hosts or of file: URLs on a
+// wildcard bind needs private.
+func startServe(t *testing.T, e env, private bool, args ...string) string {
 	t.Helper()
-	t.Setenv(envAuthToken, token)
-	t.Setenv(envToolsURL, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr := &syncBuffer{started: make(chan struct{})}
+	s := testStreams(t, e, io.Discard, stderr)
+	if private {
+		s.pool = nil
+	}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, io.Discard, stderr) }()
+	go func() { done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), s) }()
 	select {
 	case <-stderr.started:
 	case code := <-done:
@@ -34,16 +43,24 @@ func startServe(t *testing.T, token string) string {
 		cancel()
 		<-done
 	})
-	m := regexp.MustCompile(`listening on (http://[0-9.:]+)`).FindStringSubmatch(stderr.String())
+	m := regexp.MustCompile(`listening on http://(\S+) `).FindStringSubmatch(stderr.String())
 	if m == nil {
 		t.Fatalf("serve: no address in %q", stderr.String())
 	}
-	return m[1]
+	host, port, err := net.SplitHostPort(m[1])
+	if err != nil {
+		t.Fatalf("serve: address %q: %v", m[1], err)
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1" // a wildcard bind answers on loopback too
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
-// e2eProject writes the flows of the end-to-end tests; {{URL}} is a
-// server of ../../testdata/pages and {{ROOT}} the project.
-func e2eProject(t *testing.T) string {
+// e2eProject writes the flows of the end-to-end tests, for a device of
+// the size wxh; {{URL}} is a server of ../../testdata/pages, {{ROOT}} the
+// project and {{SIZE}} wxh.
+func e2eProject(t *testing.T, wxh string) string {
 	t.Helper()
 	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	t.Cleanup(pages.Close)
@@ -63,12 +80,12 @@ func e2eProject(t *testing.T) string {
 		"snap.yaml":  "steps:\n  - launch: \"{{URL}}/app.html\"\n  - run: frame\n",
 		"frame.yaml": "steps:\n  - snapshot: { name: home, maxMismatch: 0 }\n",
 		// A tool file argument.
-		"diff.yaml": "steps:\n  - tool: screenshot-diff\n    args: { baselinePath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-700x500.png\", currentPath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-700x500.png\" }\n",
+		"diff.yaml": "steps:\n  - tool: screenshot-diff\n    args: { baselinePath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-{{SIZE}}.png\", currentPath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-{{SIZE}}.png\" }\n",
 	}
 	for rel, body := range files {
 		p := filepath.Join(root, ".argent", "flows", rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		body = strings.NewReplacer("{{URL}}", pages.URL, "{{ROOT}}", root).Replace(body)
+		body = strings.NewReplacer("{{URL}}", pages.URL, "{{ROOT}}", root, "{{SIZE}}", wxh).Replace(body)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -82,17 +99,25 @@ func e2eProject(t *testing.T) string {
 // a compare that passes and one that fails, a tool file argument, and a
 // recording over the link.
 func TestLinkEndToEnd(t *testing.T) {
-	root := e2eProject(t)
-	u := startServe(t, "e2e-token")
+	t.Parallel()
+	root := e2eProject(t, "703x503")
+	e := env{envAuthToken: "e2e-token"}
+	u := startServe(t, e, false)
 	flows := filepath.Join(root, ".argent", "flows")
-	dev := "--device=chromium-cdp-700x500"
-	flowRun := func(t *testing.T, wantCode int, args ...string) (string, string) {
+	dev := "--device=" + sharedDevice(t, "chromium-cdp-703x503")
+	// flowRunEnv runs flow run with the environment e, flowRun with the
+	// token alone.
+	flowRunEnv := func(t *testing.T, e env, wantCode int, args ...string) (string, string) {
 		t.Helper()
-		code, out, errOut := runCLI(t, append([]string{"flow", "run", "--project", root, "--link", u, dev}, args...)...)
+		code, out, errOut := runCLIEnv(t, e, append([]string{"flow", "run", "--project", root, "--link", u, dev}, args...)...)
 		if code != wantCode {
 			t.Fatalf("flow run %v: exit %d, want %d\n%s\n%s", args, code, wantCode, out, errOut)
 		}
 		return out, errOut
+	}
+	flowRun := func(t *testing.T, wantCode int, args ...string) (string, string) {
+		t.Helper()
+		return flowRunEnv(t, e, wantCode, args...)
 	}
 
 	t.Run("run chain", func(t *testing.T) {
@@ -107,10 +132,9 @@ func TestLinkEndToEnd(t *testing.T) {
 			t.Errorf("got\n%s\nwant the nested steps and PASS outer", out)
 		}
 	})
-	baseline := filepath.Join(flows, "__baselines__", "snap", "home__chromium-700x500.png")
+	baseline := filepath.Join(flows, "__baselines__", "snap", "home__chromium-703x503.png")
 	t.Run("update writes baselines on the client", func(t *testing.T) {
-		t.Setenv("ARGENT_FLOW_FILES_LOG", "1")
-		out, errOut := flowRun(t, 0, "snap", "--update-baselines")
+		out, errOut := flowRunEnv(t, env{envAuthToken: e[envAuthToken], link.FilesLogEnv: "1"}, 0, "snap", "--update-baselines")
 		if !strings.Contains(out, "the client writes it when the run ends") {
 			t.Errorf("got\n%s\nwant the linked adoption reason", out)
 		}
@@ -140,7 +164,7 @@ func TestLinkEndToEnd(t *testing.T) {
 		if !strings.Contains(out, "FAIL snap") {
 			t.Errorf("got\n%s\nwant FAIL snap", out)
 		}
-		if _, err := os.Stat(filepath.Join(outDir, "snap", "home__chromium-700x500-diff.png")); err != nil {
+		if _, err := os.Stat(filepath.Join(outDir, "snap", "home__chromium-703x503-diff.png")); err != nil {
 			t.Errorf("--output: %v", err)
 		}
 	})
@@ -148,7 +172,7 @@ func TestLinkEndToEnd(t *testing.T) {
 		call := func(name string, args map[string]any) string {
 			t.Helper()
 			b, _ := json.Marshal(args)
-			code, out, errOut := runCLI(t, "call", name, "--args", string(b), "--link", u)
+			code, out, errOut := runCLIEnv(t, e, "call", name, "--args", string(b), "--link", u)
 			if code != 0 {
 				t.Fatalf("call %s: exit %d\n%s\n%s", name, code, out, errOut)
 			}
@@ -170,7 +194,7 @@ func TestLinkEndToEnd(t *testing.T) {
 			t.Errorf("start: got\n%s\nwant savedTo %s", out, rec)
 		}
 		call("flow-add-echo", with(map[string]any{"message": "recorded over a link"}))
-		step, _ := json.Marshal(map[string]any{"name": "inner", "project_root": root, "device": "chromium-cdp-700x500"})
+		step, _ := json.Marshal(map[string]any{"name": "inner", "project_root": root, "device": "chromium-cdp-703x503"})
 		call("flow-add-step", with(map[string]any{"command": "flow-execute", "args": string(step)}))
 		call("flow-finish-recording", base)
 		got, err := os.ReadFile(rec)

@@ -103,11 +103,13 @@ func startNginx(t *testing.T, upstream, maxBody string) string {
 // past the proxy's body limit stops the call before it is sent, with the
 // size the proxy must accept on POST /upload.
 func TestLinkThroughNginx(t *testing.T) {
-	root := e2eProject(t)
-	u := startNginx(t, startServe(t, "nginx-token"), "64k")
+	t.Parallel()
+	root := e2eProject(t, "704x504")
+	e := env{envAuthToken: "nginx-token"}
+	u := startNginx(t, startServe(t, e, false), "64k")
 	flows := filepath.Join(root, ".argent", "flows")
 
-	code, out, errOut := runCLI(t, "flow", "run", "chain", "--project", root, "--link", u, "--device=chromium-cdp-700x500")
+	code, out, errOut := runCLIEnv(t, e, "flow", "run", "chain", "--project", root, "--link", u, "--device="+sharedDevice(t, "chromium-cdp-704x504"))
 	if code != 0 || !strings.Contains(out, "✓  5       tap") || !strings.Contains(out, "PASS chain") {
 		t.Fatalf("through nginx: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -123,7 +125,7 @@ func TestLinkThroughNginx(t *testing.T) {
 	big3 := filepath.Join(flows, "big3.yaml")
 	os.WriteFile(big3, []byte(pad(300<<10)), 0o644)
 	os.WriteFile(filepath.Join(flows, "big.yaml"), []byte("steps:\n  - run: big3\n"), 0o644)
-	code, out, errOut = runCLI(t, "flow", "run", "big", "--project", root, "--link", u)
+	code, out, errOut = runCLIEnv(t, e, "flow", "run", "big", "--project", root, "--link", u)
 	if code != 2 {
 		t.Fatalf("upload 413: exit %d, want 2\n%s\n%s", code, out, errOut)
 	}
@@ -136,7 +138,7 @@ func TestLinkThroughNginx(t *testing.T) {
 	// The call body itself (the flow and up to 256 KiB of members inline)
 	// can pass the limit too: the error says what the proxy must accept.
 	os.WriteFile(filepath.Join(flows, "big.yaml"), []byte("steps:\n  - run: big1\n  - run: big2\n"), 0o644)
-	code, out, errOut = runCLI(t, "flow", "run", "big", "--project", root, "--link", u)
+	code, out, errOut = runCLIEnv(t, e, "flow", "run", "big", "--project", root, "--link", u)
 	if code != 2 || !strings.Contains(errOut, "POST /tools/flow-execute was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept a body of ") {
 		t.Errorf("call 413: exit %d, want 2\n%s\n%s", code, out, errOut)
 	}

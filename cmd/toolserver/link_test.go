@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolserver/toolserver/link"
 )
 
 // linkStub is a recording tool-server for the CLI's linked commands: it
@@ -116,6 +118,7 @@ func clientFile(p string, data []byte) map[string]any {
 // name, renders the progress, prints the summary, and writes the
 // baselines of the result into the project.
 func TestFlowRunLinked(t *testing.T) {
+	t.Parallel()
 	root, baselines := linkProject(t)
 	shot := onePNG(t)
 	dst := filepath.Join(baselines, "home__chromium-1x1.png")
@@ -123,9 +126,7 @@ func TestFlowRunLinked(t *testing.T) {
 		rep := linkReport(true, clientFile(dst, shot))
 		stream(w, map[string]any{"event": "progress", "data": rep["steps"].([]any)[0]}, map[string]any{"event": "result", "data": rep})
 	})
-	t.Setenv(envAuthToken, "")
-	t.Setenv("ARGENT_FLOW_FILES_LOG", "1")
-	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--device", "chromium-cdp-1x1")
+	code, out, errOut := runCLIEnv(t, env{link.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--device", "chromium-cdp-1x1")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s\n%s", code, out, errOut)
 	}
@@ -206,14 +207,14 @@ func TestFlowRunLinkedErrors(t *testing.T) {
 // TestFlowRunLinkedJSON: with --json the [flow-files] lines are warning
 // objects on stderr and stdout is the report.
 func TestFlowRunLinkedJSON(t *testing.T) {
+	t.Parallel()
 	root, _ := linkProject(t)
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		stream(w, map[string]any{"event": "result", "data": linkReport(true)})
 	})
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "home.yaml"), []byte("steps:\n  - run: frag\n"), 0o644)
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "frag.yaml"), []byte("steps: []\n"), 0o644)
-	t.Setenv("ARGENT_FLOW_FILES_LOG", "1")
-	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--json")
+	code, out, errOut := runCLIEnv(t, env{link.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--json")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s", code, errOut)
 	}
@@ -277,6 +278,7 @@ func TestFlowRunLinkedOutput(t *testing.T) {
 }
 
 func TestCallAndToolsLinked(t *testing.T) {
+	t.Parallel()
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"data":{"echo":%s}}`, body)
@@ -295,8 +297,7 @@ func TestCallAndToolsLinked(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "flow-execute") || !strings.Contains(out, "Run a saved flow") {
 		t.Errorf("tools: got exit %d\n%s\nwant the remote listing", code, out)
 	}
-	t.Setenv(envToolsURL, s.srv.URL)
-	code, out, _ = runCLI(t, "tools", "describe", "flow-execute")
+	code, out, _ = runCLIEnv(t, env{envToolsURL: s.srv.URL}, "tools", "describe", "flow-execute")
 	if code != 0 || !strings.Contains(out, `"collect": "flow"`) {
 		t.Errorf("tools describe via ARGENT_TOOLS_URL: got exit %d\n%s\nwant the entry with its file inputs", code, out)
 	}

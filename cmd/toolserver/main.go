@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,19 +15,20 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], streams{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
 	stop()
 	os.Exit(code)
 }
 
-// run parses args, runs the command they name and returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCommand(streams{stdout: stdout, stderr: stderr})
+// run parses args, runs the command they name with the process s
+// describes, and returns the exit code.
+func run(ctx context.Context, args []string, s streams) int {
+	root := newRootCommand(s)
 	if args == nil {
 		// cobra reads os.Args when given nil.
 		args = []string{}
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	return report(stderr, cmd, err)
+	return report(s.stderr, cmd, err)
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -19,46 +15,21 @@ func TestServeAllowHosts(t *testing.T) {
 	t.Parallel()
 	t.Run("bad entry", func(t *testing.T) {
 		t.Parallel()
-		var stdout, stderr bytes.Buffer
-		code := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--allow-hosts", "example.com,http://evil.example/"}, &stdout, &stderr)
-		if code != exitUsage || !strings.Contains(stderr.String(), "--allow-hosts") || !strings.Contains(stderr.String(), `"http://evil.example/"`) {
-			t.Fatalf("got exit %d, stderr %q; want exit 2 naming the entry", code, stderr.String())
+		code, _, stderr := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--allow-hosts", "example.com,http://evil.example/")
+		if code != exitUsage || !strings.Contains(stderr, "--allow-hosts") || !strings.Contains(stderr, `"http://evil.example/"`) {
+			t.Fatalf("got exit %d, stderr %q; want exit 2 naming the entry", code, stderr)
 		}
 	})
 	t.Run("refused host", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithCancel(t.Context())
-		var stdout bytes.Buffer
-		stderr := &syncBuffer{started: make(chan struct{})}
-		done := make(chan int, 1)
-		go func() {
-			done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--allow-hosts", "127.0.0.1"}, &stdout, stderr)
-		}()
-		defer func() {
-			cancel()
-			if code := <-done; code != exitOK {
-				t.Errorf("serve exited %d; stderr %q", code, stderr.String())
-			}
-		}()
-		select {
-		case <-stderr.started:
-		case code := <-done:
-			done <- code
-			t.Fatalf("serve exited %d before it listened; stderr %q", code, stderr.String())
-		}
-		addr := regexp.MustCompile(`listening on (http://[0-9.:]+)`).FindStringSubmatch(stderr.String())
-		if addr == nil || !strings.Contains(stderr.String(), "pages only from 127.0.0.1") {
-			t.Fatalf("stderr %q says neither where it listens nor the allowed hosts", stderr.String())
-		}
+		// A browser of its own: the shared one's pool has no host list.
+		url := startServe(t, nil, true, "--allow-hosts", "127.0.0.1")
 		body := `{"device":"chromium-cdp-800x600","url":"http://localhost:1/"}`
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, addr[1]+"/tools/open-url", strings.NewReader(body))
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/tools/open-url", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/json")
-		if token := os.Getenv("ARGENT_AUTH_TOKEN"); token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

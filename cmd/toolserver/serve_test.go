@@ -8,21 +8,21 @@ import (
 )
 
 func TestServeRefusesWildcardWithoutToken(t *testing.T) {
-	t.Setenv("ARGENT_AUTH_TOKEN", "")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"serve", "--addr", "0.0.0.0:0"}, &stdout, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "without a token") || !strings.Contains(stderr.String(), "--insecure") {
-		t.Fatalf("got exit %d, stderr %q; want exit 2 explaining the token rule", code, stderr.String())
+	t.Parallel()
+	code, _, stderr := runCLI(t, "serve", "--addr", "0.0.0.0:0")
+	if code != exitUsage || !strings.Contains(stderr, "without a token") || !strings.Contains(stderr, "--insecure") {
+		t.Fatalf("got exit %d, stderr %q; want exit 2 explaining the token rule", code, stderr)
 	}
 }
 
 func TestServeStopsOnCancel(t *testing.T) {
-	t.Setenv("ARGENT_AUTH_TOKEN", "")
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout bytes.Buffer
 	stderr := &syncBuffer{started: make(chan struct{})}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, &stdout, stderr) }()
+	s := testStreams(t, nil, &stdout, stderr)
+	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, s) }()
 	<-stderr.started
 	cancel()
 	if code := <-done; code != exitOK {
@@ -35,12 +35,10 @@ func TestServeStopsOnCancel(t *testing.T) {
 
 func TestUnknownCommandAndVersion(t *testing.T) {
 	t.Parallel()
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"frobnicate"}, &stdout, &stderr); code != exitUsage {
+	if code, _, _ := runCLI(t, "frobnicate"); code != exitUsage {
 		t.Fatalf("unknown command: exit %d, want 2", code)
 	}
-	stdout.Reset()
-	if code := run(context.Background(), []string{"version"}, &stdout, &stderr); code != exitOK || !strings.HasPrefix(stdout.String(), "toolserver ") {
-		t.Fatalf("version: exit %d, %q", code, stdout.String())
+	if code, stdout, _ := runCLI(t, "version"); code != exitOK || !strings.HasPrefix(stdout, "toolserver ") {
+		t.Fatalf("version: exit %d, %q", code, stdout)
 	}
 }
