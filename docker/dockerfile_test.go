@@ -205,7 +205,8 @@ func TestDockerignore(t *testing.T) {
 		rel := filepath.ToSlash(strings.TrimPrefix(p, ".."+string(filepath.Separator)))
 		if d.IsDir() {
 			switch d.Name() {
-			case ".git", ".cache", "bin", "testdata", "docker":
+			case ".git", ".cache", "bin", "testdata", "docker", "bench":
+				// bench holds measuring programs (the soak), not the binary.
 				return fs.SkipDir
 			}
 			return nil
