@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,24 +22,23 @@ import (
 // "fails" asserts a text the page does not have.
 func exitProject(t *testing.T) string {
 	t.Helper()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	t.Cleanup(pages.Close)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
+	return writeProject(t, map[string]string{
 		"dies.yaml":  "steps:\n  - launch: \"{{URL}}/app.html\"\n  - await: { visible: { id: never-there }, timeout: 60000 }\n",
 		"fails.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - assert: { visible: { text: nothing like this } }\n",
+	})
+}
+
+// awaitLaunch waits until the run's output shows its launch step passed;
+// the run ending first, or a minute going by, fails the test.
+func awaitLaunch(t *testing.T, out, errOut *lineWatch, done <-chan int) {
+	t.Helper()
+	select {
+	case <-out.seen:
+	case code := <-done:
+		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
+	case <-time.After(time.Minute):
+		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
 	}
-	for name, body := range files {
-		p := filepath.Join(root, ".argent", "flows", name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(strings.ReplaceAll(body, "{{URL}}", pages.URL)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
 }
 
 // lineWatch is a goroutine-safe writer that closes seen once its output
@@ -116,13 +111,7 @@ func runAndKillBrowser(t *testing.T, root string, w, h int, e env, extra ...stri
 	s := testStreams(t, e, out, errOut)
 	s.pool = nil
 	done := runAsync(args, s)
-	select {
-	case <-out.seen:
-	case code := <-done:
-		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
-	case <-time.After(time.Minute):
-		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
-	}
+	awaitLaunch(t, out, errOut, done)
 	pids := cdptest.BrowserPIDs(t, w, h)
 	if len(pids) != 1 {
 		t.Fatalf("browsers of %dx%d: got %v, want one", w, h, pids)
@@ -243,13 +232,7 @@ func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 	srv := newCutter(t, strings.TrimPrefix(startServe(t, e, false), "http://"))
 	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
 	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", srv.URL(), "--device", dev}, testStreams(t, e, out, errOut))
-	select {
-	case <-out.seen:
-	case code := <-done:
-		t.Fatalf("flow run exited %d before the launch step passed\n%s\n%s", code, out, errOut)
-	case <-time.After(time.Minute):
-		t.Fatalf("no launch step reported\n%s\n%s", out, errOut)
-	}
+	awaitLaunch(t, out, errOut, done)
 	srv.Cut()
 	code := waitExit(t, done, out, errOut)
 	if code != exitInfra || !strings.Contains(errOut.String(), "closed before flow-execute finished") {

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +13,7 @@ import (
 // server of ../../testdata/pages.
 func flowProject(t *testing.T) string {
 	t.Helper()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	t.Cleanup(pages.Close)
-	root := t.TempDir()
-	files := map[string]string{
+	return writeProject(t, map[string]string{
 		"good.yaml": `steps:
   - launch: "{{URL}}/app.html"
   - run: press
@@ -32,13 +27,7 @@ func flowProject(t *testing.T) string {
   - assert: { visible: { text: nothing like this } }
 `,
 		"broken.yaml": "steps:\n  - frobnicate: 1\n",
-	}
-	for rel, body := range files {
-		p := filepath.Join(root, ".argent", "flows", rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(strings.ReplaceAll(body, "{{URL}}", pages.URL)), 0o644)
-	}
-	return root
+	})
 }
 
 func TestFlowRunExitCodesAndOutputs(t *testing.T) {

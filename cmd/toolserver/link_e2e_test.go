@@ -62,13 +62,7 @@ func startServe(t *testing.T, e env, private bool, args ...string) string {
 // project and {{SIZE}} wxh.
 func e2eProject(t *testing.T, wxh string) string {
 	t.Helper()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	t.Cleanup(pages.Close)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
+	return writeProject(t, map[string]string{
 		// A run: chain two levels deep, one target in a when: block.
 		"chain.yaml":        "steps:\n  - launch: \"{{URL}}/app.html\"\n  - run: shared/press\n  - assert: { text: { in: { id: out }, equals: clicked 1 } }\n",
 		"shared/press.yaml": "steps:\n  - when: { visible: Go now }\n    steps:\n      - run: ../tap\n",
@@ -81,12 +75,26 @@ func e2eProject(t *testing.T, wxh string) string {
 		"frame.yaml": "steps:\n  - snapshot: { name: home, maxMismatch: 0 }\n",
 		// A tool file argument.
 		"diff.yaml": "steps:\n  - tool: screenshot-diff\n    args: { baselinePath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-{{SIZE}}.png\", currentPath: \"{{ROOT}}/.argent/flows/__baselines__/snap/home__chromium-{{SIZE}}.png\" }\n",
+	}, "{{SIZE}}", wxh)
+}
+
+// writeProject writes files (paths relative to .argent/flows) into a new
+// project and returns its real path. In each file {{URL}} becomes a
+// server of ../../testdata/pages, {{ROOT}} the project, and each further
+// pair of vars a placeholder and its value.
+func writeProject(t *testing.T, files map[string]string, vars ...string) string {
+	t.Helper()
+	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(pages.Close)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
+	r := strings.NewReplacer(append([]string{"{{URL}}", pages.URL, "{{ROOT}}", root}, vars...)...)
 	for rel, body := range files {
 		p := filepath.Join(root, ".argent", "flows", rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		body = strings.NewReplacer("{{URL}}", pages.URL, "{{ROOT}}", root, "{{SIZE}}", wxh).Replace(body)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(r.Replace(body)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
