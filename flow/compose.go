@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/internal/clientpath"
-
 	"github.com/toolserver/toolserver/snapshot"
 )
 

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolserver/toolserver/internal/treetest"
-
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/treetest"
 	"github.com/toolserver/toolserver/link"
 )
 

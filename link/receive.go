@@ -12,10 +12,9 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )

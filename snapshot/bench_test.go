@@ -82,13 +82,19 @@ var benchImages = sync.OnceValues(func() (map[string]*Image, error) {
 	return out, nil
 })
 
-var benchPairs = sync.OnceValues(func() ([]benchPair, error) {
+// smallPair reads the vectors' dashboard screenshot and its copy with one
+// word changed, the files both kinds of bench pair start from.
+func smallPair() (a, small []byte, err error) {
 	dir := filepath.Join(vectorsDir, "images", "1280x800")
-	a, err := os.ReadFile(filepath.Join(dir, "small-a.png"))
-	if err != nil {
-		return nil, err
+	if a, err = os.ReadFile(filepath.Join(dir, "small-a.png")); err != nil {
+		return nil, nil, err
 	}
-	small, err := os.ReadFile(filepath.Join(dir, "small-b.png"))
+	small, err = os.ReadFile(filepath.Join(dir, "small-b.png"))
+	return a, small, err
+}
+
+var benchPairs = sync.OnceValues(func() ([]benchPair, error) {
+	a, small, err := smallPair()
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +141,7 @@ var decodedBenchPairs = sync.OnceValues(func() ([]decodedBenchPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(vectorsDir, "images", "1280x800")
-	a, err := os.ReadFile(filepath.Join(dir, "small-a.png"))
-	if err != nil {
-		return nil, err
-	}
-	small, err := os.ReadFile(filepath.Join(dir, "small-b.png"))
+	a, small, err := smallPair()
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
-
 	"github.com/toolserver/toolserver/snapshot"
 )
 

@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolserver/toolserver/internal/atomicfile"
-
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/atomicfile"
 )
 
 type junitSuites struct {

@@ -11,10 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolserver/toolserver/internal/clientpath"
-
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
-
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
 

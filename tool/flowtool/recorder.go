@@ -11,11 +11,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
 

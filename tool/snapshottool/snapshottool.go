@@ -12,9 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/toolserver/toolserver/internal/atomicfile"
-
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
