@@ -32,8 +32,9 @@ func snapshotServer(t *testing.T, remote bool) string {
 		t.Fatal(err)
 	}
 	reg := tool.NewRegistry()
+	reg.Remote = remote
 	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir}).Register(reg)
-	(&snapshottool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, Remote: remote}).Register(reg)
+	(&snapshottool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(reg)
 	srv := server.New(server.Config{Addr: "0.0.0.0:0", Tools: reg, Artifacts: arts, TempDir: dir})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
@@ -165,10 +166,19 @@ func TestScreenshotDiffRemoteFlowSteps(t *testing.T) {
 		t.Fatalf("linked run: the tool answered %v, want 1 pixel differing", res)
 	}
 
+	// A linked flow whose step names a path of the server, not sent.
+	peek := "steps:\n  - tool: screenshot-diff\n    args: { baselinePath: /etc/passwd, currentPath: /etc/passwd }\n"
+	rep, e, status := stream(t, url, linkedCall("peek", peek, nil, nil))
+	answer := fmt.Sprint(rep, e)
+	if rep["ok"] == true || !strings.Contains(answer, "/etc/passwd") || strings.Contains(answer, "root:") {
+		t.Fatalf("a step naming the server's file: got %d %s, want it refused without quoting the file", status, answer)
+	}
+
+	// A flow of the server's own disk is not run at all (tool.Registry.Remote).
 	root := t.TempDir()
-	writeFlow(t, root, "peek", "steps:\n  - tool: screenshot-diff\n    args: { baselinePath: /etc/passwd, currentPath: /etc/passwd }\n")
-	status, answer := callJSON(t, url, "flow-execute", map[string]any{"name": "peek", "project_root": root})
-	if status != 200 || !strings.Contains(answer, "answers other machines") || strings.Contains(answer, "root:") {
-		t.Fatalf("a flow of the server's disk: got %d %s, want its step refused without quoting the file", status, answer)
+	writeFlow(t, root, "peek", peek)
+	status, answer = callJSON(t, url, "flow-execute", map[string]any{"name": "peek", "project_root": root})
+	if status != 400 || !strings.Contains(answer, "answers other machines") || strings.Contains(answer, "root:") {
+		t.Fatalf("a flow of the server's disk: got %d %s, want it refused without quoting the file", status, answer)
 	}
 }

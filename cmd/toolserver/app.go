@@ -207,8 +207,6 @@ type app struct {
 	tmp       string
 	log       *slog.Logger
 	flowTools *flowtool.Tools
-	// remote: the server answers other machines (snapshottool.Tools.Remote).
-	remote bool
 	// borrowed: pool is appOptions.pool, which Close leaves open.
 	borrowed bool
 
@@ -223,8 +221,8 @@ type appOptions struct {
 	stderr       io.Writer
 	denyFileURLs bool
 	allowHosts   *cdp.HostList // nil: every host
-	// remote is a wildcard bind: tools read no file of this machine for
-	// a caller (snapshottool.Tools.Remote).
+	// remote is a wildcard bind: tools read and write no file of this
+	// machine for a caller (tool.Registry.Remote).
 	remote bool
 	// pool is a pool to use instead of a new one (streams.pool); its own
 	// options stand, maxDevices and denyFileURLs are not applied to it.
@@ -236,7 +234,7 @@ func newApp(o appOptions) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil)), remote: o.remote}
+	a := &app{tmp: tmp, tools: tool.NewRegistry(), log: slog.New(slog.NewTextHandler(o.stderr, nil))}
 	a.tools.Remote = o.remote
 	a.artifacts, err = store.NewArtifacts(filepath.Join(tmp, "artifacts"), 500, 1<<30)
 	if err != nil {
@@ -267,7 +265,7 @@ func registerTools(a *app) {
 	(&devicetool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 	a.flowTools = &flowtool.Tools{Pool: a.pool, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
 	a.flowTools.Register(a.tools)
-	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts, Remote: a.remote}).Register(a.tools)
+	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 }
 
 // toolCatalog is the in-process tool set with nothing behind it: names,

@@ -11,7 +11,7 @@ import (
 
 // TestServeWildcardScreenshotDiff: serve on a wildcard bind wires the
 // rule that tools read and write none of the server's files for a caller
-// (tool.Registry.Remote, snapshottool.Tools.Remote).
+// (tool.Registry.Remote).
 func TestServeWildcardScreenshotDiff(t *testing.T) {
 	t.Parallel()
 	url := startServe(t, env{"ARGENT_AUTH_TOKEN": "remote-test-token"}, false, "--addr", "0.0.0.0:0")

@@ -24,12 +24,6 @@ import (
 type Tools struct {
 	Pool      *cdp.Pool
 	Artifacts *store.Artifacts
-	// Remote is set when the tool-server answers other machines (a
-	// wildcard bind): the tool then reads only the bytes of the files sent
-	// with the call (never a path of this machine, not even one the client
-	// says it shares) or a live capture, and writes the diff image only as
-	// an artifact (outputDir is refused).
-	Remote bool
 }
 
 // Register adds screenshot-diff to r.
@@ -78,11 +72,9 @@ func (t *Tools) readPNG(call *tool.Call, field, path string) ([]byte, string, er
 	if path == "" {
 		return nil, "", tool.FieldError(field, "%s: required", field)
 	}
-	if t.Remote {
-		f := call.Files[field]
-		if f == nil || !f.HasContent {
-			return nil, "", tool.FieldError(field, "%s: this tool-server answers other machines, so it reads none of its own files: send the PNG's bytes with the call (a file input with its content)", field)
-		}
+	// The bytes sent with the call, named by the client's path. On a
+	// remote server they are the only way in (tool.Registry.Remote).
+	if f := call.Files[field]; f != nil && f.HasContent {
 		return f.Content, f.Path, nil
 	}
 	b, err := readFile(field, path)
@@ -107,7 +99,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Remote && a.OutputDir != "" {
+	if call.Remote && a.OutputDir != "" {
 		return nil, tool.FieldError("outputDir", "outputDir: this tool-server answers other machines, so it writes none of its own directories: the diff image is in the result as an artifact (diff)")
 	}
 	base, baseName, err := t.readPNG(call, "baselinePath", a.BaselinePath)
