@@ -76,15 +76,15 @@ func jsonBody(r *http.Request) *tool.Error {
 
 // slowBody is the answer to a request whose body did not arrive within
 // Config.ReadTimeout.
-func (s *Server) slowBody() *tool.Error {
+func (s *Server) slowBody(r *http.Request) *tool.Error {
 	return &tool.Error{Kind: tool.KindTimeout,
-		Message: fmt.Sprintf("the request did not arrive within %s: the link is too slow for its size", s.cfg.ReadTimeout)}
+		Message: fmt.Sprintf("%s %s: the request did not arrive within %s: the link is too slow for its size", r.Method, r.URL.Path, s.cfg.ReadTimeout)}
 }
 
 // bodyError gives a call whose body could not be read its kind.
 func (s *Server) bodyError(r *http.Request, name string, err error) *tool.Error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return s.slowBody()
+		return s.slowBody(r)
 	}
 	return s.toolError(r, name, err)
 }
@@ -153,7 +153,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	u, err := s.cfg.Uploads.Receive(r.Context(), r.Body)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			writeError(w, s.slowBody())
+			writeError(w, s.slowBody(r))
 			return
 		}
 		if r.Context().Err() != nil {
