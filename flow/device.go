@@ -33,9 +33,49 @@ type Device interface {
 	// Describe lists the page's elements, for messages about a selector
 	// that matched nothing.
 	Describe(ctx context.Context) ([]Element, error)
-	// Capture settles the page and captures the viewport as PNG until two
-	// consecutive captures agree (stable) or maxCaptures is reached.
-	Capture(ctx context.Context, maxCaptures int) (png []byte, stable bool, err error)
+	// Capture settles the page, applies the options (hide, style, mask),
+	// captures as PNG until two consecutive captures agree (stable) or
+	// opts.MaxCaptures is reached, and undoes in the page all it changed
+	// to settle and dress it.
+	Capture(ctx context.Context, opts CaptureOptions) (Shot, error)
+}
+
+// CaptureOptions say what a Capture captures and how.
+type CaptureOptions struct {
+	// MaxCaptures bounds the captures (at least 2 when Accept is nil or
+	// refuses the first).
+	MaxCaptures int
+	// Clip captures only this region of the viewport, in whole CSS
+	// pixels, as CDP's clip does; nil captures the viewport.
+	Clip *Rect
+	// FullPage captures the whole scrollable page (Clip is then nil).
+	FullPage bool
+	// Mask paints each match of each selector with MaskColor.
+	Mask      []*Selector
+	MaskColor string
+	// Hide makes each match of each selector visibility: hidden.
+	Hide []*Selector
+	// Style is CSS added to the page for the capture.
+	Style string
+	// Accept, when set, is shown the first capture; when it returns true
+	// that capture is the shot (Playwright's fast path: a frame that
+	// matches its baseline is itself evidence the page settled).
+	Accept func(png []byte) bool
+}
+
+// Rect is a region in whole CSS pixels.
+type Rect struct{ X, Y, Width, Height int }
+
+// Shot is what a Capture took.
+type Shot struct {
+	PNG []byte
+	// Stable tells that two consecutive captures agreed, or that Accept
+	// took the first.
+	Stable bool
+	// Accepted tells that Accept took the first capture.
+	Accepted bool
+	// Captures counts the captures taken.
+	Captures int
 }
 
 // Element is a matched element.

@@ -33,6 +33,12 @@ type Options struct {
 	Progress func(StepReport)
 	// MaxCaptures bounds the captures of one snapshot (default 5).
 	MaxCaptures int
+	// Snapshot holds the project's snapshot limits (config file, then
+	// flags) for the snapshots that do not set their own.
+	Snapshot SnapshotDefaults
+	// Strict makes a selector that matches several elements fail the
+	// step, and equals:/contains: compare case (Playwright's strict mode).
+	Strict bool
 	// StepTimeout, when set, bounds every step instead of its own timeout
 	// plus 30 s of slack.
 	StepTimeout time.Duration

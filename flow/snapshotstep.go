@@ -67,10 +67,11 @@ func (r *Runner) shoot(ctx context.Context, dev Device, d *Snapshot) (*shot, out
 		}
 		crop = el
 	}
-	png, stable, err := dev.Capture(ctx, r.opts.MaxCaptures)
+	got, err := dev.Capture(ctx, CaptureOptions{MaxCaptures: r.opts.MaxCaptures})
 	if err != nil {
 		return nil, errored("%v", err)
 	}
+	png, stable := got.PNG, got.Stable
 	// A full capture is exactly the viewport at DPR 1; it is decoded only
 	// to crop it, or when it differs from its baseline.
 	w, h := dev.Size()

@@ -239,10 +239,55 @@ type Wait struct {
 }
 
 // Snapshot compares a capture with the named baseline.
+//
+// Name, MaxMismatch and CropOn are Argent's. The rest are this project's
+// additions; a flow that leaves them out means what it means to Argent.
 type Snapshot struct {
 	Name        string    // a ValidName; it becomes part of the baseline file name
 	MaxMismatch float64   // percent of pixels, DefaultMaxMismatch unless the file says
 	CropOn      *Selector // compare only this element's frame, or nil
+
+	// MaxMismatchSet tells that the file spelled maxMismatch out, so it
+	// wins over the project's defaults (SnapshotDefaults).
+	MaxMismatchSet bool
+	// MaxDiffPixels is an absolute count of differing pixels allowed;
+	// nil when the file leaves it to the defaults.
+	MaxDiffPixels *int
+	// Threshold is pixelmatch's colour threshold, 0..1; nil when the file
+	// leaves it to the defaults (snapshot.DefaultThreshold).
+	Threshold *float64
+	// Mask paints each match of each selector with MaskColor in the
+	// capture that is compared and stored.
+	Mask []*Selector
+	// MaskColor is "#RRGGBB"; empty means DefaultMaskColor.
+	MaskColor string
+	// Hide makes each match of each selector visibility: hidden for the
+	// capture only.
+	Hide []*Selector
+	// FullPage captures the whole scrollable page instead of the
+	// viewport; its baseline key has its own form (snapshot.FullPageKey).
+	FullPage bool
+	// Style is CSS applied for the capture only.
+	Style string
+	// StylePath is a CSS file, as written, relative to the flow file;
+	// its content is applied as Style is (after it, when both are set).
+	StylePath string
+}
+
+// DefaultMaskColor paints a mask, as Playwright's maskColor default.
+const DefaultMaskColor = "#FF00FF"
+
+// SnapshotDefaults are a project's limits for every snapshot that does
+// not set its own: from .argent/toolserver.yaml, then overridden by the
+// flags of flow run. A nil field is not set at that level.
+type SnapshotDefaults struct {
+	MaxMismatch   *float64 `json:"maxMismatch,omitempty" yaml:"maxMismatch,omitempty"`
+	MaxDiffPixels *int     `json:"maxDiffPixels,omitempty" yaml:"maxDiffPixels,omitempty"`
+	Threshold     *float64 `json:"threshold,omitempty" yaml:"threshold,omitempty"`
+	// Sources name where each set field came from, for the report:
+	// "flag --max-mismatch", ".argent/toolserver.yaml". Keyed by the JSON
+	// field name.
+	Sources map[string]string `json:"-" yaml:"-"`
 }
 
 // Run runs another flow file inline.

@@ -123,7 +123,7 @@ func (a Device) Describe(ctx context.Context) ([]flow.Element, error) {
 }
 
 // Capture implements flow.Device.
-func (a Device) Capture(ctx context.Context, maxCaptures int) ([]byte, bool, error) {
-	shot, err := a.D.StableScreenshot(ctx, maxCaptures)
-	return shot.PNG, shot.Stable, classify(err)
+func (a Device) Capture(ctx context.Context, opts flow.CaptureOptions) (flow.Shot, error) {
+	shot, err := a.D.StableScreenshot(ctx, opts.MaxCaptures)
+	return flow.Shot{PNG: shot.PNG, Stable: shot.Stable, Captures: shot.Captures}, classify(err)
 }
