@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/toolserver/toolserver/snapshot"
 )
 
 // The statuses of a step.
@@ -45,23 +43,26 @@ type Report struct {
 // result, whose shape is the tool's: kept as the tool-server wrote it, a
 // linked client prints it with every digit and key as the tool made it.
 type StepReport struct {
-	Index       int                 `json:"index"`
-	Kind        string              `json:"kind"`
-	Flow        string              `json:"flow"`
-	Depth       int                 `json:"depth,omitempty"`
-	Status      string              `json:"status"`
-	Reason      string              `json:"reason,omitempty"`
-	Warning     string              `json:"warning,omitempty"`
-	Message     string              `json:"message,omitempty"`
-	Target      string              `json:"target,omitempty"`
-	Tool        string              `json:"tool,omitempty"`
-	Result      json.RawMessage     `json:"result,omitempty"`
-	Line        int                 `json:"line,omitempty"`
-	SnapshotKey string              `json:"snapshotKey,omitempty"`
-	Mismatch    *Mismatch           `json:"mismatch,omitempty"`
-	ScriptLog   string              `json:"scriptLog,omitempty"`
-	DurationMs  float64             `json:"durationMs"`
-	Artifacts   map[string]Artifact `json:"artifacts,omitempty"`
+	Index       int             `json:"index"`
+	Kind        string          `json:"kind"`
+	Flow        string          `json:"flow"`
+	Depth       int             `json:"depth,omitempty"`
+	Status      string          `json:"status"`
+	Reason      string          `json:"reason,omitempty"`
+	Warning     string          `json:"warning,omitempty"`
+	Message     string          `json:"message,omitempty"`
+	Target      string          `json:"target,omitempty"`
+	Tool        string          `json:"tool,omitempty"`
+	Result      json.RawMessage `json:"result,omitempty"`
+	Line        int             `json:"line,omitempty"`
+	SnapshotKey string          `json:"snapshotKey,omitempty"`
+	Mismatch    *Mismatch       `json:"mismatch,omitempty"`
+	// Captures counts the captures a snapshot step took: 1 when its first
+	// capture matched the baseline, more when the page had to settle.
+	Captures   int                 `json:"captures,omitempty"`
+	ScriptLog  string              `json:"scriptLog,omitempty"`
+	DurationMs float64             `json:"durationMs"`
+	Artifacts  map[string]Artifact `json:"artifacts,omitempty"`
 	// Infrastructure tells, on the wire, that the step failed because the
 	// machinery under the flow failed (Err matched ErrInfrastructure), so
 	// a linked client tells a browser that died on the tool-server from a
@@ -99,10 +100,15 @@ func (r *Report) InfrastructureError() error {
 // Mismatch explains a snapshot comparison: how many pixels differ and
 // where.
 type Mismatch struct {
-	Pixels      int               `json:"pixels"`
-	Percent     float64           `json:"percent"`
-	MaxMismatch float64           `json:"maxMismatch"`
-	Regions     []snapshot.Region `json:"regions,omitempty"`
+	Pixels      int     `json:"pixels"`
+	Percent     float64 `json:"percent"`
+	MaxMismatch float64 `json:"maxMismatch"`
+	// Limits are every limit the comparison applied, with where each
+	// came from; Exceeded names the one it broke ("maxMismatch" or
+	// "maxDiffPixels"), empty when within them.
+	Limits   *Limits         `json:"limits,omitempty"`
+	Exceeded string          `json:"exceeded,omitempty"`
+	Regions  []ChangedRegion `json:"regions,omitempty"`
 }
 
 // count adds a finished step to the totals; echo lines never count,

@@ -4,108 +4,184 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
 	"github.com/toolserver/toolserver/snapshot"
 )
 
-// snapshot captures a settled frame and compares it with its baseline, or
-// adopts it when the run updates baselines.
+// snapshot captures a frame and compares it with its baseline, or adopts
+// a settled frame when the run updates baselines.
+//
+// Playwright's fast path: the first capture is compared at once and a
+// match passes (a frame that matches its baseline is itself evidence the
+// page settled); only a mismatch waits for two identical captures and
+// compares that settled frame. An update always takes two.
 func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapshot) outcome {
-	s, o := r.shoot(ctx, dev, d)
-	if s == nil {
+	t, o := r.plan(ctx, dev, d)
+	if t == nil {
 		return o
 	}
-	path := filepath.Join(fr.scope.baselineDir, s.key)
+	path := filepath.Join(fr.scope.baselineDir, t.key)
+	lim := r.limitsOf(d)
+	var base []byte
+	missing := false
+	if !fr.scope.update {
+		var err error
+		base, err = r.baseline(path)
+		var refused *RefusedError
+		switch {
+		case errors.As(err, &refused):
+			return errored("%s", refused.Reason)
+		case IsMissing(err):
+			missing = true
+		case err != nil:
+			return errored("read baseline %s: %v", path, err)
+		}
+	}
+	css, err := r.snapshotCSS(fr, d)
+	if err != nil {
+		return errored("%v", err)
+	}
+	opts := CaptureOptions{
+		MaxCaptures: r.opts.MaxCaptures, FullPage: d.FullPage,
+		Mask: d.Mask, MaskColor: d.MaskColor, Hide: d.Hide, Style: css,
+	}
+	var first *snapshot.Result
+	if base != nil {
+		opts.Accept = func(png []byte) bool {
+			cur, err := t.crop(png)
+			if err != nil {
+				return false
+			}
+			res, err := snapshot.CompareBytes(t.key, base, "capture", cur, lim.options())
+			if err != nil || lim.exceeded(res) != "" {
+				return false
+			}
+			first = &res
+			return true
+		}
+	}
+	got, err := dev.Capture(ctx, opts)
+	if err != nil {
+		return errored("%v", err)
+	}
+	png, err := t.crop(got.PNG)
+	if err != nil {
+		if errors.Is(err, errEmptyCrop) {
+			return fail("cropOn matched %s but its on-screen region is empty at this resolution — nothing was compared", d.CropOn)
+		}
+		return errored("%v", err)
+	}
+	s := &shot{png: png, key: t.key, cropped: t.clip != nil, stable: got.Stable, at: t.at}
+	o = r.judge(ctx, fr, dev, d, s, path, base, missing, lim, first)
+	o.captures = got.Captures
+	return o
+}
+
+// judge turns a capture into the step's outcome: adopted, compared, or
+// missing its baseline.
+func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *Snapshot, s *shot, path string, base []byte, missing bool, lim Limits, first *snapshot.Result) outcome {
 	unsettled := ""
 	if !s.stable {
 		unsettled = fmt.Sprintf("the screen kept changing: no two of %d consecutive captures were identical", r.opts.MaxCaptures)
 	}
-	if fr.scope.update {
-		if !s.stable {
-			// An animating screen is not adopted: the next run could never
-			// reproduce it.
-			return fail("%s, so no baseline was written (%s); stop what moves or crop to a still element", unsettled, s.key)
-		}
-		return r.adopt(fr, d, s.key, path, s.png)
-	}
-	base, err := r.baseline(path)
-	var refused *RefusedError
 	switch {
-	case errors.As(err, &refused):
-		return errored("%s", refused.Reason)
-	case IsMissing(err):
-		return fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, path)
-	case err != nil:
-		return errored("read baseline %s: %v", path, err)
+	case fr.scope.update && !s.stable:
+		// An animating screen is not adopted: the next run could never
+		// reproduce it.
+		return fail("%s, so no baseline was written (%s); stop what moves or crop to a still element", unsettled, s.key)
+	case fr.scope.update:
+		return r.adopt(fr, d, s.key, path, s.png)
+	case missing:
+		o := fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, path)
+		art := map[string]Artifact{}
+		r.keep(art, fr, "current", s.key, s.png)
+		o.artifacts, o.snapshotKey = art, s.key
+		return o
+	case first != nil:
+		return r.passed(ctx, dev, s, *first, lim, "")
 	}
-	return r.compare(fr, d, s, base, unsettled)
+	return r.compare(ctx, fr, dev, s, base, lim, unsettled)
 }
 
 // shot is what a snapshot step captured: the PNG to compare or adopt (the
-// cropOn region when the step has one), its baseline key, and whether the
-// screen held still.
+// cropOn region when the step has one), its baseline key, whether the
+// screen held still, and where the capture sits in the viewport.
 type shot struct {
 	png     []byte
 	key     string
 	cropped bool
 	stable  bool
+	at      *where
 }
 
-// shoot locates the cropOn element, when the step has one, captures a
-// settled frame and crops it. A nil shot comes with the step's outcome.
-func (r *Runner) shoot(ctx context.Context, dev Device, d *Snapshot) (*shot, outcome) {
-	var crop *Element
-	if d.CropOn != nil {
-		el, err := dev.Locate(ctx, d.CropOn, DefaultAwaitTimeout)
-		if err != nil {
-			return nil, errored("%v", err)
+// plan is what a snapshot step captures: its baseline key, the cropOn
+// region in pixels of the viewport when it has one, and where the capture
+// sits in the viewport (nil for a full page).
+type plan struct {
+	key  string
+	clip *snapshot.Frame
+	at   *where
+}
+
+// errEmptyCrop is a cropOn region with no pixel at this resolution.
+var errEmptyCrop = errors.New("the cropOn region is empty")
+
+// crop cuts a viewport capture to the plan's region; a capture without
+// one is returned as it is.
+func (t *plan) crop(png []byte) ([]byte, error) {
+	if t.clip == nil {
+		return png, nil
+	}
+	img, err := snapshot.Decode("capture", png)
+	if err != nil {
+		return nil, err
+	}
+	if img, err = snapshot.Crop(img, *t.clip); err != nil {
+		return nil, errEmptyCrop
+	}
+	return snapshot.EncodePNG(img)
+}
+
+// plan locates the cropOn element, when the step has one, and names the
+// baseline. A nil plan comes with the step's outcome.
+func (r *Runner) plan(ctx context.Context, dev Device, d *Snapshot) (*plan, outcome) {
+	w, h := dev.Size()
+	t := &plan{at: &where{Width: w, Height: h}}
+	var err error
+	switch {
+	case d.CropOn != nil:
+		el, lerr := dev.Locate(ctx, d.CropOn, DefaultAwaitTimeout)
+		if lerr != nil {
+			return nil, errored("%v", lerr)
 		}
 		if el == nil {
 			return nil, r.notFound(ctx, dev, d.CropOn)
 		}
-		crop = el
-	}
-	got, err := dev.Capture(ctx, CaptureOptions{MaxCaptures: r.opts.MaxCaptures})
-	if err != nil {
-		return nil, errored("%v", err)
-	}
-	png, stable := got.PNG, got.Stable
-	// A full capture is exactly the viewport at DPR 1; it is decoded only
-	// to crop it, or when it differs from its baseline.
-	w, h := dev.Size()
-	key, err := snapshot.BaselineKey(d.Name, w, h)
-	if crop != nil {
-		key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.CropHash())
+		t.clip = &snapshot.Frame{X: el.X, Y: el.Y, Width: el.Width, Height: el.Height}
+		t.at.X, t.at.Y = int(math.Round(el.X*float64(w))), int(math.Round(el.Y*float64(h)))
+		t.key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.CropHash())
+	case d.FullPage:
+		t.at = nil
+		t.key, err = snapshot.FullPageKey(d.Name, w, h)
+	default:
+		t.key, err = snapshot.BaselineKey(d.Name, w, h)
 	}
 	if err != nil {
 		return nil, errored("%v", err)
 	}
-	if crop != nil {
-		cur, err := snapshot.Decode("capture", png)
-		if err != nil {
-			return nil, errored("%v", err)
-		}
-		cur, err = snapshot.Crop(cur, snapshot.Frame{X: crop.X, Y: crop.Y, Width: crop.Width, Height: crop.Height})
-		if err != nil {
-			return nil, fail("cropOn matched %s but its on-screen region is empty at this resolution — nothing was compared", d.CropOn)
-		}
-		if png, err = snapshot.EncodePNG(cur); err != nil {
-			return nil, errored("%v", err)
-		}
-	}
-	return &shot{png: png, key: key, cropped: crop != nil, stable: stable}, outcome{}
+	return t, outcome{}
 }
 
 // compare compares a shot with its baseline and keeps the baseline,
 // current and diff images of a failed comparison as artifacts. unsettled
 // says why the screen did not hold still, when it did not.
-func (r *Runner) compare(fr *frame, d *Snapshot, s *shot, base []byte, unsettled string) outcome {
+func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, base []byte, lim Limits, unsettled string) outcome {
 	// Compare the files first, without a diff image: identical files are
 	// only validated, and only the rows that differ are decoded.
-	opts := snapshot.DefaultOptions()
-	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, opts)
+	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, lim.options())
 	art := map[string]Artifact{}
 	var sizes *snapshot.SizeMismatchError
 	switch {
@@ -122,40 +198,65 @@ func (r *Runner) compare(fr *frame, d *Snapshot, s *shot, base []byte, unsettled
 	case err != nil:
 		return errored("%v", err)
 	}
-	max := d.MaxMismatch
-	mm := &Mismatch{Pixels: res.MismatchPixels, Percent: res.MismatchPercent, MaxMismatch: max}
-	if snapshot.Passes(res, max) {
-		o := outcome{status: StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, max, s.key), warning: unsettled}
-		if res.MismatchPixels > 0 {
-			// Within the tolerance, but say so: a small real change (a
-			// digit of a price) must not read as "nothing changed".
-			mm.Regions = res.Regions
-			o.mismatch = mm
-			o.reason += fmt.Sprintf(" — %d %s differ within the tolerance", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"))
-			if len(res.Regions) > 0 {
-				g := res.Regions[0]
-				o.reason += fmt.Sprintf(", largest area %dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
-			}
-		}
-		return o
+	exceeded := lim.exceeded(res)
+	if exceeded == "" {
+		return r.passed(ctx, dev, s, res, lim, unsettled)
 	}
 	r.keep(art, fr, "baseline", s.key, base)
 	r.keep(art, fr, "current", s.key, s.png)
-	if dpng := diffImage(s.key, base, s.png); dpng != nil {
+	if dpng := diffImage(s.key, base, s.png, lim); dpng != nil {
 		r.keep(art, fr, "diff", s.key, dpng)
 	}
-	mm.Regions = res.Regions
+	mm := r.mismatch(ctx, dev, s, res, lim)
+	mm.Exceeded = exceeded
 	where := ""
-	if len(res.Regions) > 0 {
-		g := res.Regions[0]
-		where = fmt.Sprintf("; the largest changed area is %dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
+	if len(mm.Regions) > 0 {
+		where = "; the largest changed area is " + regionPhrase(mm.Regions[0])
+		for _, g := range mm.Regions[1:min(len(mm.Regions), maxNamedRegions)] {
+			if g.Element != "" {
+				where += "; also " + regionPhrase(g)
+			}
+		}
 	}
-	o := fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, max, s.key, res.MismatchPixels, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+	var o outcome
+	if exceeded == "maxDiffPixels" {
+		o = fail("%d %s differ > maxDiffPixels %d (%s) — diff %.2f%% of %d pixels in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), *lim.MaxDiffPixels, s.key, res.MismatchPercent, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+	} else {
+		o = fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, lim.MaxMismatch, s.key, res.MismatchPixels, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+	}
+	o.reason += "; limits: " + lim.describe()
 	if unsettled != "" {
 		o.reason += "; note: " + unsettled
 	}
 	o.artifacts, o.snapshotKey, o.mismatch = art, s.key, mm
 	return o
+}
+
+// passed is a comparison within the limits.
+func (r *Runner) passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits, unsettled string) outcome {
+	o := outcome{status: StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, lim.MaxMismatch, s.key), warning: unsettled, snapshotKey: s.key}
+	if lim.MaxDiffPixels != nil {
+		o.reason = fmt.Sprintf("diff %.2f%% ≤ %g%%, %d ≤ maxDiffPixels %d (%s)", res.MismatchPercent, lim.MaxMismatch, res.MismatchPixels, *lim.MaxDiffPixels, s.key)
+	}
+	if res.MismatchPixels > 0 {
+		// Within the tolerance, but say so: a small real change (a
+		// digit of a price) must not read as "nothing changed".
+		o.mismatch = r.mismatch(ctx, dev, s, res, lim)
+		o.reason += fmt.Sprintf(" — %d %s differ within the tolerance", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"))
+		if len(o.mismatch.Regions) > 0 {
+			o.reason += ", largest area " + regionPhrase(o.mismatch.Regions[0])
+		}
+		o.reason += "; limits: " + lim.describe()
+	}
+	return o
+}
+
+// mismatch explains a comparison that found differing pixels.
+func (r *Runner) mismatch(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits) *Mismatch {
+	return &Mismatch{
+		Pixels: res.MismatchPixels, Percent: res.MismatchPercent, MaxMismatch: lim.MaxMismatch, Limits: &lim,
+		Regions: changedRegions(ctx, dev, res.Regions, s.at),
+	}
 }
 
 // adopt writes the capture as the baseline.
@@ -207,7 +308,7 @@ func (r *Runner) keep(art map[string]Artifact, fr *frame, role, key string, data
 
 // diffImage decodes a failed comparison's two images and draws its diff
 // (changed pixels red over a faded baseline), or nil when it cannot.
-func diffImage(key string, base, png []byte) []byte {
+func diffImage(key string, base, png []byte, lim Limits) []byte {
 	a, err := snapshot.Decode(key, base)
 	if err != nil {
 		return nil
@@ -216,7 +317,7 @@ func diffImage(key string, base, png []byte) []byte {
 	if err != nil {
 		return nil
 	}
-	opts := snapshot.DefaultOptions()
+	opts := lim.options()
 	opts.Diff = true
 	res, err := snapshot.Compare(a, b, opts)
 	if err != nil || res.Diff == nil {
@@ -234,4 +335,10 @@ func pluralWord(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// snapshotCSS is the CSS a snapshot applies for its capture.
+// TODO(options): stylePath.
+func (r *Runner) snapshotCSS(fr *frame, d *Snapshot) (string, error) {
+	return d.Style, nil
 }

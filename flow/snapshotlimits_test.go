@@ -1,0 +1,108 @@
+package flow_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// runOpts runs <project>/.argent/flows/<name>.yaml with opts completed by
+// the device and the disk.
+func (p *project) runOpts(t *testing.T, dev flow.Device, name string, opts flow.Options) *flow.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Device, opts.Source = dev, flow.Disk{}
+	rep, err := flow.Execute(ctx, opts, flow.Entry{File: f, Name: name, StemFallback: name})
+	if err != nil {
+		t.Fatalf("run %s: %v", name, err)
+	}
+	return rep
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The project's defaults apply to a snapshot that sets no limit of its
+// own, and the report says which limit decided and where it came from.
+// The change is "not clicked" becoming "clicked 1": a few hundred pixels,
+// 0.1 % of the screen, within Argent's 0.5 %.
+func TestSnapshotLimitsFromDefaults(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x401")
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n")
+	if rep := p.run(t, dev, "base", true); !rep.OK {
+		t.Fatalf("update: %s", dump(rep))
+	}
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
+
+	rep := p.runOpts(t, dev, "base", flow.Options{})
+	s := rep.Steps[2]
+	if s.Status != flow.StatusPass || s.Mismatch == nil || s.Mismatch.Limits == nil || s.Mismatch.Limits.MaxMismatchFrom != "Argent's default" {
+		t.Fatalf("Argent's default: %s %q %+v", s.Status, s.Reason, s.Mismatch)
+	}
+	changed := s.Mismatch.Pixels
+	if changed == 0 || !strings.Contains(s.Reason, "limits: maxMismatch 0.5% (Argent's default)") {
+		t.Fatalf("the pass does not say what differs and by which limit: %q", s.Reason)
+	}
+
+	// maxDiffPixels from a flag: the absolute count fails the change.
+	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{
+		MaxMismatch: ptr(0.5), MaxDiffPixels: ptr(changed - 1),
+		Sources: map[string]string{"maxMismatch": ".argent/toolserver.yaml", "maxDiffPixels": "flag --max-diff-pixels"},
+	}})
+	s = rep.Steps[2]
+	if s.Status != flow.StatusFail || s.Mismatch.Exceeded != "maxDiffPixels" || !strings.Contains(s.Reason, "pixels differ > maxDiffPixels") ||
+		!strings.Contains(s.Reason, "maxDiffPixels "+strconv.Itoa(changed-1)+" (flag --max-diff-pixels)") || !strings.Contains(s.Reason, "maxMismatch 0.5% (.argent/toolserver.yaml)") {
+		t.Fatalf("maxDiffPixels from a flag: %s %q", s.Status, s.Reason)
+	}
+	if len(s.Artifacts) != 0 {
+		t.Fatalf("artifacts without a sink: %v", s.Artifacts)
+	}
+
+	// A tighter maxMismatch from the config file fails it too.
+	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{
+		MaxMismatch: ptr(0.01), Sources: map[string]string{"maxMismatch": ".argent/toolserver.yaml"},
+	}})
+	if s = rep.Steps[2]; s.Status != flow.StatusFail || s.Mismatch.Exceeded != "maxMismatch" || !strings.Contains(s.Reason, "> 0.01% (home__chromium-640x401.png)") {
+		t.Fatalf("maxMismatch from the config: %s %q", s.Status, s.Reason)
+	}
+
+	// A threshold of 1 tolerates every colour difference: nothing differs.
+	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{
+		MaxDiffPixels: ptr(0), Threshold: ptr(1.0), Sources: map[string]string{"threshold": "flag --threshold"},
+	}})
+	if s = rep.Steps[2]; s.Status != flow.StatusPass || s.Mismatch != nil || !strings.Contains(s.Reason, "0 ≤ maxDiffPixels 0") {
+		t.Fatalf("threshold 1: %s %q %+v", s.Status, s.Reason, s.Mismatch)
+	}
+}
+
+// A failed snapshot names the element under its largest changed region,
+// in the reason and in the report's regions.
+func TestSnapshotNamesChangedElement(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x402")
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n")
+	if rep := p.run(t, dev, "base", true); !rep.OK {
+		t.Fatalf("update: %s", dump(rep))
+	}
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
+	rep := p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
+	s := rep.Steps[2]
+	want := `on id="out" text="clicked 1"`
+	if s.Status != flow.StatusFail || !strings.Contains(s.Reason, "the largest changed area is ") || !strings.Contains(s.Reason, want) {
+		t.Fatalf("reason does not name the element: %s %q", s.Status, s.Reason)
+	}
+	if g := s.Mismatch.Regions; len(g) == 0 || g[0].Element != `id="out" text="clicked 1"` {
+		t.Fatalf("regions: %+v", g)
+	}
+}
