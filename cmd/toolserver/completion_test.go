@@ -120,6 +120,7 @@ func TestCompletionBash(t *testing.T) {
 		{"with a prefix", root, []string{"toolserver", "flow", "run", "go"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			quoted := make([]string, len(c.words))
 			for i, w := range c.words {
 				quoted[i] = "'" + w + "'"
