@@ -318,25 +318,83 @@
     }
   }
 
-  // settle stops what makes two captures of one screen differ: finite
-  // animations jump to their end, infinite ones are cancelled, transitions
-  // and the caret are switched off, and web fonts are awaited.
-  async function settle() {
-    let style = document.getElementById("__toolserver_settle");
-    if (!style) {
-      style = document.createElement("style");
-      style.id = "__toolserver_settle";
-      style.textContent = "*,*::before,*::after{transition:none!important;animation-play-state:paused!important;caret-color:transparent!important;scroll-behavior:auto!important}";
-      (document.head || document.documentElement).appendChild(style);
+  // What dress changed in the page for a capture, so undress can put it
+  // back; null when the page is not dressed. The agent's own nodes are
+  // remembered so that the mutation observer does not count dressing and
+  // undressing as the page changing.
+  let dressed = null;
+  const own = new WeakSet();
+
+  // SETTLE_CSS stops what makes two captures of one screen differ:
+  // transitions, new animations and the caret.
+  const SETTLE_CSS = "*,*::before,*::after{transition:none!important;animation-play-state:paused!important;caret-color:transparent!important;scroll-behavior:auto!important}";
+
+  function addStyle(id, css) {
+    const s = document.createElement("style");
+    s.id = id;
+    s.textContent = css;
+    own.add(s);
+    (document.head || document.documentElement).appendChild(s);
+    return s;
+  }
+
+  // quiet drops the observer's records of the agent's own changes, so a
+  // dressed capture is not a page that changed (await idle); any record
+  // of the page's own still counts.
+  function quiet() {
+    for (const r of observer.takeRecords()) {
+      const mine = r.type === "childList" && [...r.addedNodes, ...r.removedNodes].every((n) => own.has(n));
+      if (!mine) lastMutation = performance.now();
     }
-    for (const a of document.getAnimations()) {
+  }
+
+  // dress settles the page for a capture: finite animations jump to their
+  // end, infinite ones are cancelled (undress plays them again),
+  // transitions and the caret are switched off, and web fonts are awaited.
+  async function dress() {
+    undress(); // a capture cut short may have left its dress on
+    const d = dressed = { styles: [], cancelled: [] };
+    try {
+      // How the page's own animations stood, read before the settle
+      // style pauses them all.
+      const before = new Map();
+      for (const a of document.getAnimations()) before.set(a, { paused: a.playState === "paused", time: a.currentTime });
+      d.styles.push(addStyle("__toolserver_settle", SETTLE_CSS));
+      quiet();
+      for (const a of document.getAnimations()) {
+        try {
+          const t = a.effect && a.effect.getComputedTiming();
+          if (t && t.endTime !== Infinity) { a.finish(); continue; }
+        } catch (err) { /* cancelled below */ }
+        const b = before.get(a);
+        if (b && a.playState !== "idle") d.cancelled.push({ a, paused: b.paused, time: b.time });
+        a.cancel();
+      }
+      if (document.fonts) await document.fonts.ready;
+      await frame();
+      return true;
+    } catch (err) {
+      undress();
+      throw err;
+    }
+  }
+
+  // undress puts back what dress changed: its style sheet goes, and the
+  // page's infinite animations that dress cancelled play again from where
+  // they stood, paused if they were.
+  function undress() {
+    const d = dressed;
+    if (!d) return true;
+    dressed = null;
+    for (const s of d.styles) s.remove();
+    quiet();
+    for (const c of d.cancelled) {
       try {
-        const t = a.effect && a.effect.getComputedTiming();
-        if (t && t.endTime !== Infinity) a.finish(); else a.cancel();
-      } catch (err) { a.cancel(); }
+        c.a.play();
+        if (c.time != null) c.a.currentTime = c.time;
+        if (c.paused) c.a.pause();
+      } catch (err) { /* its element left the page */ }
     }
-    if (document.fonts) await document.fonts.ready;
-    await frame();
     return true;
   }
 
@@ -393,7 +451,7 @@
   }
 
   Object.defineProperty(window, "__toolserver", {
-    value: { find, check, waitFor, idle, settle, describe, focusSelect, locate, waitLocate },
+    value: { find, check, waitFor, idle, dress, undress, describe, focusSelect, locate, waitLocate },
     enumerable: false,
   });
 })();

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto"
 	proto "github.com/chromedp/cdproto/cdp"
@@ -76,20 +77,34 @@ type StableShot struct {
 	Stable bool
 }
 
+// undressTimeout bounds the undress of a capture whose caller has gone:
+// the page is left as it was found even so.
+const undressTimeout = 2 * time.Second
+
 // StableScreenshot settles the page (animations finished or cancelled,
 // transitions and the caret off, fonts loaded) and captures until two
 // consecutive captures are byte-identical, at most maxCaptures times.
 // Headless Chromium now and then returns a frame with a tile not yet
 // painted; comparing only an agreed frame keeps that out of a snapshot.
+// Whatever the outcome, the settling is undone in the page before it
+// returns, in one more round trip: a settle style left in the page kept
+// every later CSS animation paused.
 func (d *Device) StableScreenshot(ctx context.Context, maxCaptures int) (StableShot, error) {
 	if maxCaptures < 2 {
 		maxCaptures = 2
 	}
 	var shot StableShot
-	err := d.call(ctx, "snapshot", func(tab context.Context) error {
-		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.__toolserver.settle()`, chromedp.EvalAwaitPromise)); err != nil {
+	err := d.call(ctx, "snapshot", func(tab context.Context) (err error) {
+		if _, err := evaluate[bool](tab, `window.__toolserver.dress()`); err != nil {
+			// The dress may have been done when its answer was lost.
+			_ = undress(tab)
 			return fmt.Errorf("settle page: %w", err)
 		}
+		defer func() {
+			if uerr := undress(tab); uerr != nil && err == nil {
+				err = fmt.Errorf("undo the capture's changes to the page: %w", uerr)
+			}
+		}()
 		prev, err := capture(tab)
 		if err != nil {
 			return err
@@ -111,4 +126,26 @@ func (d *Device) StableScreenshot(ctx context.Context, maxCaptures int) (StableS
 		return nil
 	})
 	return shot, err
+}
+
+// undress undoes in the page all a capture's dress changed. When the
+// capture's call was cut short by its caller, it still runs, bounded by
+// undressTimeout; when the page or the browser is gone there is nothing
+// left to undo.
+func undress(tab context.Context) error {
+	if tab.Err() != nil {
+		// ErrPageCrashed matches ErrCrashed; a stopped device's life
+		// ends with ErrNotBooted.
+		cause := context.Cause(tab)
+		for _, gone := range []error{ErrCrashed, ErrClosed, ErrNotBooted} {
+			if errors.Is(cause, gone) {
+				return nil
+			}
+		}
+		var cancel context.CancelFunc
+		tab, cancel = context.WithTimeout(context.WithoutCancel(tab), undressTimeout)
+		defer cancel()
+	}
+	_, err := evaluate[bool](tab, `window.__toolserver.undress()`)
+	return err
 }
