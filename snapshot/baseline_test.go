@@ -143,3 +143,30 @@ func TestCropSizeChangeFails(t *testing.T) {
 		t.Fatalf("got %v, want a size mismatch 30x15 vs 32x15", err)
 	}
 }
+
+func TestCropRect(t *testing.T) {
+	// CropRect is Crop's rectangle: the same frames crop the same pixels
+	// (TestCrop checks where they come from).
+	img := gradient(100, 50)
+	for _, f := range []Frame{{0, 0, 1, 1}, {0.105, 0, 0.1, 0.1}, {-0.2, -1, 0.5, 1.5}, {0.9, 0.9, 0.5, 0.5}, {0.333, 0.517, 0.2071, 0.093}} {
+		r, err := CropRect(f, img.Width, img.Height)
+		if err != nil {
+			t.Fatalf("CropRect(%+v): %v", f, err)
+		}
+		got, err := Crop(img, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Dx() != got.Width || r.Dy() != got.Height || int(got.Pix[0]) != r.Min.X || int(got.Pix[1]) != r.Min.Y {
+			t.Errorf("CropRect(%+v) = %v, but Crop copies %dx%d from (%d, %d)", f, r, got.Width, got.Height, got.Pix[0], got.Pix[1])
+		}
+		if !r.In(image.Rect(0, 0, 100, 50)) {
+			t.Errorf("CropRect(%+v) = %v, outside the 100x50 image", f, r)
+		}
+	}
+	for _, f := range []Frame{{0.5, 0.5, 0, 0.2}, {2, 0, 0.5, 0.5}, {math.NaN(), 0, 1, 1}} {
+		if _, err := CropRect(f, 100, 50); err == nil || !strings.Contains(err.Error(), "frame") {
+			t.Errorf("CropRect(%+v): got %v, want an error naming the frame", f, err)
+		}
+	}
+}
