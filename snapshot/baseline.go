@@ -85,6 +85,20 @@ func CropBaselineKey(name string, width, height int, hash string) (string, error
 
 var cropHashRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
+// FullPageKey returns the file name of a full-page baseline:
+// "<name>__chromium-<W>x<H>-full.png", W and H being the device's viewport
+// (not the page's size, which follows its content), so each name has one
+// full-page baseline per device class beside its viewport one. It never
+// equals a BaselineKey or a CropBaselineKey, whatever the names and sizes:
+// before ".png" those end in a digit of the height or in the 8 hex digits
+// of a crop hash, this one in "full", which holds no hex digit.
+func FullPageKey(name string, width, height int) (string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s__%s-%dx%d-full.png", name, Platform, width, height), nil
+}
+
 // BaselineDir returns the baseline directory of a flow run by the link
 // seed's rule: "<dir>/__baselines__/<stem>", where dir is the directory of
 // the flow file's canonical path and stem is the file name of canonical

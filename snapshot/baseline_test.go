@@ -170,3 +170,63 @@ func TestCropRect(t *testing.T) {
 		}
 	}
 }
+
+// keyCases are names and sizes that look most like another key: names
+// spelling a key's suffix, sizes of every sign and length.
+var keyCases = []struct {
+	name string
+	w, h int
+}{
+	{"home", 1280, 800},
+	{"home", 1280, 8000},
+	{"full", 1, 1},
+	{"home__chromium-1280x800-full", 1280, 800},
+	{"home__chromium-1280x800", 1280, 800},
+	{"home__chromium-1280x800-crop-291b06ae", 1280, 800},
+	{"x-full", 0, 0},
+	{"x", -1, -1},
+	{"a_", 12, 80},
+	{"a", 12, 80},
+}
+
+func TestFullPageKey(t *testing.T) {
+	k, err := FullPageKey("home", 1280, 800)
+	if err != nil || k != "home__chromium-1280x800-full.png" {
+		t.Fatalf("got %q, %v, want home__chromium-1280x800-full.png", k, err)
+	}
+	if _, err := FullPageKey("../etc", 1, 1); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("got %v, want ErrInvalidName", err)
+	}
+	for _, a := range keyCases {
+		full, err := FullPageKey(a.name, a.w, a.h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range keyCases {
+			for _, other := range otherKeys(t, b.name, b.w, b.h) {
+				if full == other {
+					t.Errorf("FullPageKey(%q, %d, %d) = %q, also the key of a viewport or crop baseline", a.name, a.w, a.h, full)
+				}
+			}
+		}
+	}
+}
+
+// otherKeys are the viewport key and crop keys of a name.
+func otherKeys(t testing.TB, name string, w, h int) []string {
+	t.Helper()
+	keys := []string{}
+	k, err := BaselineKey(name, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, k)
+	for _, hash := range []string{"291b06ae", "00000000", "ffffffff", "0f0f0f0f"} {
+		k, err := CropBaselineKey(name, w, h, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
