@@ -49,7 +49,9 @@ type CaptureOptions struct {
 	// Accept, when set, is shown the first capture, taken once the page is
 	// settled and dressed. When it returns true that capture is the shot
 	// (Playwright's fast path); otherwise the captures go on until two
-	// consecutive ones are identical, as without Accept.
+	// consecutive ones are identical, as without Accept. It runs within
+	// the device's call, the page dressed: it must not call the device
+	// (that call would wait for this one to end).
 	Accept func(png []byte) bool
 }
 
