@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"image"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -84,6 +85,20 @@ func CropBaselineKey(name string, width, height int, hash string) (string, error
 
 var cropHashRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
+// FullPageKey returns the file name of a full-page baseline:
+// "<name>__chromium-<W>x<H>-full.png", W and H being the device's viewport
+// (not the page's size, which follows its content), so each name has one
+// full-page baseline per device class beside its viewport one. It never
+// equals a BaselineKey or a CropBaselineKey, whatever the names and sizes:
+// before ".png" those end in a digit of the height or in the 8 hex digits
+// of a crop hash, this one in "full", which holds no hex digit.
+func FullPageKey(name string, width, height int) (string, error) {
+	if err := ValidateName(name); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s__%s-%dx%d-full.png", name, Platform, width, height), nil
+}
+
 // BaselineDir returns the baseline directory of a flow run by the link
 // seed's rule: "<dir>/__baselines__/<stem>", where dir is the directory of
 // the flow file's canonical path and stem is the file name of canonical
@@ -133,28 +148,49 @@ type Frame struct {
 	Height float64 `json:"height"`
 }
 
-// Crop copies the part of img inside frame. Each edge is rounded to the
-// nearest pixel on its own (left = round(X*W), right = round((X+Width)*W),
-// and the same for top and bottom) and clamped to the image, so the same
-// element crops to the same size wherever it sits. A frame that leaves no
-// pixel is an error naming the frame.
+// Crop copies the part of img inside frame, the pixels of CropRect.
 func Crop(img *Image, f Frame) (*Image, error) {
-	for _, v := range []float64{f.X, f.Y, f.Width, f.Height} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("snapshot: crop %s of %q: frame %+v is not finite", sizeLabel(img.Size(), ""), img.Name, f)
-		}
+	r, reason := cropRect(f, img.Width, img.Height)
+	if reason != "" {
+		return nil, fmt.Errorf("snapshot: crop %s of %q: frame %+v %s", sizeLabel(img.Size(), ""), img.Name, f, reason)
 	}
-	x0, x1 := edge(f.X, img.Width), edge(f.X+f.Width, img.Width)
-	y0, y1 := edge(f.Y, img.Height), edge(f.Y+f.Height, img.Height)
-	if x1 <= x0 || y1 <= y0 {
-		return nil, fmt.Errorf("snapshot: crop %s of %q: frame %+v covers no pixel", sizeLabel(img.Size(), ""), img.Name, f)
-	}
-	out := NewImage(x1-x0, y1-y0)
+	out := NewImage(r.Dx(), r.Dy())
 	out.Name = img.Name
-	for y := y0; y < y1; y++ {
-		copy(out.Pix[4*out.Width*(y-y0):], img.Pix[4*(y*img.Width+x0):4*(y*img.Width+x1)])
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		copy(out.Pix[4*out.Width*(y-r.Min.Y):], img.Pix[4*(y*img.Width+r.Min.X):4*(y*img.Width+r.Max.X)])
 	}
 	return out, nil
+}
+
+// CropRect returns the pixels of a width×height image that Crop copies for
+// frame f. Each edge is rounded to the nearest pixel on its own (left =
+// round(X*width), right = round((X+Width)*width), and the same for top and
+// bottom) and clamped to the image, so the same element crops to the same
+// size wherever it sits. A device that captures only this rectangle of its
+// viewport (CDP's clip at scale 1) gets the pixels Crop would cut from the
+// whole viewport. A frame that leaves no pixel is an error naming the
+// frame.
+func CropRect(f Frame, width, height int) (image.Rectangle, error) {
+	r, reason := cropRect(f, width, height)
+	if reason != "" {
+		return image.Rectangle{}, fmt.Errorf("snapshot: crop %dx%d: frame %+v %s", width, height, f, reason)
+	}
+	return r, nil
+}
+
+// cropRect is CropRect, with the reason a frame has no pixel.
+func cropRect(f Frame, width, height int) (image.Rectangle, string) {
+	for _, v := range []float64{f.X, f.Y, f.Width, f.Height} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return image.Rectangle{}, "is not finite"
+		}
+	}
+	x0, x1 := edge(f.X, width), edge(f.X+f.Width, width)
+	y0, y1 := edge(f.Y, height), edge(f.Y+f.Height, height)
+	if x1 <= x0 || y1 <= y0 {
+		return image.Rectangle{}, "covers no pixel"
+	}
+	return image.Rect(x0, y0, x1, y1), ""
 }
 
 // edge maps a normalized coordinate to a pixel edge, rounded and clamped.

@@ -143,3 +143,90 @@ func TestCropSizeChangeFails(t *testing.T) {
 		t.Fatalf("got %v, want a size mismatch 30x15 vs 32x15", err)
 	}
 }
+
+func TestCropRect(t *testing.T) {
+	// CropRect is Crop's rectangle: the same frames crop the same pixels
+	// (TestCrop checks where they come from).
+	img := gradient(100, 50)
+	for _, f := range []Frame{{0, 0, 1, 1}, {0.105, 0, 0.1, 0.1}, {-0.2, -1, 0.5, 1.5}, {0.9, 0.9, 0.5, 0.5}, {0.333, 0.517, 0.2071, 0.093}} {
+		r, err := CropRect(f, img.Width, img.Height)
+		if err != nil {
+			t.Fatalf("CropRect(%+v): %v", f, err)
+		}
+		got, err := Crop(img, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Dx() != got.Width || r.Dy() != got.Height || int(got.Pix[0]) != r.Min.X || int(got.Pix[1]) != r.Min.Y {
+			t.Errorf("CropRect(%+v) = %v, but Crop copies %dx%d from (%d, %d)", f, r, got.Width, got.Height, got.Pix[0], got.Pix[1])
+		}
+		if !r.In(image.Rect(0, 0, 100, 50)) {
+			t.Errorf("CropRect(%+v) = %v, outside the 100x50 image", f, r)
+		}
+	}
+	for _, f := range []Frame{{0.5, 0.5, 0, 0.2}, {2, 0, 0.5, 0.5}, {math.NaN(), 0, 1, 1}} {
+		if _, err := CropRect(f, 100, 50); err == nil || !strings.Contains(err.Error(), "frame") {
+			t.Errorf("CropRect(%+v): got %v, want an error naming the frame", f, err)
+		}
+	}
+}
+
+// keyCases are names and sizes that look most like another key: names
+// spelling a key's suffix, sizes of every sign and length.
+var keyCases = []struct {
+	name string
+	w, h int
+}{
+	{"home", 1280, 800},
+	{"home", 1280, 8000},
+	{"full", 1, 1},
+	{"home__chromium-1280x800-full", 1280, 800},
+	{"home__chromium-1280x800", 1280, 800},
+	{"home__chromium-1280x800-crop-291b06ae", 1280, 800},
+	{"x-full", 0, 0},
+	{"x", -1, -1},
+	{"a_", 12, 80},
+	{"a", 12, 80},
+}
+
+func TestFullPageKey(t *testing.T) {
+	k, err := FullPageKey("home", 1280, 800)
+	if err != nil || k != "home__chromium-1280x800-full.png" {
+		t.Fatalf("got %q, %v, want home__chromium-1280x800-full.png", k, err)
+	}
+	if _, err := FullPageKey("../etc", 1, 1); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("got %v, want ErrInvalidName", err)
+	}
+	for _, a := range keyCases {
+		full, err := FullPageKey(a.name, a.w, a.h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range keyCases {
+			for _, other := range otherKeys(t, b.name, b.w, b.h) {
+				if full == other {
+					t.Errorf("FullPageKey(%q, %d, %d) = %q, also the key of a viewport or crop baseline", a.name, a.w, a.h, full)
+				}
+			}
+		}
+	}
+}
+
+// otherKeys are the viewport key and crop keys of a name.
+func otherKeys(t testing.TB, name string, w, h int) []string {
+	t.Helper()
+	keys := []string{}
+	k, err := BaselineKey(name, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, k)
+	for _, hash := range []string{"291b06ae", "00000000", "ffffffff", "0f0f0f0f"} {
+		k, err := CropBaselineKey(name, w, h, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}

@@ -179,3 +179,24 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	// What image/png writes: a paletted and a 16-bit gray file.
 	return append(seeds, palettedPNG(), gray16PNG())
 }
+
+// FuzzFullPageKey: no full-page key equals a viewport or crop key, for any
+// two valid names and any sizes.
+func FuzzFullPageKey(f *testing.F) {
+	for _, a := range keyCases {
+		for _, b := range keyCases[:3] {
+			f.Add(a.name, a.w, a.h, b.name, b.w, b.h)
+		}
+	}
+	f.Fuzz(func(t *testing.T, name string, w, h int, other string, ow, oh int) {
+		full, err := FullPageKey(name, w, h)
+		if err != nil || ValidateName(other) != nil {
+			return
+		}
+		for _, k := range otherKeys(t, other, ow, oh) {
+			if full == k {
+				t.Fatalf("FullPageKey(%q, %d, %d) = %q, also the key of a viewport or crop baseline of %q", name, w, h, full, other)
+			}
+		}
+	})
+}

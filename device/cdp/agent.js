@@ -318,25 +318,191 @@
     }
   }
 
-  // settle stops what makes two captures of one screen differ: finite
-  // animations jump to their end, infinite ones are cancelled, transitions
-  // and the caret are switched off, and web fonts are awaited.
-  async function settle() {
-    let style = document.getElementById("__toolserver_settle");
-    if (!style) {
-      style = document.createElement("style");
-      style.id = "__toolserver_settle";
-      style.textContent = "*,*::before,*::after{transition:none!important;animation-play-state:paused!important;caret-color:transparent!important;scroll-behavior:auto!important}";
-      (document.head || document.documentElement).appendChild(style);
+  // What dress changed in the page for a capture, so undress can put it
+  // back; null when the page is not dressed. The agent's own nodes and the
+  // hidden elements are remembered so that the mutation observer does not
+  // count dressing and undressing as the page changing.
+  let dressed = null;
+  const own = new WeakSet();
+
+  // SETTLE_CSS stops what makes two captures of one screen differ:
+  // transitions, new animations and the caret.
+  const SETTLE_CSS = "*,*::before,*::after{transition:none!important;animation-play-state:paused!important;caret-color:transparent!important;scroll-behavior:auto!important}";
+  // 2^31-1, the largest z-index there is: a mask paints over every
+  // element of the page (not over the top layer: modal dialogs, popovers).
+  const MASK_CSS = "display:block!important;position:%POS%!important;margin:0!important;padding:0!important;border:0!important;" +
+    "box-sizing:border-box!important;z-index:2147483647!important;pointer-events:none!important;opacity:1!important;" +
+    "visibility:visible!important;transform:none!important;filter:none!important;";
+
+  function addStyle(id, css) {
+    const s = document.createElement("style");
+    s.id = id;
+    s.textContent = css;
+    own.add(s);
+    (document.head || document.documentElement).appendChild(s);
+    return s;
+  }
+
+  // quiet drops the observer's records of the agent's own changes, so a
+  // dressed capture is not a page that changed (await idle); any record
+  // of the page's own still counts.
+  function quiet() {
+    for (const r of observer.takeRecords()) {
+      const mine = r.type === "childList"
+        ? [...r.addedNodes, ...r.removedNodes].every((n) => own.has(n))
+        : r.type === "attributes" && r.attributeName === "style" && own.has(r.target);
+      if (!mine) lastMutation = performance.now();
     }
-    for (const a of document.getAnimations()) {
+  }
+
+  // everyMatch returns every element matching sel, not only the best. An
+  // element's text includes its descendants', so a selector by text also
+  // matches each ancestor of the element that carries the text: of those,
+  // only the innermost are kept.
+  function everyMatch(sel) {
+    const list = candidates(sel, 0).map((c) => c.e);
+    if (!(sel.loose || sel.text != null || sel.matches != null)) return list;
+    return list.filter((e) => !list.some((o) => o !== e && e.contains(o)));
+  }
+
+  // resolve matches each selector of one option (mask or hide); a
+  // selector the matcher refuses is returned as the error of that option
+  // and index, for the caller to name it.
+  function resolve(option, sels) {
+    const out = [];
+    for (let i = 0; i < (sels || []).length; i++) {
       try {
-        const t = a.effect && a.effect.getComputedTiming();
-        if (t && t.endTime !== Infinity) a.finish(); else a.cancel();
-      } catch (err) { a.cancel(); }
+        out.push(...everyMatch(sels[i]));
+      } catch (err) {
+        return { error: { option, index: i, reason: String(err && err.message || err) } };
+      }
     }
-    if (document.fonts) await document.fonts.ready;
-    await frame();
+    return { els: out };
+  }
+
+  function contentSize() {
+    const de = document.documentElement, b = document.body;
+    return {
+      width: Math.max(de.scrollWidth, b ? b.scrollWidth : 0, innerWidth),
+      height: Math.max(de.scrollHeight, b ? b.scrollHeight : 0, innerHeight),
+    };
+  }
+
+  // dress settles the page for a capture and dresses it as the options
+  // say. Settling: finite animations jump to their end, infinite ones are
+  // cancelled (undress plays them again), transitions and the caret are
+  // switched off, and web fonts are awaited. Dressing: opts.hide elements
+  // get visibility: hidden, opts.style is added as a style sheet, and each
+  // opts.mask element's box is painted opts.maskColor. It returns the page
+  // offset of the viewport (a clip is in page coordinates) and, with
+  // opts.full, the size of the whole page. A selector or colour it refuses
+  // is answered {error} with nothing changed.
+  async function dress(opts) {
+    undress(); // a capture cut short may have left its dress on
+    opts = opts || {};
+    const hide = resolve("hide", opts.hide);
+    if (hide.error) return hide;
+    const mask = resolve("mask", opts.mask);
+    if (mask.error) return mask;
+    const color = opts.maskColor || "#FF00FF";
+    if (mask.els.length && !CSS.supports("background-color", color)) {
+      return { error: { option: "maskColor", index: -1, reason: JSON.stringify(color) + " is not a CSS colour" } };
+    }
+    const d = dressed = { styles: [], hidden: [], masks: [], cancelled: [] };
+    try {
+      // How the page's own animations stood, read before the settle
+      // style pauses them all.
+      const before = new Map();
+      for (const a of document.getAnimations()) before.set(a, { paused: a.playState === "paused", time: a.currentTime });
+      d.styles.push(addStyle("__toolserver_settle", SETTLE_CSS));
+      if (opts.style) d.styles.push(addStyle("__toolserver_style", opts.style));
+      for (const e of new Set(hide.els)) {
+        const was = e.getAttribute("style");
+        own.add(e);
+        e.style.setProperty("visibility", "hidden", "important");
+        d.hidden.push({ e, was, set: e.getAttribute("style") });
+      }
+      quiet();
+      for (const a of document.getAnimations()) {
+        try {
+          const t = a.effect && a.effect.getComputedTiming();
+          if (t && t.endTime !== Infinity) { a.finish(); continue; }
+        } catch (err) { /* cancelled below */ }
+        // Only the page's own animations play again: one the dress
+        // started ends with the dress.
+        const b = before.get(a);
+        if (b && a.playState !== "idle") d.cancelled.push({ a, paused: b.paused, time: b.time });
+        a.cancel();
+      }
+      if (document.fonts) await document.fonts.ready;
+      const size = opts.full ? contentSize() : null;
+      const x = window.visualViewport ? visualViewport.pageLeft : scrollX;
+      const y = window.visualViewport ? visualViewport.pageTop : scrollY;
+      if (mask.els.length) {
+        addMasks(d, mask.els, color, opts.full ? { x, y, size } : null);
+        quiet();
+      }
+      await frame();
+      return { x, y, width: size ? size.width : 0, height: size ? size.height : 0 };
+    } catch (err) {
+      undress();
+      throw err;
+    }
+  }
+
+  // addMasks paints the box of each element with color. Each mask covers
+  // every pixel its element touches. A viewport capture's masks are fixed
+  // to the viewport; a full page, painted beyond the viewport, has them in
+  // page coordinates (full gives the page offset and size), kept inside
+  // the page so that no mask makes the page bigger.
+  function addMasks(d, els, color, full) {
+    const css = MASK_CSS.replace("%POS%", full ? "absolute" : "fixed") + "background:" + color + "!important;";
+    for (const e of new Set(els)) {
+      const r = e.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0) continue;
+      let left = Math.floor(r.left), top = Math.floor(r.top);
+      let right = Math.ceil(r.right), bottom = Math.ceil(r.bottom);
+      if (full) {
+        left = Math.max(0, Math.floor(left + full.x));
+        top = Math.max(0, Math.floor(top + full.y));
+        right = Math.min(full.size.width, Math.ceil(right + full.x));
+        bottom = Math.min(full.size.height, Math.ceil(bottom + full.y));
+        if (right <= left || bottom <= top) continue;
+      }
+      const m = document.createElement("toolserver-mask");
+      m.style.cssText = css + "left:" + left + "px!important;top:" + top + "px!important;width:" +
+        (right - left) + "px!important;height:" + (bottom - top) + "px!important;";
+      own.add(m);
+      document.documentElement.appendChild(m);
+      d.masks.push(m);
+    }
+  }
+
+  // undress puts back what dress changed: its style sheets and masks go,
+  // each hidden element's style attribute is as it was (when the page
+  // rewrote it meanwhile, only the visibility is dropped), and the page's
+  // infinite animations that dress cancelled play again from where they
+  // stood, paused if they were.
+  function undress() {
+    const d = dressed;
+    if (!d) return true;
+    dressed = null;
+    for (const s of d.styles) s.remove();
+    for (const m of d.masks) m.remove();
+    for (const h of d.hidden) {
+      if (h.e.getAttribute("style") !== h.set) h.e.style.removeProperty("visibility");
+      else if (h.was === null) h.e.removeAttribute("style");
+      else h.e.setAttribute("style", h.was);
+    }
+    quiet();
+    for (const h of d.hidden) own.delete(h.e);
+    for (const c of d.cancelled) {
+      try {
+        c.a.play();
+        if (c.time != null) c.a.currentTime = c.time;
+        if (c.paused) c.a.pause();
+      } catch (err) { /* its element left the page */ }
+    }
     return true;
   }
 
@@ -393,7 +559,7 @@
   }
 
   Object.defineProperty(window, "__toolserver", {
-    value: { find, check, waitFor, idle, settle, describe, focusSelect, locate, waitLocate },
+    value: { find, check, waitFor, idle, dress, undress, describe, focusSelect, locate, waitLocate },
     enumerable: false,
   });
 })();

@@ -1,10 +1,8 @@
 package cdp
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/chromedp/cdproto"
 	proto "github.com/chromedp/cdproto/cdp"
@@ -17,7 +15,7 @@ func (d *Device) Screenshot(ctx context.Context) ([]byte, error) {
 	var png []byte
 	err := d.call(ctx, "screenshot", func(tab context.Context) error {
 		var err error
-		png, err = capture(tab)
+		png, err = capture(tab, viewportShot)
 		return err
 	})
 	return png, err
@@ -37,11 +35,12 @@ const errNoSurface = "Unable to capture screenshot"
 // whose frames stall; it needs no agent (an error page has none).
 const nextFrame = `new Promise((r) => { let done = false; const fin = () => { if (!done) { done = true; r(true); } }; requestAnimationFrame(fin); setTimeout(fin, 50); })`
 
-// capture copies the viewport as a PNG. When Chromium has no frame yet it
-// waits for the next one and tries again, a few times.
-func capture(tab context.Context) ([]byte, error) {
+// capture copies the viewport, or what p asks for, as a PNG. When
+// Chromium has no frame yet it waits for the next one and tries again, a
+// few times.
+func capture(tab context.Context, p page.CaptureScreenshotParams) ([]byte, error) {
 	for try := 1; ; try++ {
-		png, err := captureOnce(tab)
+		png, err := captureOnce(tab, p)
 		var perr *cdproto.Error
 		if err == nil || try == captureTries || !errors.As(err, &perr) || perr.Message != errNoSurface {
 			return png, err
@@ -52,63 +51,20 @@ func capture(tab context.Context) ([]byte, error) {
 	}
 }
 
-func captureOnce(tab context.Context) ([]byte, error) {
+// viewportShot is the capture of the viewport as it is.
+var viewportShot = page.CaptureScreenshotParams{
+	Format:      page.CaptureScreenshotFormatPng,
+	FromSurface: new(true),
+	// Only the zlib effort changes; PNG stays lossless.
+	OptimizeForSpeed: new(true),
+}
+
+func captureOnce(tab context.Context, p page.CaptureScreenshotParams) ([]byte, error) {
 	return chromedp.Run(tab, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
-		r, err := proto.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{
-			Format:      page.CaptureScreenshotFormatPng,
-			FromSurface: new(true),
-			// Only the zlib effort changes; PNG stays lossless.
-			OptimizeForSpeed: new(true),
-		})
+		r, err := proto.Call(ctx, t, page.CaptureScreenshot, p)
 		if err != nil {
 			return nil, err
 		}
 		return r.Data, nil
 	})
-}
-
-// StableShot is a settled capture: the PNG and how many captures it took.
-type StableShot struct {
-	PNG      []byte
-	Captures int
-	// Stable is false when no two consecutive captures agreed within the
-	// allowed tries; PNG is then the last capture.
-	Stable bool
-}
-
-// StableScreenshot settles the page (animations finished or cancelled,
-// transitions and the caret off, fonts loaded) and captures until two
-// consecutive captures are byte-identical, at most maxCaptures times.
-// Headless Chromium now and then returns a frame with a tile not yet
-// painted; comparing only an agreed frame keeps that out of a snapshot.
-func (d *Device) StableScreenshot(ctx context.Context, maxCaptures int) (StableShot, error) {
-	if maxCaptures < 2 {
-		maxCaptures = 2
-	}
-	var shot StableShot
-	err := d.call(ctx, "snapshot", func(tab context.Context) error {
-		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.__toolserver.settle()`, chromedp.EvalAwaitPromise)); err != nil {
-			return fmt.Errorf("settle page: %w", err)
-		}
-		prev, err := capture(tab)
-		if err != nil {
-			return err
-		}
-		shot = StableShot{PNG: prev, Captures: 1}
-		for shot.Captures < maxCaptures {
-			cur, err := capture(tab)
-			if err != nil {
-				return err
-			}
-			shot.Captures++
-			shot.PNG = cur
-			if bytes.Equal(prev, cur) {
-				shot.Stable = true
-				return nil
-			}
-			prev = cur
-		}
-		return nil
-	})
-	return shot, err
 }

@@ -7,6 +7,7 @@ package flowtool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
@@ -124,6 +125,57 @@ func (a Device) Describe(ctx context.Context) ([]flow.Element, error) {
 
 // Capture implements flow.Device.
 func (a Device) Capture(ctx context.Context, opts flow.CaptureOptions) (flow.Shot, error) {
-	shot, err := a.D.StableScreenshot(ctx, opts.MaxCaptures)
-	return flow.Shot{PNG: shot.PNG, Stable: shot.Stable, Captures: shot.Captures}, classify(err)
+	o := cdp.CaptureOptions{
+		MaxCaptures: opts.MaxCaptures, FullPage: opts.FullPage,
+		Mask: selectors(opts.Mask), MaskColor: opts.MaskColor, Hide: selectors(opts.Hide),
+		Style: opts.Style, Accept: opts.Accept,
+	}
+	if c := opts.Clip; c != nil {
+		o.Clip = &cdp.Rect{X: c.X, Y: c.Y, Width: c.Width, Height: c.Height}
+	}
+	shot, err := a.D.Capture(ctx, o)
+	if err != nil {
+		return flow.Shot{}, captureError(err, opts)
+	}
+	return flow.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures}, nil
 }
+
+func selectors(sels []*flow.Selector) []cdp.Selector {
+	if len(sels) == 0 {
+		return nil
+	}
+	out := make([]cdp.Selector, len(sels))
+	for i, sel := range sels {
+		out[i] = selector(sel)
+	}
+	return out
+}
+
+// captureError is the error of a capture. A mask or hide selector, or a
+// mask colour, that the page refused is named as the flow spells it
+// (mask text=/(/: bad regex …) rather than by its index; it still
+// matches *cdp.CaptureOptionError.
+func captureError(err error, opts flow.CaptureOptions) error {
+	var oe *cdp.CaptureOptionError
+	if !errors.As(err, &oe) {
+		return classify(err)
+	}
+	sels := opts.Mask
+	if oe.Option == "hide" {
+		sels = opts.Hide
+	}
+	msg := fmt.Sprintf("%s: %s", oe.Option, oe.Reason)
+	if oe.Index >= 0 && oe.Index < len(sels) {
+		msg = fmt.Sprintf("%s %s: %s", oe.Option, sels[oe.Index], oe.Reason)
+	}
+	return &optionError{msg: msg, err: err}
+}
+
+// optionError reads as msg and unwraps to the device's error.
+type optionError struct {
+	msg string
+	err error
+}
+
+func (e *optionError) Error() string { return e.msg }
+func (e *optionError) Unwrap() error { return e.err }
