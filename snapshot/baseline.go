@@ -197,12 +197,3 @@ func cropRect(f Frame, width, height int) (image.Rectangle, string) {
 func edge(v float64, size int) int {
 	return int(math.Max(0, math.Min(float64(size), math.Round(v*float64(size)))))
 }
-
-// FullPageKey returns the file name of a full-page baseline:
-// "<name>__chromium-<W>x<H>-full.png", W and H being the viewport.
-func FullPageKey(name string, width, height int) (string, error) {
-	if err := ValidateName(name); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s__%s-%dx%d-full.png", name, Platform, width, height), nil
-}
