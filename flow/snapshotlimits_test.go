@@ -106,3 +106,46 @@ func TestSnapshotNamesChangedElement(t *testing.T) {
 		t.Fatalf("regions: %+v", g)
 	}
 }
+// Playwright's fast path: a first capture that matches its baseline is
+// the only capture; a mismatch settles (two agreeing captures after the
+// refused one); an update takes two.
+func TestSnapshotFastPath(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x403")
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n  - snapshot: { name: top, cropOn: { id: top } }\n")
+	rep := p.run(t, dev, "base", true)
+	if !rep.OK || rep.Steps[1].Captures != 2 || rep.Steps[2].Captures != 2 {
+		t.Fatalf("an update takes two captures: %s", dump(rep))
+	}
+	rep = p.run(t, dev, "base", false)
+	if !rep.OK || rep.Steps[1].Captures != 1 || rep.Steps[2].Captures != 1 {
+		t.Fatalf("a matching first capture is the only one: %s", dump(rep))
+	}
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
+	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
+	if s := rep.Steps[2]; s.Status != flow.StatusFail || s.Captures != 3 {
+		t.Fatalf("a mismatch settles before it is compared: %s %q captures %d", s.Status, s.Reason, s.Captures)
+	}
+}
+
+// A snapshot leaves the page as it found it: a finite fade-in started
+// after it still ends visible (the settle style used to stay in the page
+// and pause every later animation).
+func TestSnapshotLeavesLaterAnimationsRunning(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x404")
+	p.write(".argent/flows/fade.yaml", `steps:
+  - launch: "{{URL}}/fade.html"
+  - snapshot: { name: before, cropOn: { id: reveal } }
+  - tap: Reveal
+  - await: { visible: { text: Faded in }, timeout: 3000 }
+  - snapshot: { name: after, cropOn: { id: late } }
+`)
+	for _, update := range []bool{true, false} {
+		if rep := p.run(t, dev, "fade", update); !rep.OK {
+			t.Fatalf("update=%v: %s", update, dump(rep))
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -45,17 +44,13 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 		return errored("%v", err)
 	}
 	opts := CaptureOptions{
-		MaxCaptures: r.opts.MaxCaptures, FullPage: d.FullPage,
+		MaxCaptures: r.opts.MaxCaptures, Clip: t.clip, FullPage: d.FullPage,
 		Mask: d.Mask, MaskColor: d.MaskColor, Hide: d.Hide, Style: css,
 	}
 	var first *snapshot.Result
 	if base != nil {
 		opts.Accept = func(png []byte) bool {
-			cur, err := t.crop(png)
-			if err != nil {
-				return false
-			}
-			res, err := snapshot.CompareBytes(t.key, base, "capture", cur, lim.options())
+			res, err := snapshot.CompareBytes(t.key, base, "capture", png, lim.options())
 			if err != nil || lim.exceeded(res) != "" {
 				return false
 			}
@@ -67,14 +62,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	if err != nil {
 		return errored("%v", err)
 	}
-	png, err := t.crop(got.PNG)
-	if err != nil {
-		if errors.Is(err, errEmptyCrop) {
-			return fail("cropOn matched %s but its on-screen region is empty at this resolution — nothing was compared", d.CropOn)
-		}
-		return errored("%v", err)
-	}
-	s := &shot{png: png, key: t.key, cropped: t.clip != nil, stable: got.Stable, at: t.at}
+	s := &shot{png: got.PNG, key: t.key, cropped: t.clip != nil, stable: got.Stable, at: t.at}
 	o = r.judge(ctx, fr, dev, d, s, path, base, missing, lim, first)
 	o.captures = got.Captures
 	return o
@@ -118,31 +106,13 @@ type shot struct {
 }
 
 // plan is what a snapshot step captures: its baseline key, the cropOn
-// region in pixels of the viewport when it has one, and where the capture
-// sits in the viewport (nil for a full page).
+// region in whole pixels of the viewport when it has one (captured with
+// CDP's clip), and where the capture sits in the viewport (nil for a full
+// page).
 type plan struct {
 	key  string
-	clip *snapshot.Frame
+	clip *Rect
 	at   *where
-}
-
-// errEmptyCrop is a cropOn region with no pixel at this resolution.
-var errEmptyCrop = errors.New("the cropOn region is empty")
-
-// crop cuts a viewport capture to the plan's region; a capture without
-// one is returned as it is.
-func (t *plan) crop(png []byte) ([]byte, error) {
-	if t.clip == nil {
-		return png, nil
-	}
-	img, err := snapshot.Decode("capture", png)
-	if err != nil {
-		return nil, err
-	}
-	if img, err = snapshot.Crop(img, *t.clip); err != nil {
-		return nil, errEmptyCrop
-	}
-	return snapshot.EncodePNG(img)
 }
 
 // plan locates the cropOn element, when the step has one, and names the
@@ -160,8 +130,15 @@ func (r *Runner) plan(ctx context.Context, dev Device, d *Snapshot) (*plan, outc
 		if el == nil {
 			return nil, r.notFound(ctx, dev, d.CropOn)
 		}
-		t.clip = &snapshot.Frame{X: el.X, Y: el.Y, Width: el.Width, Height: el.Height}
-		t.at.X, t.at.Y = int(math.Round(el.X*float64(w))), int(math.Round(el.Y*float64(h)))
+		// The region Crop would cut from a viewport capture, captured
+		// with CDP's clip: the same pixels without decoding, cropping
+		// and encoding a whole frame.
+		r, cerr := snapshot.CropRect(snapshot.Frame{X: el.X, Y: el.Y, Width: el.Width, Height: el.Height}, w, h)
+		if cerr != nil {
+			return nil, fail("cropOn matched %s but its on-screen region is empty at this resolution — nothing was compared", d.CropOn)
+		}
+		t.clip = &Rect{X: r.Min.X, Y: r.Min.Y, Width: r.Dx(), Height: r.Dy()}
+		t.at.X, t.at.Y = r.Min.X, r.Min.Y
 		t.key, err = snapshot.CropBaselineKey(d.Name, w, h, d.CropOn.CropHash())
 	case d.FullPage:
 		t.at = nil
