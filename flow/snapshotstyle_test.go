@@ -147,7 +147,7 @@ func TestReadStyleFilePolicy(t *testing.T) {
 		t.Errorf("env.css without a policy: got %q, %v, want the file (a local run reads what it names)", b, err)
 	}
 	f, mt := Disk{Policy: policy}.ReadStyleFile(p.flows, "../home.css")
-	if !IsMissing(f.Err) || f.Canonical != filepath.Join(proj, ".argent", "home.css") || f.Path != p.flows+"/../home.css" {
+	if !IsMissing(f.Err) || mt != 0 || f.Canonical != filepath.Join(proj, ".argent", "home.css") || f.Path != p.flows+"/../home.css" {
 		t.Errorf("missing inside the roots: got %+v, want missing with the clean canonical", f)
 	}
 	p.put(t, "ok.css", "b {}")
