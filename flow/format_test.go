@@ -31,7 +31,11 @@ func TestFormatStep(t *testing.T) {
 		{`assert: { text: { in: total, equals: "3" } }`, `assert: { text: { in: total, equals: "3" } }`},
 		{`assert: { text: { in: total, contains: 'yes' } }`, `assert: { text: { in: total, contains: "yes" } }`},
 		{`wait: 1500`, `wait: 1500`},
-		{`snapshot: { name: home, maxMismatch: 0.5 }`, `snapshot: home`},
+		{`snapshot: { name: home }`, `snapshot: home`},
+		// Spelled out, the default still wins over a project's defaults.
+		{`snapshot: { name: home, maxMismatch: 0.5 }`, `snapshot: { name: home, maxMismatch: 0.5 }`},
+		{"snapshot: { name: d, stylePath: s.css, hide: [a], maskColor: \"#FF00FF\", mask: b, fullPage: true, threshold: 0.2, maxDiffPixels: 9, style: \"a {}\\n\" }",
+			`snapshot: { name: d, maxDiffPixels: 9, threshold: 0.2, fullPage: true, mask: [ b ], maskColor: "#FF00FF", hide: [ a ], style: "a {}\n", stylePath: s.css }`},
 		{`snapshot: { name: card, cropOn: { id: card }, maxMismatch: 2 }`, `snapshot: { name: card, maxMismatch: 2, cropOn: { id: card } }`},
 		{`run: ../shared/login`, `run: ../shared/login`},
 		{`echo: "a: b"`, `echo: "a: b"`},

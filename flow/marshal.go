@@ -230,13 +230,13 @@ func scrollToNode(d *ScrollTo) (*yaml.Node, error) {
 }
 
 // snapshotNode writes a snapshot as its bare name when it has no option
-// beyond the defaults, else the map form.
+// beyond the defaults, else the map form: Argent's keys first, then this
+// project's in the order the schema lists them. maxMismatch is written
+// when the file spelled it out (it then wins over a project's defaults),
+// even at the default value.
 func snapshotNode(d *Snapshot) (*yaml.Node, error) {
-	if d.MaxMismatch == DefaultMaxMismatch && d.CropOn == nil {
-		return strNode(d.Name), nil
-	}
 	m := addPair(mapNode(true), "name", strNode(d.Name))
-	if d.MaxMismatch != DefaultMaxMismatch {
+	if d.MaxMismatchSet || d.MaxMismatch != DefaultMaxMismatch {
 		addPair(m, "maxMismatch", numNode(d.MaxMismatch))
 	}
 	if d.CropOn != nil {
@@ -245,6 +245,12 @@ func snapshotNode(d *Snapshot) (*yaml.Node, error) {
 			return nil, err
 		}
 		addPair(m, "cropOn", c)
+	}
+	if err := snapshotOptionNodes(m, d); err != nil {
+		return nil, err
+	}
+	if len(m.Content) == 2 {
+		return strNode(d.Name), nil
 	}
 	return m, nil
 }

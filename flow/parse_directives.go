@@ -22,7 +22,7 @@ var directiveOptions = map[Kind][]string{
 	KindAwait:     {"exists", "visible", "hidden", "text", "timeout", "idle", "stableFor"},
 	KindAssert:    {"exists", "visible", "hidden", "text"},
 	KindWait:      nil,
-	KindSnapshot:  {"name", "maxMismatch", "cropOn"},
+	KindSnapshot:  {"name", "maxMismatch", "cropOn", "maxDiffPixels", "threshold", "fullPage", "mask", "maskColor", "hide", "style", "stylePath"},
 	KindRun:       nil,
 	KindWhen:      whenGuardKeys,
 	KindEcho:      nil,
@@ -376,19 +376,8 @@ func (p *parser) snapshot(v *yaml.Node) (Directive, *Error) {
 	if o == nil {
 		return s, nil
 	}
-	if mv := o.get("maxMismatch"); mv != nil {
-		m, ok := numValue(mv)
-		if !ok || m < 0 || m > 100 {
-			return nil, errAt(mv, ProblemValue, "maxMismatch must be a percent from 0 to 100, got %s", describe(mv))
-		}
-		s.MaxMismatch = m
-	}
-	if o.has("cropOn") {
-		budget := MaxSelectorScopes
-		var err *Error
-		if s.CropOn, err = p.selector(o.get("cropOn"), "cropOn", &budget); err != nil {
-			return nil, err
-		}
+	if err := p.snapshotOptions(o, s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -168,6 +168,7 @@ func TestParseValidFiles(t *testing.T) {
 				t.Errorf("type: got into %+v secrets %v, want id password [DEMO_PASSWORD OTP_1]", got.Into, got.Secrets)
 			}
 		},
+		"snapshot-options.yaml": checkSnapshotOptions,
 		"selectors.yaml": func(t *testing.T, f *Flow) {
 			if got := directive[*Tap](t, f.Steps[2]).On.ID; got != "save-button" {
 				t.Errorf("identifier alias: got ID %q, want save-button", got)

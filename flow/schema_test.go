@@ -191,6 +191,24 @@ func TestSchemaRejectsInvalidFlows(t *testing.T) {
 		"steps: [pinch: { scale: 1 }]",
 		"steps: [await: { text: { in: a, contains: x, equals: y } }]",
 		"steps: [when: { platform: windows }, steps: [echo: x]]",
+		"steps: [snapshot: { name: a, maxDiffPixels: -1 }]",
+		"steps: [snapshot: { name: a, maxDiffPixels: 1.5 }]",
+		"steps: [snapshot: { name: a, threshold: 2 }]",
+		"steps: [snapshot: { name: a, fullPage: yes }]",
+		"steps: [snapshot: { name: a, fullPage: true, cropOn: b }]",
+		"steps: [snapshot: { name: a, mask: [] }]",
+		"steps: [snapshot: { name: a, mask: [{ idd: b }] }]",
+		"steps: [snapshot: { name: a, mask: [" + strings.Repeat("b, ", 32) + "b] }]",
+		"steps: [snapshot: { name: a, mask: b, maskColor: red }]",
+		"steps: [snapshot: { name: a, maskColor: \"#000000\" }]",
+		"steps: [snapshot: { name: a, hide: 5 }]",
+		"steps: [snapshot: { name: a, style: \"\" }]",
+		"steps: [snapshot: { name: a, style: " + strings.Repeat("x", 65537) + " }]",
+		"steps: [snapshot: { name: a, stylePath: /abs.css }]",
+		"steps: [snapshot: { name: a, stylePath: a.scss }]",
+		"steps: [snapshot: { name: a, stylePath: 'a\\b.css' }]",
+		"steps: [snapshot: { name: a, stylePath: dir/.css }]",
+		"steps: [snapshot: { name: a, maskColour: \"#000000\" }]",
 	} {
 		v := &validator{root: s}
 		if errs := v.validate(s, yamlToJSON(t, []byte(src)), "$"); len(errs) == 0 {
@@ -332,6 +350,14 @@ func (v *validator) validate(s map[string]any, x any, at string) []string {
 		case "minLength":
 			if str, ok := x.(string); ok && float64(len([]rune(str))) < arg.(float64) {
 				fail("got %q, want at least %v characters", str, arg)
+			}
+		case "maxLength":
+			if str, ok := x.(string); ok && float64(len([]rune(str))) > arg.(float64) {
+				fail("got %d characters, want at most %v", len([]rune(str)), arg)
+			}
+		case "maxItems":
+			if l, ok := x.([]any); ok && float64(len(l)) > arg.(float64) {
+				fail("got %d items, want at most %v", len(l), arg)
 			}
 		case "pattern":
 			if str, ok := x.(string); ok && !regexp.MustCompile(arg.(string)).MatchString(str) {

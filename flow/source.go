@@ -63,6 +63,12 @@ type Source interface {
 	// run, for the result (baselineWrites) over a link. updated tells that
 	// a baseline was at path before.
 	WriteBaseline(path string, png []byte) (updated bool, err error)
+	// ReadStyle returns the CSS file a snapshot's stylePath (target, as
+	// written) names beside dir, the real directory of the flow file
+	// that holds the step, as Open resolves a run: target: an error
+	// wrapping fs.ErrNotExist when there is none, a *RefusedError when
+	// refused. See snapshotstyle.go.
+	ReadStyle(dir, target string) ([]byte, error)
 }
 
 // Dir returns the directory a file's run: targets resolve in: the

@@ -11,13 +11,13 @@ import (
 // caller reads the environment and sets CallOptions.FilesLog.
 const FilesLogEnv = "ARGENT_FLOW_FILES_LOG"
 
-// memberLogLine is the [flow-files] line of a member: a flow by its
-// canonical, a baseline or a tool file by its key, then how it was sent:
+// memberLogLine is the [flow-files] line of a member: a flow or a style
+// file by its canonical, a baseline or a tool file by its key, then how it was sent:
 // "inline <bytes>", "upload <bytes>", "missing", "listed" or
 // "refused (<reason>)". It never holds the content.
 func memberLogLine(m *Member, sent string) string {
 	subject := m.Key
-	if m.Role == RoleFlow {
+	if m.Role == RoleFlow || m.Role == RoleStyle {
 		subject = m.Canonical
 	}
 	return printableLine(fmt.Sprintf("[flow-files] %s %s: %s", m.Role, subject, sent))

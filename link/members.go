@@ -26,6 +26,8 @@ type memberCollector struct {
 	flows map[string]*walkedFlow
 	// toolPaths are the tool files sent, by path as written.
 	toolPaths map[string]bool
+	// styles are the stylePath files sent, by key (styles.go).
+	styles map[string]bool
 	// runs are the runs walked: a flow reached again as the same run adds
 	// nothing.
 	runs map[string]bool
@@ -57,7 +59,7 @@ type memberRun struct {
 
 func (st *callState) newCollector(policy *clientfs.Policy) *memberCollector {
 	return &memberCollector{st: st, policy: policy, members: []Member{}, flows: map[string]*walkedFlow{},
-		toolPaths: map[string]bool{}, runs: map[string]bool{}}
+		toolPaths: map[string]bool{}, styles: map[string]bool{}, runs: map[string]bool{}}
 }
 
 // emit adds a member and prints its [flow-files] line.
@@ -70,8 +72,9 @@ func (c *memberCollector) emit(m Member, sent string) {
 // walk collects the files of the runs and of each run they nest: per run,
 // every run: target of its flow and of each file it reaches, in all steps
 // and when: blocks, breadth first, each resolution once per run and as
-// deep as the runner goes (MaxDepth, nested runs counted); the file
-// arguments of their tool: steps; and each flow a followable nested
+// deep as the runner goes (MaxDepth, nested runs counted); the stylePath
+// files of their snapshots (styles.go); the file arguments of their tool:
+// steps; and each flow a followable nested
 // tool: flow-execute step names, walked as a run of its own. The snapshot
 // names of a run select its baselines (sendBaselines).
 func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
@@ -99,6 +102,9 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 				if !slices.Contains(snaps, n) {
 					snaps = append(snaps, n)
 				}
+			}
+			if err := c.styleFiles(ctx, f.canonical, f.fl); err != nil {
+				return err
 			}
 			for _, ts := range f.fl.ToolSteps() {
 				if err := c.toolFiles(ctx, ts.Tool.Name, ts.Tool.Args); err != nil {

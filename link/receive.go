@@ -140,7 +140,7 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 			continue
 		}
 		switch m.Role {
-		case RoleFlow, RoleBaseline, RoleTool:
+		case RoleFlow, RoleBaseline, RoleTool, RoleStyle:
 		default:
 			continue // unknown roles are ignored
 		}
@@ -163,8 +163,9 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 	return out, ctx.Err()
 }
 
-// refuseInvalid marks refused a member that has no bytes and no state,
-// and a flow member whose canonical or spelling is not valid.
+// refuseInvalid marks refused a member that has no bytes and no state, a
+// flow member whose canonical or spelling is not valid, and a style
+// member whose canonical is not.
 func refuseInvalid(r *Received) {
 	switch {
 	case r.State == StateRefused:
@@ -176,7 +177,7 @@ func refuseInvalid(r *Received) {
 		}
 	case !r.HasData && r.State != StateMissing && r.State != StateListed:
 		r.State, r.Error = StateRefused, "the client sent neither the bytes nor a state of "+r.Path
-	case r.Role == RoleFlow && !validCanonical(r.Canonical):
+	case (r.Role == RoleFlow || r.Role == RoleStyle) && !validCanonical(r.Canonical):
 		r.State, r.Error, r.HasData, r.Data = StateRefused, fmt.Sprintf("member %q has no valid canonical path (%q)", r.Path, r.Canonical), false, nil
 	case r.Role == RoleFlow && !validSpelling(r.Spelling):
 		r.State, r.Error, r.HasData, r.Data = StateRefused, fmt.Sprintf("member %q has no valid spelling", r.Path), false, nil

@@ -27,6 +27,10 @@ type flowRunOptions struct {
 	// named it before --artifacts.
 	format, outputDir string
 	json              bool
+	// limits are --max-mismatch, --max-diff-pixels and --threshold;
+	// snapshot is the run's limits, the config file's under them.
+	limits   snapshotLimitFlags
+	snapshot flow.SnapshotDefaults
 }
 
 const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
@@ -49,7 +53,16 @@ project.
 --output DIR, the artifacts directory before --artifacts existed, still
 works with a deprecation notice: a value of -o/--output that is exactly
 json or yaml selects the format, any other value is the artifacts
-directory.`
+directory.
+
+A snapshot compares within its own limits: maxMismatch (percent of
+pixels, default 0.5), maxDiffPixels (a count of pixels) and threshold
+(pixelmatch's colour threshold, default 0.1). For the snapshots that do
+not set one, --max-mismatch, --max-diff-pixels and --threshold set it for
+the run, over the project's ` + flow.ConfigFile + ` (snapshot:
+{ maxMismatch, maxDiffPixels, threshold }; toolserver flow schema --config
+prints its schema), over the built-in default. With --link the client
+sends the limits it resolved with the call.`
 
 func newFlowRunCommand(s streams) *cobra.Command {
 	opts := flowRunOptions{streams: s}
@@ -78,6 +91,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.BoolVar(&opts.json, "json", false, "same as -o json")
 	f.BoolVarP(&opts.recursive, "recursive", "r", false, "with a directory: also run the flows in its subdirectories")
 	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	opts.limits.register(f)
 	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	_ = cmd.MarkFlagDirname("project")
 	_ = cmd.MarkFlagDirname("artifacts")
@@ -132,6 +146,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	out.dryRun = opts.dryRun
 	targets, err := resolveTargets(opts.project, args[0], opts.recursive, out.note)
 	if err != nil {
+		return err
+	}
+	if opts.snapshot, err = opts.limits.snapshotDefaults(opts.project); err != nil {
 		return err
 	}
 	// runOne runs one flow: in-process, or on a tool-server over a link.
@@ -274,6 +291,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, 
 		UpdateBaselines: o.update,
 		Tools:           a.flowTools.Caller(),
 		Progress:        out.progress,
+		Snapshot:        o.snapshot,
 	}
 	var dry *dryRunSource
 	if o.dryRun {

@@ -8,9 +8,11 @@ import (
 	"github.com/toolserver/toolserver/flow"
 )
 
-// flowSchemaOptions are the flags of flow schema (none of its own).
+// flowSchemaOptions are the flags of flow schema.
 type flowSchemaOptions struct {
 	streams
+	// config prints the schema of the project config file instead.
+	config bool
 }
 
 func newFlowSchemaCommand(s streams) *cobra.Command {
@@ -18,20 +20,31 @@ func newFlowSchemaCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of a flow file, for editors",
+		Long: `Print the JSON Schema (draft 2020-12) of a flow file, for editors. With
+--config, print the schema of the project config file
+<project>/` + flow.ConfigFile + ` instead: the project's snapshot limits
+(maxMismatch, maxDiffPixels, threshold) for the snapshots that set none.`,
 		Example: `  toolserver flow schema > flow.schema.json
   # in a flow file, for the YAML language server:
-  # yaml-language-server: $schema=./flow.schema.json`,
+  # yaml-language-server: $schema=./flow.schema.json
+  toolserver flow schema --config > toolserver.schema.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFlowSchema(cmd.Context(), opts, args)
 		},
 	}
 	setExitStatus(cmd, exitStatusPlain)
+	cmd.Flags().BoolVar(&opts.config, "config", false, "print the schema of "+flow.ConfigFile+" instead")
 	return cmd
 }
 
-// runFlowSchema prints the JSON Schema of a flow file.
+// runFlowSchema prints the JSON Schema of a flow file, or of the project
+// config file.
 func runFlowSchema(ctx context.Context, opts flowSchemaOptions, args []string) error {
-	_, err := opts.stdout.Write(flow.Schema())
+	schema := flow.Schema()
+	if opts.config {
+		schema = flow.ConfigSchema()
+	}
+	_, err := opts.stdout.Write(schema)
 	return err
 }

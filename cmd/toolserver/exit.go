@@ -25,7 +25,7 @@ const (
 2  a usage error (unknown flag, missing or extra argument) or a failure of the machinery`
 	exitStatusFlowRun = `0  every flow passed
 1  a flow failed, was not run (an invalid file), or a baseline was not written
-2  a usage error or an infrastructure failure (Chromium missing or crashed, the tool-server unreachable, a protocol violation)`
+2  a usage error (an invalid .argent/toolserver.yaml included) or an infrastructure failure (Chromium missing or crashed, the tool-server unreachable, a protocol violation)`
 	exitStatusSnapshotDiff = `0  no pixel differs above the threshold
 1  some pixels differ
 2  a usage error, an unreadable or invalid PNG, or a size mismatch (the message names both sizes)`

@@ -13,6 +13,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // The environment a linked command reads: the tool-server's URL (the
@@ -81,6 +82,9 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 	}
 	if lr.flags.update {
 		args["updateBaselines"] = true
+	}
+	if d := flowtool.DefaultsArg(lr.flags.snapshot); d != nil {
+		args["snapshotDefaults"] = d
 	}
 	if lr.byName {
 		args["name"] = t.name

@@ -74,6 +74,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["platform"] = tool.Enum("Platform of the run; only chromium runs here.", "ios", "android", "chromium", "vega")
 	props["updateBaselines"] = tool.Bool("Adopt the current screens as the snapshot baselines instead of comparing.")
 	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
+	props["snapshotDefaults"] = snapshotDefaultsSchema()
 	return &tool.Tool{
 		Name:        "flow-execute",
 		Description: "Run a saved flow (.argent/flows/<name>.yaml) on a Chromium device and return its report: each step's status, reasons, snapshot comparisons. Streams one progress event per finished step.",
@@ -91,6 +92,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 		Platform                 string `json:"platform"`
 		UpdateBaselines          bool   `json:"updateBaselines"`
 		PrerequisiteAcknowledged bool   `json:"prerequisiteAcknowledged"`
+		ProjectRoot              string `json:"project_root"`
+
+		SnapshotDefaults *SnapshotDefaultsArg `json:"snapshotDefaults"`
 	}](call)
 	if err != nil {
 		return nil, err
@@ -111,6 +115,10 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 			return nil, err
 		}
 	}
+	limits, err := snapshotDefaults(a.SnapshotDefaults, src.linked, a.ProjectRoot)
+	if err != nil {
+		return nil, err
+	}
 	if fl.ExecutionPrerequisite != "" && !a.PrerequisiteAcknowledged {
 		return map[string]any{"flow": src.name, "notice": PrerequisiteNotice, "executionPrerequisite": fl.ExecutionPrerequisite}, nil
 	}
@@ -120,6 +128,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 		Linked:          src.linked,
 		UpdateBaselines: a.UpdateBaselines,
 		Progress:        func(s flow.StepReport) { call.Progress(s) },
+		Snapshot:        limits,
 	}
 	if opts.Tools == nil {
 		opts.Tools = t.caller()

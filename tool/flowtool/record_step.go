@@ -55,6 +55,9 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Field: "command",
 			Message: fmt.Sprintf("flow-add-step cannot record %s: a flow that records flows cannot be replayed (a replay rejects a tool: step that records a flow). Nothing ran and nothing was recorded.", a.Command)}
 	}
+	if a.Command == commandSnapshot {
+		return addSnapshot(rec, args, delay)
+	}
 	spec, ok := t.Registry.Get(a.Command)
 	if !ok {
 		return nil, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Field: "command",

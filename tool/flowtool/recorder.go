@@ -472,9 +472,9 @@ func (t *Tools) recorderTools() []*tool.Tool {
 		},
 		{
 			Name:        toolAddStep,
-			Description: "Run one tool live and, when it succeeds, append it to a recording as a step: a gesture-tap on an element becomes tap: with the element's id or text (coordinates with a warning when it has neither), open-url with fresh: true becomes launch:, flow-execute of a flow beside the recording becomes run:, anything else tool: <command> with its args.",
+			Description: "Run one tool live and, when it succeeds, append it to a recording as a step: a gesture-tap on an element becomes tap: with the element's id or text (coordinates with a warning when it has neither), open-url with fresh: true becomes launch:, flow-execute of a flow beside the recording becomes run:, anything else tool: <command> with its args. The command snapshot records a snapshot: step without capturing: its args are the step's options (name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath), checked as a flow file's are.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
-				"command": tool.String("The tool to run and record, e.g. gesture-tap, keyboard, open-url, await-ui-element, flow-execute."),
+				"command": tool.String("The tool to run and record, e.g. gesture-tap, keyboard, open-url, await-ui-element, flow-execute; or snapshot, to record a snapshot: step with the options in args."),
 				"args":    {AnyType: []string{"string", "object"}, Description: "The tool's arguments as the JSON text of an object (an object is accepted too), e.g. {\"device\":\"chromium-cdp-1280x800\",\"x\":0.5,\"y\":0.3}."},
 				"delayMs": tool.Integer("Pause after the step on replay, in ms.", 0, 600000),
 			}), "name", "project_root", "command"),

@@ -1,0 +1,215 @@
+package flow
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/toolserver/toolserver/internal/clientfs"
+)
+
+// ConfigFile is a project's configuration of toolserver, relative to the
+// project root. It is this project's addition: Argent reads no such file,
+// and nothing in it changes what a flow file means; it sets the limits of
+// the snapshots that do not set their own.
+//
+//	snapshot:
+//	  maxMismatch: 0.01   # percent of pixels, 0..100 (default 0.5)
+//	  maxDiffPixels: 100  # a count of pixels, 0 or more (default: none)
+//	  threshold: 0.1      # pixelmatch's colour threshold, 0..1 (default 0.1)
+const ConfigFile = ".argent/toolserver.yaml"
+
+// MaxConfigBytes caps the config file: a few lines of settings.
+const MaxConfigBytes = 64 << 10
+
+// The keys of the config file, checked as strictly as a flow file's:
+// anything else is refused with its line and a did-you-mean.
+var (
+	configKeys         = []string{"snapshot"}
+	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold"}
+)
+
+// ErrInvalidConfig is what every ConfigError matches with errors.Is.
+var ErrInvalidConfig = errors.New("flow: invalid project config")
+
+// ConfigError is a config file that cannot be used: it does not parse,
+// has an unknown key or a value out of range (at Line and Column), is
+// too large, or cannot be read.
+type ConfigError struct {
+	File         string // the file's path as the caller gave it
+	Line, Column int    // 1-based; 0 when the problem is the whole file
+	Msg          string
+	Err          error // the cause, when the file could not be read
+}
+
+// Error renders e as "<file>: line 3: snapshot: unknown option …".
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Unwrap returns the cause of a file that could not be read.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Is makes every ConfigError match ErrInvalidConfig.
+func (e *ConfigError) Is(target error) bool { return target == ErrInvalidConfig }
+
+// LoadConfig reads <projectRoot>/.argent/toolserver.yaml into the
+// project's snapshot defaults, each set field's source named
+// ConfigFile. A missing file is no error: the defaults are then empty.
+func LoadConfig(projectRoot string) (SnapshotDefaults, error) {
+	p := filepath.Join(projectRoot, filepath.FromSlash(ConfigFile))
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return SnapshotDefaults{}, nil
+	case err != nil:
+		return SnapshotDefaults{}, &ConfigError{File: p, Msg: clientfs.ErrorText(err, "stat", p), Err: err}
+	case st.IsDir():
+		return SnapshotDefaults{}, &ConfigError{File: p, Msg: "is a directory, not a file"}
+	case st.Size() > MaxConfigBytes:
+		return SnapshotDefaults{}, &ConfigError{File: p, Msg: fmt.Sprintf("is %d bytes; a config file is at most %d bytes (64 KiB)", st.Size(), MaxConfigBytes)}
+	}
+	data, _, why := clientfs.ReadRegular(p, MaxConfigBytes)
+	if why != "" {
+		return SnapshotDefaults{}, &ConfigError{File: p, Msg: why}
+	}
+	return ParseConfig(p, data)
+}
+
+// ParseConfig parses a config file's bytes; name is its path for the
+// messages. An empty file, or one without snapshot:, sets nothing.
+func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
+	var d SnapshotDefaults
+	fail := func(e *Error) (SnapshotDefaults, error) {
+		// The YAML checks are the flow parser's, worded for a flow file.
+		msg := strings.ReplaceAll(e.Msg, "a flow file", "a config file")
+		return SnapshotDefaults{}, &ConfigError{File: name, Line: e.Line, Column: e.Column, Msg: msg, Err: e.Err}
+	}
+	if len(data) > MaxConfigBytes {
+		return SnapshotDefaults{}, &ConfigError{File: name, Msg: fmt.Sprintf("is %d bytes; a config file is at most %d bytes (64 KiB)", len(data), MaxConfigBytes)}
+	}
+	doc, e := decodeDocument(data)
+	if e != nil {
+		return fail(e)
+	}
+	if doc != nil {
+		if e := checkAliases(doc); e != nil {
+			return fail(e)
+		}
+	}
+	root := resolve(doc)
+	if isNull(root) {
+		return d, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return fail(errAt(root, ProblemShape, "a config file is a map (snapshot: { maxMismatch, maxDiffPixels, threshold }), got %s", describe(root)))
+	}
+	o, e := newObject(root)
+	if e != nil {
+		return fail(e)
+	}
+	if e := o.only("top-level", configKeys...); e != nil {
+		return fail(e)
+	}
+	sv := resolve(o.get("snapshot"))
+	if isNull(sv) {
+		return d, nil
+	}
+	if sv.Kind != yaml.MappingNode {
+		return fail(errAt(sv, ProblemShape, "snapshot must be a map of the project's snapshot limits (maxMismatch, maxDiffPixels, threshold), got %s", describe(sv)))
+	}
+	so, e := newObject(sv)
+	if e != nil {
+		return fail(e)
+	}
+	if e := so.only("snapshot", configSnapshotKeys...); e != nil {
+		return fail(e)
+	}
+	set := func(key string) {
+		if d.Sources == nil {
+			d.Sources = map[string]string{}
+		}
+		d.Sources[key] = ConfigFile
+	}
+	if v := so.get("maxMismatch"); v != nil {
+		m, e := percentValue(v, "snapshot.maxMismatch")
+		if e != nil {
+			return fail(e)
+		}
+		d.MaxMismatch = &m
+		set("maxMismatch")
+	}
+	if v := so.get("maxDiffPixels"); v != nil {
+		n, e := pixelCountValue(v, "snapshot.maxDiffPixels")
+		if e != nil {
+			return fail(e)
+		}
+		d.MaxDiffPixels = &n
+		set("maxDiffPixels")
+	}
+	if v := so.get("threshold"); v != nil {
+		t, e := thresholdValue(v, "snapshot.threshold")
+		if e != nil {
+			return fail(e)
+		}
+		d.Threshold = &t
+		set("threshold")
+	}
+	return d, nil
+}
+
+// Over returns d with each field that over sets replaced by over's, with
+// its source: the flags of flow run over the config file.
+func (d SnapshotDefaults) Over(over SnapshotDefaults) SnapshotDefaults {
+	out := d
+	out.Sources = maps.Clone(d.Sources)
+	take := func(key string) {
+		if out.Sources == nil {
+			out.Sources = map[string]string{}
+		}
+		if src, ok := over.Sources[key]; ok {
+			out.Sources[key] = src
+		} else {
+			delete(out.Sources, key)
+		}
+	}
+	if over.MaxMismatch != nil {
+		out.MaxMismatch = over.MaxMismatch
+		take("maxMismatch")
+	}
+	if over.MaxDiffPixels != nil {
+		out.MaxDiffPixels = over.MaxDiffPixels
+		take("maxDiffPixels")
+	}
+	if over.Threshold != nil {
+		out.Threshold = over.Threshold
+		take("threshold")
+	}
+	return out
+}
+
+// configSchemaJSON is the JSON Schema of the config file, kept as a file
+// for the same reason as schema.json; config_test.go keeps its keys equal
+// to the parser's.
+//
+//go:embed config.schema.json
+var configSchemaJSON []byte
+
+// ConfigSchema returns the JSON Schema (draft 2020-12) of ConfigFile,
+// indented, with a trailing newline: what `toolserver flow schema
+// --config` prints.
+func ConfigSchema() []byte {
+	out := bytes.TrimRight(bytes.Clone(configSchemaJSON), "\n")
+	return append(out, '\n')
+}

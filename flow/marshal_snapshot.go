@@ -1,0 +1,54 @@
+package flow
+
+import (
+	"go.yaml.in/yaml/v3"
+)
+
+// snapshotOptionNodes adds to the map m the options of d beyond Argent's
+// (maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style,
+// stylePath), each only when set, in the schema's order. A mask or hide
+// list is written as a list even when it has one selector.
+func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
+	if d.MaxDiffPixels != nil {
+		addPair(m, "maxDiffPixels", numNode(float64(*d.MaxDiffPixels)))
+	}
+	if d.Threshold != nil {
+		addPair(m, "threshold", numNode(*d.Threshold))
+	}
+	if d.FullPage {
+		addPair(m, "fullPage", boolNode(true))
+	}
+	if err := addSelectorList(m, "mask", d.Mask); err != nil {
+		return err
+	}
+	if d.MaskColor != "" {
+		addPair(m, "maskColor", strNode(d.MaskColor))
+	}
+	if err := addSelectorList(m, "hide", d.Hide); err != nil {
+		return err
+	}
+	if d.Style != "" {
+		addPair(m, "style", strNode(d.Style))
+	}
+	if d.StylePath != "" {
+		addPair(m, "stylePath", strNode(d.StylePath))
+	}
+	return nil
+}
+
+// addSelectorList adds key: [ <selector>, … ] to m when sels is not empty.
+func addSelectorList(m *yaml.Node, key string, sels []*Selector) error {
+	if len(sels) == 0 {
+		return nil
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+	for _, s := range sels {
+		n, err := s.node()
+		if err != nil {
+			return err
+		}
+		seq.Content = append(seq.Content, n)
+	}
+	addPair(m, key, seq)
+	return nil
+}

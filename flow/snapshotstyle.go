@@ -1,0 +1,114 @@
+package flow
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolserver/toolserver/internal/clientfs"
+)
+
+// snapshotCSS returns the CSS a snapshot applies for its capture only: its
+// style:, then the content of its stylePath file, joined by a newline; ""
+// when it has neither. The file resolves beside the real file that holds
+// the step, as a run: target does, and is read from the run's source: the
+// disk in a local run, the members a linked client sent otherwise. The
+// error names the snapshot, the stylePath as written, the flow file and
+// the reason (the file's path is in the reason).
+func (r *Runner) snapshotCSS(fr *frame, d *Snapshot) (string, error) {
+	if d.StylePath == "" {
+		return d.Style, nil
+	}
+	fail := func(err error) (string, error) {
+		return "", fmt.Errorf("snapshot %q: stylePath %q of %s: %w", d.Name, d.StylePath, fr.file.Canonical, err)
+	}
+	b, err := r.opts.Source.ReadStyle(fr.file.Dir(), d.StylePath)
+	switch {
+	case err != nil:
+		return fail(err)
+	case len(b) > MaxStyleBytes:
+		return fail(fmt.Errorf("the file is %d bytes; the CSS of a capture is at most %d bytes (64 KiB)", len(b), MaxStyleBytes))
+	case !utf8.Valid(b):
+		return fail(errors.New("the file is not UTF-8 text"))
+	}
+	css := string(b)
+	if d.Style != "" {
+		css = d.Style + "\n" + css
+	}
+	return css, nil
+}
+
+// ReadStyle implements Source: the file that ReadStyleFile finds, its
+// bytes or why there are none.
+func (d Disk) ReadStyle(dir, target string) ([]byte, error) {
+	f, _ := d.ReadStyleFile(dir, target)
+	return f.Data, styleError(f)
+}
+
+// styleError is the error of a stylePath file without bytes: a missing
+// file as Node words it (ENOENT …, open '<canonical>'), a refusal as is.
+func styleError(f *File) error {
+	if f.Err != nil && IsMissing(f.Err) {
+		return &OpenError{Path: f.Canonical, Err: fs.ErrNotExist}
+	}
+	return f.Err
+}
+
+// ReadStyleFile returns the CSS file a stylePath names beside dir, as Read
+// returns a flow file: the path (dir, a separator, the target as written),
+// the canonical of the clean path, and the bytes with their modification
+// time in epoch milliseconds. A linked client sends it with what this
+// gives. Without bytes, Err wraps fs.ErrNotExist for a missing file and is
+// a *RefusedError for anything else: outside the policy's roots (checked
+// first, as for a flow), a .css name that links to a file of another
+// kind (with a policy), a directory, a file over MaxStyleBytes, one that
+// cannot be read.
+func (d Disk) ReadStyleFile(dir, target string) (f *File, mtimeMs float64) {
+	spelled := dir + string(filepath.Separator) + target
+	canonical, landErr := clientfs.Land(spelled)
+	f = &File{Path: spelled, Canonical: canonical, Spelling: Spelling{State: SpellListed}}
+	refuse := func(why string) (*File, float64) {
+		f.Err = &RefusedError{Reason: why}
+		return f, 0
+	}
+	if !d.Policy.Serves(canonical) {
+		return refuse(d.Policy.Outside(target))
+	}
+	if landErr != "" {
+		return refuse(landErr)
+	}
+	st, err := os.Stat(canonical)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		f.Err = err
+		return f, 0
+	case err != nil:
+		return refuse(clientfs.ErrorText(err, "stat", canonical))
+	case st.IsDir():
+		return refuse(clientfs.EISDIRRead)
+	case d.Policy != nil && !strings.HasSuffix(strings.ToLower(canonical), ".css"):
+		// A .css name that links to a .env would send that file.
+		return refuse(clientfs.LinksToOther(target, "a CSS file"))
+	case st.Size() > MaxStyleBytes:
+		return refuse(styleTooLarge(canonical))
+	}
+	data, mt, why := clientfs.ReadRegular(canonical, clientfs.MaxFileBytes)
+	switch {
+	case why != "":
+		return refuse(why)
+	case len(data) > MaxStyleBytes:
+		// It grew since the stat.
+		return refuse(styleTooLarge(canonical))
+	}
+	f.Data = data
+	return f, mt
+}
+
+// styleTooLarge is the refusal of a stylePath file over MaxStyleBytes.
+func styleTooLarge(canonical string) string {
+	return canonical + " is larger than the 64 KiB cap on a stylePath file"
+}

@@ -1,0 +1,101 @@
+package flowtool
+
+import (
+	"math"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// SnapshotDefaultsArg is flow-execute's optional snapshotDefaults
+// argument, this project's addition to Argent's tool: the project's
+// snapshot limits (its .argent/toolserver.yaml under the flags of flow
+// run) as a client resolved them, with where each came from. A client
+// that does not send it (Argent's) gets the defaults of the flow's
+// project on this machine when the flow is read from this machine's disk,
+// and none over a link.
+type SnapshotDefaultsArg struct {
+	MaxMismatch   *float64          `json:"maxMismatch,omitempty"`
+	MaxDiffPixels *int              `json:"maxDiffPixels,omitempty"`
+	Threshold     *float64          `json:"threshold,omitempty"`
+	Sources       map[string]string `json:"sources,omitempty"`
+}
+
+// maxSourceText bounds a source's text: it is a few words for a report
+// ("flag --max-mismatch").
+const maxSourceText = 200
+
+// DefaultsArg is the snapshotDefaults argument of d, nil when d sets no
+// limit.
+func DefaultsArg(d flow.SnapshotDefaults) *SnapshotDefaultsArg {
+	if d.MaxMismatch == nil && d.MaxDiffPixels == nil && d.Threshold == nil {
+		return nil
+	}
+	return &SnapshotDefaultsArg{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, Sources: d.Sources}
+}
+
+// Defaults returns the limits the argument sets. A limit without a
+// source is named after the argument; a source of a limit it does not set
+// is dropped.
+func (a *SnapshotDefaultsArg) Defaults() flow.SnapshotDefaults {
+	var d flow.SnapshotDefaults
+	if a == nil {
+		return d
+	}
+	d.MaxMismatch, d.MaxDiffPixels, d.Threshold = a.MaxMismatch, a.MaxDiffPixels, a.Threshold
+	for key, set := range map[string]bool{"maxMismatch": a.MaxMismatch != nil, "maxDiffPixels": a.MaxDiffPixels != nil, "threshold": a.Threshold != nil} {
+		if !set {
+			continue
+		}
+		if d.Sources == nil {
+			d.Sources = map[string]string{}
+		}
+		src := a.Sources[key]
+		if src == "" {
+			src = "flow-execute snapshotDefaults"
+		}
+		d.Sources[key] = src
+	}
+	return d
+}
+
+// snapshotDefaultsSchema is the argument's schema: the ranges of the
+// config file's keys, sources of the three keys only.
+func snapshotDefaultsSchema() *tool.Schema {
+	source := func(what string) *tool.Schema {
+		s := tool.String("Where " + what + " came from, for the report, e.g. \"flag --max-mismatch\" or \"" + flow.ConfigFile + "\".")
+		n := maxSourceText
+		s.MaxLength = &n
+		return s
+	}
+	s := tool.Object(map[string]*tool.Schema{
+		"maxMismatch":   tool.Number("Percent of pixels that may differ.", 0, 100),
+		"maxDiffPixels": tool.Integer("A count of pixels that may differ.", 0, math.MaxInt32),
+		"threshold":     tool.Number("Pixelmatch's colour threshold.", 0, 1),
+		"sources": tool.Object(map[string]*tool.Schema{
+			"maxMismatch":   source("maxMismatch"),
+			"maxDiffPixels": source("maxDiffPixels"),
+			"threshold":     source("threshold"),
+		}),
+	})
+	s.Description = "The project's snapshot limits for the snapshots that set none (a snapshot's own options win): its " + flow.ConfigFile + " under the flags of toolserver flow run, as the client resolved them. Without it, a flow read from this machine's disk takes the limits of <project_root>/" + flow.ConfigFile + ", a linked flow none."
+	return s
+}
+
+// snapshotDefaults are the limits of a run: the argument when the call
+// sends one; else, for a flow read from this machine's disk, the config
+// file of its project_root; else (a linked flow, whose project is on the
+// client) none. A config file that does not parse rejects the run.
+func snapshotDefaults(arg *SnapshotDefaultsArg, linked bool, projectRoot string) (flow.SnapshotDefaults, error) {
+	switch {
+	case arg != nil:
+		return arg.Defaults(), nil
+	case linked || projectRoot == "":
+		return flow.SnapshotDefaults{}, nil
+	}
+	d, err := flow.LoadConfig(projectRoot)
+	if err != nil {
+		return flow.SnapshotDefaults{}, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_CONFIG_INVALID", Field: "project_root", Message: err.Error(), Err: err}
+	}
+	return d, nil
+}
