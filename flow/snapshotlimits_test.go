@@ -106,6 +106,7 @@ func TestSnapshotNamesChangedElement(t *testing.T) {
 		t.Fatalf("regions: %+v", g)
 	}
 }
+
 // Playwright's fast path: a first capture that matches its baseline is
 // the only capture; a mismatch settles (two agreeing captures after the
 // refused one); an update takes two.

@@ -313,9 +313,3 @@ func pluralWord(n int, word string) string {
 	}
 	return word + "s"
 }
-
-// snapshotCSS is the CSS a snapshot applies for its capture.
-// TODO(options): stylePath.
-func (r *Runner) snapshotCSS(fr *frame, d *Snapshot) (string, error) {
-	return d.Style, nil
-}
