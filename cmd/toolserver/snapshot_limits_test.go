@@ -169,3 +169,40 @@ func TestFlowSchemaConfig(t *testing.T) {
 		t.Errorf("flow schema: exit %d, want the flow schema with the snapshot options", code)
 	}
 }
+
+// TestSnapshotLimitsApplied: the config file, a flag over it and a
+// step's own limit decide a real comparison in that order, and the
+// output says which limit failed it and where it came from. The change is
+// "not clicked" becoming "clicked 1", within Argent's 0.5 %.
+func TestSnapshotLimitsApplied(t *testing.T) {
+	t.Parallel()
+	root := writeProject(t, map[string]string{
+		"home.yaml":   "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n",
+		"strict.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: { name: home, maxDiffPixels: 0 }\n",
+	})
+	dev := "--device=" + sharedDevice(t, "chromium-cdp-700x501")
+	for _, name := range []string{"home", "strict"} {
+		if code, out, _ := runCLI(t, "flow", "run", name, "--project", root, dev, "--update-baselines"); code != 0 {
+			t.Fatalf("update %s: exit %d\n%s", name, code, out)
+		}
+	}
+	flows := filepath.Join(root, ".argent", "flows")
+	for _, name := range []string{"home", "strict"} {
+		p := filepath.Join(flows, name+".yaml")
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(b), "\n  - snapshot", "\n  - tap: Go now\n  - snapshot", 1)), 0o644)
+	}
+	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev); code != 0 || !strings.Contains(out, "maxMismatch 0.5% (Argent's default)") {
+		t.Fatalf("within Argent's default: exit %d\n%s", code, out)
+	}
+	writeConfig(t, root, "snapshot:\n  maxDiffPixels: 0\n")
+	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev); code != 1 || !strings.Contains(out, "maxDiffPixels 0 (.argent/toolserver.yaml)") {
+		t.Fatalf("the config's maxDiffPixels: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev, "--max-diff-pixels", "100000"); code != 0 || !strings.Contains(out, "maxDiffPixels 100000 (flag --max-diff-pixels)") {
+		t.Fatalf("a flag over the config: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "flow", "run", "strict", "--project", root, dev, "--max-diff-pixels", "100000"); code != 1 || !strings.Contains(out, "maxDiffPixels 0 (the step)") {
+		t.Fatalf("the step over a flag: exit %d\n%s", code, out)
+	}
+}
