@@ -55,6 +55,8 @@ func target(s *Step) string {
 		return t
 	case *Script:
 		return d.Path
+	case *Press:
+		return pressTarget(d)
 	}
 	return ""
 }
@@ -108,6 +110,11 @@ func (r *Runner) leaf(ctx context.Context, fr *frame, s *Step) outcome {
 		return r.check(ctx, dev, d.Condition, AssertGrace)
 	case *Snapshot:
 		return r.snapshot(ctx, fr, dev, d)
+	case *Press:
+		if err := dev.Press(ctx, d.Key, d.Times); err != nil {
+			return errored("press %s: %v", d.Key, err)
+		}
+		return outcome{status: StatusPass}
 	}
 	return errored("unsupported step kind")
 }

@@ -355,6 +355,8 @@ func (p *parser) directive(kind Kind, o *object, path StepPath, depth int) (Dire
 		return p.pinch(v)
 	case KindRotate:
 		return p.rotate(v)
+	case KindPress:
+		return p.press(v)
 	}
 	return nil, nil
 }

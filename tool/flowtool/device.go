@@ -89,6 +89,11 @@ func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submi
 	return element(e), classify(err)
 }
 
+// Press implements flow.Device.
+func (a Device) Press(ctx context.Context, key string, times int) error {
+	return classify(a.D.Press(ctx, key, times))
+}
+
 // Scroll implements flow.Device.
 func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
 	return classify(a.D.Scroll(ctx, x, y, dx, dy))
