@@ -293,11 +293,7 @@ func stepKind(o *object) (Kind, *Error) {
 		case o.has("idle"):
 			return "", errAt(o.key("idle"), ProblemUnknownDirective, "idle is a condition, not a directive; write await: { idle: true }")
 		}
-		names := make([]string, len(allKinds))
-		for i, k := range allKinds {
-			names[i] = string(k)
-		}
-		return "", errAt(first.key, ProblemUnknownDirective, "unknown directive %q%s", first.name, suggest(first.name, names))
+		return "", errAt(first.key, ProblemUnknownDirective, "%s", unknownDirective(first.name))
 	case 1:
 	default:
 		return "", errAt(kindKeys[1], ProblemDirectiveCount, "a step takes exactly one directive, found %s and %s; give each its own step", kinds[0], kinds[1])
