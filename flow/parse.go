@@ -163,14 +163,14 @@ func decodeDocument(data []byte) (doc *yaml.Node, e *Error) {
 		if err == io.EOF {
 			return nil, nil
 		}
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
 		return nil, &Error{Line: extra.Line, Problem: ProblemSyntax, Msg: "the file holds more than one YAML document (---); a flow file is one document"}
 	case err != io.EOF:
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	if len(d.Content) == 0 {
 		return nil, nil
@@ -195,14 +195,16 @@ var yamlParserProblems = []string{
 	"found undefined tag handle",
 }
 
-func syntaxError(err error) *Error {
+// syntaxError turns a YAML error into an Error at its line, with the
+// quoting hint when an unquoted colon in data caused it (quoteHint).
+func syntaxError(err error, data []byte) *Error {
 	msg := err.Error()
 	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		if slices.Contains(yamlParserProblems, m[2]) {
 			line++
 		}
-		return &Error{Line: line, Problem: ProblemSyntax, Msg: "invalid YAML: " + m[2], Err: err}
+		return &Error{Line: line, Problem: ProblemSyntax, Msg: "invalid YAML: " + m[2] + quoteHint(data, line, m[2]), Err: err}
 	}
 	return &Error{Problem: ProblemSyntax, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }
