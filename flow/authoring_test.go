@@ -56,3 +56,33 @@ func TestPressKeyNamesMatchDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarRanksByText: a selector with a one-letter typo lists the
+// element it meant first among the similar elements, though many others
+// share its words; of two as close, the interactive one comes first.
+func TestSimilarRanksByText(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.write(".argent/flows/typo-tap.yaml", `steps:
+  - launch: "{{URL}}/signup.html"
+  - tap: Create acount
+`)
+	p.write(".argent/flows/typo-type.yaml", `steps:
+  - launch: "{{URL}}/signup.html"
+  - type: { into: { text: Acount nme }, text: Ada }
+`)
+	cases := []struct{ flow, device, want string }{
+		{"typo-tap", "chromium-cdp-811x600", `no visible element matched selector "Create acount"; similar elements on the page: id="create" role="button" text="Create account", role="heading" text="Create account", `},
+		{"typo-type", "chromium-cdp-812x600", `no visible element matched selector text="Acount nme"; similar elements on the page: id="acct" role="textbox" text="Account name", text="Account name", `},
+	}
+	for _, c := range cases {
+		t.Run(c.flow, func(t *testing.T) {
+			t.Parallel()
+			rep := p.run(t, device(t, c.device), c.flow, false)
+			s := rep.Steps[1]
+			if s.Status != flow.StatusFail || !strings.HasPrefix(s.Reason, c.want) {
+				t.Fatalf("reason: got %q, want it to start with %q", s.Reason, c.want)
+			}
+		})
+	}
+}
