@@ -93,6 +93,11 @@ type Element struct {
 	X, Y, Width, Height float64
 	// CenterX and CenterY are where a tap lands, in CSS pixels.
 	CenterX, CenterY float64
+	// Matches counts, for an element Locate or Fill found, the elements
+	// its selector matched as well as this one (not the wrappers around
+	// them); above 1 the device took the best of several. 0 where not
+	// counted.
+	Matches int
 }
 
 // Outcome is the result of a Check.

@@ -155,10 +155,17 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) o
 	return outcome{status: StatusPass}
 }
 
-// tap clicks an element's centre (auto-waiting for it) or a point.
+// tap clicks an element's centre (auto-waiting for it) or a point. Its
+// report names the element; when the selector matched several, it warns
+// (Argent taps the best match) or, in strict mode, fails without tapping.
 func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, x, y float64, times int, hold time.Duration) outcome {
 	w, h := dev.Size()
 	cx, cy := x*float64(w), y*float64(h)
+	verb := "tapped"
+	if hold > 0 {
+		verb = "long-pressed"
+	}
+	var acted *StepElement
 	if !point {
 		el, err := dev.Locate(ctx, on, DefaultAwaitTimeout)
 		if err != nil {
@@ -167,12 +174,20 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, 
 		if el == nil {
 			return r.notFound(ctx, dev, on)
 		}
+		acted = actedOn(el, w, h)
+		if acted.Matches > 1 && r.opts.Strict {
+			return severalFailure(verb, on, acted)
+		}
 		cx, cy = el.CenterX, el.CenterY
 	}
 	if err := dev.Tap(ctx, cx, cy, max(times, 1), hold); err != nil {
 		return errored("%v", err)
 	}
-	return outcome{status: StatusPass}
+	out := outcome{status: StatusPass, element: acted}
+	if acted != nil && acted.Matches > 1 {
+		out.warning = severalWarning(verb, on, acted)
+	}
+	return out
 }
 
 var secretRE = regexp.MustCompile(`\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}`)
@@ -234,6 +249,21 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	if err != nil {
 		return errored("%v", err)
 	}
+	w, h := dev.Size()
+	if r.opts.Strict {
+		// Fill types as soon as it finds the field: strict mode looks
+		// first, so several matches type nothing.
+		el, err := dev.Locate(ctx, d.Into, DefaultAwaitTimeout)
+		if err != nil {
+			return errored("%v", err)
+		}
+		if el == nil {
+			return r.notFound(ctx, dev, d.Into)
+		}
+		if acted := actedOn(el, w, h); acted.Matches > 1 {
+			return severalFailure("typed into", d.Into, acted)
+		}
+	}
 	el, err := dev.Fill(ctx, d.Into, text, d.Submit, DefaultAwaitTimeout)
 	if err != nil {
 		o := errored("%s", r.redactIn(err.Error()))
@@ -243,7 +273,11 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	if el == nil {
 		return r.notFound(ctx, dev, d.Into)
 	}
-	return outcome{status: StatusPass}
+	out := outcome{status: StatusPass, element: actedOn(el, w, h)}
+	if out.element.Matches > 1 {
+		out.warning = severalWarning("typed into", d.Into, out.element)
+	}
+	return out
 }
 
 // scrollTo wheel-scrolls the page (or a container) until the target is
@@ -278,7 +312,7 @@ func (r *Runner) scrollTo(ctx context.Context, dev Device, d *ScrollTo) outcome 
 			return errored("%v", err)
 		}
 		if out.OK {
-			return outcome{status: StatusPass}
+			return outcome{status: StatusPass, element: actedOn(out.Element, w, h)}
 		}
 		if i >= scrollTries || time.Now().After(deadline) {
 			return fail("no visible element matched selector %s after scrolling %s %d times", d.Target, or(d.Direction, "down"), i)

@@ -332,6 +332,7 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	}
 	sr.Status, sr.Reason, sr.Warning = res.status, r.redact(res.reason), r.redact(res.warning)
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
+	sr.Element = res.element
 	if res.status == StatusFail || res.status == StatusError {
 		sr.setErr(res.err)
 	}
@@ -371,6 +372,8 @@ type outcome struct {
 	snapshotKey             string
 	mismatch                *Mismatch
 	scriptLog               string
+	// element is what a step that acts on an element acted on.
+	element *StepElement
 	// err is the error behind a fail or error status, kept typed for
 	// StepReport.Err: a dead browser must stay told apart from a failed
 	// assertion after its text went into reason.

@@ -249,6 +249,11 @@ func (d *Device) Fill(ctx context.Context, sel Selector, text string, submit boo
 		if focused == nil {
 			return fmt.Errorf("the element matching %s went away before typing", arg)
 		}
+		// The element where it is once focused (focusing scrolls it to
+		// the centre), and the count Locate made.
+		e := focused.element()
+		e.Matches = el.Matches
+		el = &e
 		if text != "" {
 			if err := send(tab, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 				return err

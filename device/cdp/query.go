@@ -36,6 +36,11 @@ type Element struct {
 	Visible bool     `json:"visible"`
 	// Center is the element's centre in CSS pixels, where a tap lands.
 	Center Point `json:"-"`
+	// Matches counts, for an element Locate (or Fill) found, the elements
+	// the selector matched as well as this one: the same score (all exact,
+	// all by id), rendered (on-screen or not), none holding another. More
+	// than one means Locate took the best of several. 0 where not counted.
+	Matches int `json:"matches,omitempty"`
 }
 
 // elementJSON mirrors Element with the centre included, as the agent
@@ -49,6 +54,7 @@ type elementJSON struct {
 	Frame   Frame    `json:"frame"`
 	Visible bool     `json:"visible"`
 	Center  Point    `json:"center"`
+	Matches int      `json:"matches"`
 }
 
 func (e elementJSON) element() Element { return Element(e) }
