@@ -219,3 +219,47 @@ func TestSeveralMatches(t *testing.T) {
 		t.Errorf("strict type: the first field changed (%v, %+v), want nothing typed", err, out.Element)
 	}
 }
+
+// TestTextCase: equals and contains ignore case, as in Argent; a strict
+// run compares case, in assert, await and when: guards alike.
+func TestTextCase(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.write(".argent/flows/anycase.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - assert: { text: { in: { id: out }, equals: NOT CLICKED } }
+  - assert: { text: { in: { id: out }, contains: Not Click } }
+  - await: { text: { in: { id: top }, equals: go NOW }, timeout: 500 }
+  - when: { text: { in: { id: out }, contains: NOT } }
+    steps:
+      - echo: met
+`)
+	p.write(".argent/flows/exactcase.yaml", `steps:
+  - launch: "{{URL}}/app.html"
+  - assert: { text: { in: { id: out }, equals: not clicked } }
+  - await: { text: { in: { id: top }, contains: Go n }, timeout: 500 }
+  - when: { text: { in: { id: out }, contains: NOT } }
+    steps:
+      - echo: met
+`)
+	dev := device(t, "chromium-cdp-815x600")
+	rep := p.runOpts(t, dev, "anycase", flow.Options{})
+	if got, want := lines(rep), "launch:pass assert:pass assert:pass await:pass when:pass echo:pass:anycase@1"; got != want || !rep.OK {
+		t.Errorf("any case: got %s, want %s\n%s", got, want, dump(rep))
+	}
+	rep = p.runOpts(t, dev, "anycase", flow.Options{Strict: true})
+	if got, want := lines(rep), "launch:pass assert:fail assert:skip await:skip when:skip echo:skip:anycase@1"; got != want {
+		t.Errorf("strict, any case: got %s, want %s\n%s", got, want, dump(rep))
+	}
+	if got, want := rep.Steps[1].Reason, `element matched id="out" but its text was "not clicked" (wanted to equal "NOT CLICKED", matching case in strict mode)`; got != want {
+		t.Errorf("strict reason: got %q, want %q", got, want)
+	}
+	rep = p.runOpts(t, dev, "exactcase", flow.Options{Strict: true})
+	if got, want := lines(rep), "launch:pass assert:pass await:pass when:skip echo:skip:exactcase@1"; got != want || !rep.OK {
+		t.Errorf("strict, exact case: got %s, want %s\n%s", got, want, dump(rep))
+	}
+	rep = p.runOpts(t, dev, "exactcase", flow.Options{})
+	if got, want := lines(rep), "launch:pass assert:pass await:pass when:pass echo:pass:exactcase@1"; got != want {
+		t.Errorf("exact case: got %s, want %s\n%s", got, want, dump(rep))
+	}
+}

@@ -330,8 +330,16 @@ func or(s, def string) string {
 	return s
 }
 
+// condition is c as this run checks it: in strict mode, contains and
+// equals compare case.
+func (r *Runner) condition(c Condition) Condition {
+	c.MatchCase = r.opts.Strict
+	return c
+}
+
 // check evaluates an await or assert condition.
 func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout time.Duration) outcome {
+	c = r.condition(c)
 	out, err := dev.Check(ctx, c, timeout)
 	if errors.Is(err, ErrInfrastructure) {
 		// The browser is gone: the step could not run, it did not fail.
@@ -361,6 +369,8 @@ func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout tim
 		want := fmt.Sprintf("wanted to %s %q", map[TextMatch]string{MatchContains: "contain", MatchEquals: "equal"}[c.Match], c.Expected)
 		if c.Match == MatchMatches {
 			want = "wanted to match /" + c.Expected + "/"
+		} else if c.MatchCase {
+			want += ", matching case in strict mode"
 		}
 		return fail("element matched %s but its text was %q (%s)", sel, r.redactIn(out.Element.Text), want)
 	}

@@ -416,7 +416,7 @@ func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepR
 			r.skipBlock(fr, w, depth, "when guard errored")
 			return
 		}
-		out, err := r.opts.Device.Check(ctx, w.Condition, AssertGrace)
+		out, err := r.opts.Device.Check(ctx, r.condition(w.Condition), AssertGrace)
 		if err != nil {
 			if ctx.Err() != nil {
 				r.rep.Aborted = true

@@ -254,11 +254,14 @@
         if (!c) return { ok: false, el: null };
         const have = ownText(c.e);
         const want = String(cond.expected == null ? cond.text : cond.expected);
+        // contains and equals ignore case (Argent's meaning) unless the
+        // condition asks to match it (a strict run).
+        const fold = cond.matchCase ? (s) => s : (s) => s.toLowerCase();
         let ok;
         switch (cond.match || "contains") {
-          case "equals": ok = have.toLowerCase() === want.toLowerCase(); break;
+          case "equals": ok = fold(have) === fold(want); break;
           case "matches": ok = regex(want).test(have); break;
-          default: ok = have.toLowerCase().includes(want.toLowerCase());
+          default: ok = fold(have).includes(fold(want));
         }
         return { ok, el: describeEl(c) };
       }

@@ -46,3 +46,27 @@ func TestLocateCountsMatches(t *testing.T) {
 		t.Errorf("fill: got %+v, %v; want #first of 3 textboxes", el, err)
 	}
 }
+
+// TestWaitTextCase: contains and equals ignore case unless MatchCase.
+func TestWaitTextCase(t *testing.T) {
+	t.Parallel()
+	d := device(t, "chromium-cdp-805x600")
+	ctx := ctxT(t)
+	for _, c := range []struct {
+		match, text string
+		matchCase   bool
+		ok          bool
+	}{
+		{"equals", "NOT CLICKED", false, true},
+		{"contains", "Not Click", false, true},
+		{"equals", "NOT CLICKED", true, false},
+		{"contains", "Not Click", true, false},
+		{"equals", "not clicked", true, true},
+		{"contains", "t cl", true, true},
+	} {
+		res, err := d.Wait(ctx, cdp.Condition{Selector: cdp.Selector{ID: "out"}, State: "text", Text: c.text, Match: c.match, MatchCase: c.matchCase}, 0)
+		if err != nil || res.OK != c.ok {
+			t.Errorf("%s %q (matchCase %v): got %v, %v; want ok %v", c.match, c.text, c.matchCase, res.OK, err, c.ok)
+		}
+	}
+}

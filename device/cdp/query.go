@@ -142,12 +142,14 @@ func (d *Device) Locate(ctx context.Context, sel Selector, timeout time.Duration
 // Condition is an await or assert condition: the state of the elements
 // matching Selector ("exists", "visible", "hidden" or "text"). For "text",
 // Text is compared with the element's text by Match: "contains" (the
-// default) and "equals" ignore case, "matches" is a case-sensitive regex.
+// default) and "equals" ignore case unless MatchCase, "matches" is a
+// case-sensitive regex.
 type Condition struct {
-	Selector Selector `json:"selector"`
-	State    string   `json:"state"`
-	Text     string   `json:"text,omitempty"`
-	Match    string   `json:"match,omitempty"`
+	Selector  Selector `json:"selector"`
+	State     string   `json:"state"`
+	Text      string   `json:"text,omitempty"`
+	Match     string   `json:"match,omitempty"`
+	MatchCase bool     `json:"matchCase,omitempty"`
 }
 
 // WaitResult tells whether a condition held and what was seen.

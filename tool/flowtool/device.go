@@ -101,7 +101,7 @@ func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
 
 // Check implements flow.Device.
 func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flow.Outcome, error) {
-	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match)}, timeout)
+	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match), MatchCase: c.MatchCase}, timeout)
 	if err != nil {
 		return flow.Outcome{}, classify(err)
 	}
