@@ -51,6 +51,10 @@ type Condition struct {
 	Platform string
 	// Line and Column locate the condition's map in the YAML.
 	Line, Column int
+	// MatchCase makes contains and equals compare case. A file never
+	// sets it (Argent compares without case); the runner sets it on the
+	// conditions of a strict run (Options.Strict).
+	MatchCase bool
 }
 
 // String describes the condition for messages: `visible id="save"`,

@@ -23,6 +23,10 @@ type Device interface {
 	// Fill focuses the match of sel, replaces its content with text and
 	// presses Enter when submit; nil, nil when nothing matched in time.
 	Fill(ctx context.Context, sel *Selector, text string, submit bool, timeout time.Duration) (*Element, error)
+	// Press presses key times times on the focused element: a name of
+	// KeyNames or a single character, after modifiers joined by "+"
+	// (Control+A), as Press.Key spells it.
+	Press(ctx context.Context, key string, times int) error
 	// Scroll sends a wheel at a normalized point by dx, dy CSS pixels.
 	Scroll(ctx context.Context, x, y, dx, dy float64) error
 	// Check waits up to timeout for a UI condition (exists, visible,
@@ -89,6 +93,11 @@ type Element struct {
 	X, Y, Width, Height float64
 	// CenterX and CenterY are where a tap lands, in CSS pixels.
 	CenterX, CenterY float64
+	// Matches counts, for an element Locate or Fill found, the elements
+	// its selector matched as well as this one (not the wrappers around
+	// them); above 1 the device took the best of several. 0 where not
+	// counted.
+	Matches int
 }
 
 // Outcome is the result of a Check.

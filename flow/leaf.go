@@ -55,6 +55,8 @@ func target(s *Step) string {
 		return t
 	case *Script:
 		return d.Path
+	case *Press:
+		return pressTarget(d)
 	}
 	return ""
 }
@@ -108,6 +110,11 @@ func (r *Runner) leaf(ctx context.Context, fr *frame, s *Step) outcome {
 		return r.check(ctx, dev, d.Condition, AssertGrace)
 	case *Snapshot:
 		return r.snapshot(ctx, fr, dev, d)
+	case *Press:
+		if err := dev.Press(ctx, d.Key, d.Times); err != nil {
+			return errored("press %s: %v", d.Key, err)
+		}
+		return outcome{status: StatusPass}
 	}
 	return errored("unsupported step kind")
 }
@@ -148,10 +155,17 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) o
 	return outcome{status: StatusPass}
 }
 
-// tap clicks an element's centre (auto-waiting for it) or a point.
+// tap clicks an element's centre (auto-waiting for it) or a point. Its
+// report names the element; when the selector matched several, it warns
+// (Argent taps the best match) or, in strict mode, fails without tapping.
 func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, x, y float64, times int, hold time.Duration) outcome {
 	w, h := dev.Size()
 	cx, cy := x*float64(w), y*float64(h)
+	verb := "tapped"
+	if hold > 0 {
+		verb = "long-pressed"
+	}
+	var acted *StepElement
 	if !point {
 		el, err := dev.Locate(ctx, on, DefaultAwaitTimeout)
 		if err != nil {
@@ -160,12 +174,20 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, 
 		if el == nil {
 			return r.notFound(ctx, dev, on)
 		}
+		acted = actedOn(el, w, h)
+		if acted.Matches > 1 && r.opts.Strict {
+			return severalFailure(verb, on, acted)
+		}
 		cx, cy = el.CenterX, el.CenterY
 	}
 	if err := dev.Tap(ctx, cx, cy, max(times, 1), hold); err != nil {
 		return errored("%v", err)
 	}
-	return outcome{status: StatusPass}
+	out := outcome{status: StatusPass, element: acted}
+	if acted != nil && acted.Matches > 1 {
+		out.warning = severalWarning(verb, on, acted)
+	}
+	return out
 }
 
 var secretRE = regexp.MustCompile(`\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}`)
@@ -227,6 +249,21 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	if err != nil {
 		return errored("%v", err)
 	}
+	w, h := dev.Size()
+	if r.opts.Strict {
+		// Fill types as soon as it finds the field: strict mode looks
+		// first, so several matches type nothing.
+		el, err := dev.Locate(ctx, d.Into, DefaultAwaitTimeout)
+		if err != nil {
+			return errored("%v", err)
+		}
+		if el == nil {
+			return r.notFound(ctx, dev, d.Into)
+		}
+		if acted := actedOn(el, w, h); acted.Matches > 1 {
+			return severalFailure("typed into", d.Into, acted)
+		}
+	}
 	el, err := dev.Fill(ctx, d.Into, text, d.Submit, DefaultAwaitTimeout)
 	if err != nil {
 		o := errored("%s", r.redactIn(err.Error()))
@@ -236,7 +273,11 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	if el == nil {
 		return r.notFound(ctx, dev, d.Into)
 	}
-	return outcome{status: StatusPass}
+	out := outcome{status: StatusPass, element: actedOn(el, w, h)}
+	if out.element.Matches > 1 {
+		out.warning = severalWarning("typed into", d.Into, out.element)
+	}
+	return out
 }
 
 // scrollTo wheel-scrolls the page (or a container) until the target is
@@ -271,7 +312,7 @@ func (r *Runner) scrollTo(ctx context.Context, dev Device, d *ScrollTo) outcome 
 			return errored("%v", err)
 		}
 		if out.OK {
-			return outcome{status: StatusPass}
+			return outcome{status: StatusPass, element: actedOn(out.Element, w, h)}
 		}
 		if i >= scrollTries || time.Now().After(deadline) {
 			return fail("no visible element matched selector %s after scrolling %s %d times", d.Target, or(d.Direction, "down"), i)
@@ -289,8 +330,16 @@ func or(s, def string) string {
 	return s
 }
 
+// condition is c as this run checks it: in strict mode, contains and
+// equals compare case.
+func (r *Runner) condition(c Condition) Condition {
+	c.MatchCase = r.opts.Strict
+	return c
+}
+
 // check evaluates an await or assert condition.
 func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout time.Duration) outcome {
+	c = r.condition(c)
 	out, err := dev.Check(ctx, c, timeout)
 	if errors.Is(err, ErrInfrastructure) {
 		// The browser is gone: the step could not run, it did not fail.
@@ -320,6 +369,8 @@ func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout tim
 		want := fmt.Sprintf("wanted to %s %q", map[TextMatch]string{MatchContains: "contain", MatchEquals: "equal"}[c.Match], c.Expected)
 		if c.Match == MatchMatches {
 			want = "wanted to match /" + c.Expected + "/"
+		} else if c.MatchCase {
+			want += ", matching case in strict mode"
 		}
 		return fail("element matched %s but its text was %q (%s)", sel, r.redactIn(out.Element.Text), want)
 	}

@@ -161,6 +161,8 @@ func directiveNode(d Directive) (*yaml.Node, error) {
 		return twoFingerNode(d.On, "scale", d.Scale)
 	case *Rotate:
 		return twoFingerNode(d.On, "by", d.By)
+	case *Press:
+		return pressNode(d), nil
 	}
 	return nil, fmt.Errorf("no YAML spelling for %T", d)
 }

@@ -163,14 +163,14 @@ func decodeDocument(data []byte) (doc *yaml.Node, e *Error) {
 		if err == io.EOF {
 			return nil, nil
 		}
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
 		return nil, &Error{Line: extra.Line, Problem: ProblemSyntax, Msg: "the file holds more than one YAML document (---); a flow file is one document"}
 	case err != io.EOF:
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, data)
 	}
 	if len(d.Content) == 0 {
 		return nil, nil
@@ -195,14 +195,16 @@ var yamlParserProblems = []string{
 	"found undefined tag handle",
 }
 
-func syntaxError(err error) *Error {
+// syntaxError turns a YAML error into an Error at its line, with the
+// quoting hint when an unquoted colon in data caused it (quoteHint).
+func syntaxError(err error, data []byte) *Error {
 	msg := err.Error()
 	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		if slices.Contains(yamlParserProblems, m[2]) {
 			line++
 		}
-		return &Error{Line: line, Problem: ProblemSyntax, Msg: "invalid YAML: " + m[2], Err: err}
+		return &Error{Line: line, Problem: ProblemSyntax, Msg: "invalid YAML: " + m[2] + quoteHint(data, line, m[2]), Err: err}
 	}
 	return &Error{Problem: ProblemSyntax, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }
@@ -293,11 +295,7 @@ func stepKind(o *object) (Kind, *Error) {
 		case o.has("idle"):
 			return "", errAt(o.key("idle"), ProblemUnknownDirective, "idle is a condition, not a directive; write await: { idle: true }")
 		}
-		names := make([]string, len(allKinds))
-		for i, k := range allKinds {
-			names[i] = string(k)
-		}
-		return "", errAt(first.key, ProblemUnknownDirective, "unknown directive %q%s", first.name, suggest(first.name, names))
+		return "", errAt(first.key, ProblemUnknownDirective, "%s", unknownDirective(first.name))
 	case 1:
 	default:
 		return "", errAt(kindKeys[1], ProblemDirectiveCount, "a step takes exactly one directive, found %s and %s; give each its own step", kinds[0], kinds[1])
@@ -355,6 +353,8 @@ func (p *parser) directive(kind Kind, o *object, path StepPath, depth int) (Dire
 		return p.pinch(v)
 	case KindRotate:
 		return p.rotate(v)
+	case KindPress:
+		return p.press(v)
 	}
 	return nil, nil
 }

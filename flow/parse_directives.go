@@ -30,6 +30,7 @@ var directiveOptions = map[Kind][]string{
 	KindScript:    {"path", "timeout"},
 	KindPinch:     {"on", "scale"},
 	KindRotate:    {"on", "by"},
+	KindPress:     {"key", "times"},
 }
 
 var (

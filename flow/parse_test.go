@@ -827,7 +827,7 @@ func TestWalkHelpers(t *testing.T) {
 }
 
 func TestDirectives(t *testing.T) {
-	want := []Kind{"launch", "tap", "long-press", "type", "scroll-to", "await", "assert", "wait", "snapshot", "run", "when", "echo", "tool", "script", "pinch", "rotate"}
+	want := []Kind{"launch", "tap", "long-press", "type", "scroll-to", "await", "assert", "wait", "snapshot", "run", "when", "echo", "tool", "script", "pinch", "rotate", "press"}
 	if !slices.Equal(allKinds, want) {
 		t.Errorf("directives: got %v, want %v", allKinds, want)
 	}

@@ -63,6 +63,9 @@ type StepReport struct {
 	ScriptLog  string              `json:"scriptLog,omitempty"`
 	DurationMs float64             `json:"durationMs"`
 	Artifacts  map[string]Artifact `json:"artifacts,omitempty"`
+	// Element names the element a tap, long-press, type or scroll-to
+	// acted on, and its box (StepElement).
+	Element *StepElement `json:"element,omitempty"`
 	// Infrastructure tells, on the wire, that the step failed because the
 	// machinery under the flow failed (Err matched ErrInfrastructure), so
 	// a linked client tells a browser that died on the tool-server from a

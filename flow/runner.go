@@ -333,6 +333,7 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	sr.Status, sr.Reason, sr.Warning = res.status, r.redact(res.reason), r.redact(res.warning)
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
 	sr.Captures = res.captures
+	sr.Element = res.element
 	if res.status == StatusFail || res.status == StatusError {
 		sr.setErr(res.err)
 	}
@@ -374,6 +375,8 @@ type outcome struct {
 	scriptLog               string
 	// captures counts a snapshot step's captures.
 	captures int
+	// element is what a step that acts on an element acted on.
+	element *StepElement
 	// err is the error behind a fail or error status, kept typed for
 	// StepReport.Err: a dead browser must stay told apart from a failed
 	// assertion after its text went into reason.
@@ -416,7 +419,7 @@ func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepR
 			r.skipBlock(fr, w, depth, "when guard errored")
 			return
 		}
-		out, err := r.opts.Device.Check(ctx, w.Condition, AssertGrace)
+		out, err := r.opts.Device.Check(ctx, r.condition(w.Condition), AssertGrace)
 		if err != nil {
 			if ctx.Err() != nil {
 				r.rep.Aborted = true

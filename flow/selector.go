@@ -289,7 +289,7 @@ func (p *parser) selector(n *yaml.Node, where string, budget *int) (*Selector, *
 	}
 	for _, e := range o.entries {
 		if !slices.Contains(selectorKeys, e.name) {
-			msg := fmt.Sprintf("%sunknown selector key %q%s (allowed: id, text, role, any, within, after, next)", pfx(where), e.name, suggest(e.name, selectorKeys))
+			msg := fmt.Sprintf("%sunknown selector key %q%s (allowed: id, text, role, any, within, after, next)%s", pfx(where), e.name, suggest(e.name, selectorKeys), commaHint(o, e))
 			if e.name == "matches" {
 				msg = fmt.Sprintf("%sa regex selector is written text: { matches: <regex> }, not matches: at the top of the selector", pfx(where))
 			}

@@ -1,32 +1,12 @@
 package flow_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolserver/toolserver/flow"
 )
-
-// runOpts runs <project>/.argent/flows/<name>.yaml with opts completed by
-// the device and the disk.
-func (p *project) runOpts(t *testing.T, dev flow.Device, name string, opts flow.Options) *flow.Report {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Device, opts.Source = dev, flow.Disk{}
-	rep, err := flow.Execute(ctx, opts, flow.Entry{File: f, Name: name, StemFallback: name})
-	if err != nil {
-		t.Fatalf("run %s: %v", name, err)
-	}
-	return rep
-}
 
 func ptr[T any](v T) *T { return &v }
 

@@ -88,12 +88,14 @@ const (
 	KindScript    Kind = "script"
 	KindPinch     Kind = "pinch"
 	KindRotate    Kind = "rotate"
+	// KindPress is this project's addition: Argent has no key directive.
+	KindPress Kind = "press"
 )
 
 var allKinds = []Kind{
 	KindLaunch, KindTap, KindLongPress, KindType, KindScrollTo, KindAwait,
 	KindAssert, KindWait, KindSnapshot, KindRun, KindWhen, KindEcho, KindTool,
-	KindScript, KindPinch, KindRotate,
+	KindScript, KindPinch, KindRotate, KindPress,
 }
 
 // Flow is one parsed flow file.
@@ -154,7 +156,7 @@ func (s *Step) ChromiumUnsupported() error {
 
 // Directive is the body of one step. Its concrete type is one of *Launch,
 // *Tap, *LongPress, *Type, *ScrollTo, *Await, *Assert, *Wait, *Snapshot,
-// *Run, *When, *Echo, *Tool, *Script, *Pinch or *Rotate.
+// *Run, *When, *Echo, *Tool, *Script, *Pinch, *Rotate or *Press.
 type Directive interface {
 	// Kind names the directive as the YAML spells it.
 	Kind() Kind

@@ -72,7 +72,7 @@ func (o *object) only(where string, allowed ...string) *Error {
 		if where == "top-level" {
 			what, where = "top-level key", ""
 		}
-		return errAt(e.key, ProblemUnknownKey, "%sunknown %s %q%s (allowed: %s)", pfx(where), what, e.name, suggest(e.name, allowed), strings.Join(allowed, ", "))
+		return errAt(e.key, ProblemUnknownKey, "%sunknown %s %q%s (allowed: %s)%s", pfx(where), what, e.name, suggest(e.name, allowed), strings.Join(allowed, ", "), commaHint(o, e))
 	}
 	return nil
 }

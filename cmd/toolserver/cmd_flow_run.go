@@ -22,6 +22,8 @@ type flowRunOptions struct {
 	streams
 	project, device, artifacts, junit, link string
 	update, recursive, dryRun               bool
+	// strict is --strict: Playwright's strict mode (flow.Options.Strict).
+	strict bool
 	// format is -o/--output json|yaml (or --json); outputDir is a value of
 	// --output that is not a format: the artifacts directory, as --output
 	// named it before --artifacts.
@@ -49,6 +51,13 @@ baseline it would write or update with its size (and -o json|yaml adds them
 to the report as wouldWriteBaselines). --junit and --artifacts are still
 written in a dry run: they are outputs asked for, not changes to the
 project.
+
+--strict is Playwright's strict mode. A selector that matches several
+elements as well (six "Add to basket" buttons) fails its step instead of
+acting on the first with a warning, and equals: and contains: compare
+case instead of ignoring it. Over --link the tool-server runs the flow
+strictly (flow-execute's strict argument). Without it every flow means
+what it means to Argent.
 
 --output DIR, the artifacts directory before --artifacts existed, still
 works with a deprecation notice: a value of -o/--output that is exactly
@@ -86,6 +95,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.StringVar(&opts.device, "device", "chromium-cdp-1280x800", "the device `ID`: chromium-cdp-<W>x<H>")
 	f.BoolVar(&opts.update, "update-baselines", false, "adopt the current screens as baselines instead of comparing")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update")
+	f.BoolVar(&opts.strict, "strict", false, "fail a step whose selector matches several elements, and compare case in equals:/contains:")
 	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
 	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")
 	f.BoolVar(&opts.json, "json", false, "same as -o json")
@@ -289,6 +299,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, 
 		Device:          flowtool.Device{D: d},
 		Source:          flow.Disk{},
 		UpdateBaselines: o.update,
+		Strict:          o.strict,
 		Tools:           a.flowTools.Caller(),
 		Progress:        out.progress,
 		Snapshot:        o.snapshot,

@@ -85,6 +85,11 @@ func (r *renderer) progress(s flow.StepReport) {
 	if s.Target != "" {
 		line += " " + s.Target
 	}
+	if s.Element != nil {
+		// Which element it acted on, and where: "next" that followed the
+		// screen to the wrong card shows here.
+		line += " → " + s.Element.String()
+	}
 	if s.Status != flow.StatusSkip {
 		line += fmt.Sprintf(" (%s)", seconds(s.DurationMs))
 	}

@@ -47,6 +47,7 @@ func runCLIEnv(t *testing.T, e env, args ...string) (int, string, string) {
 // same time name different ids: two runs on one id share a page.
 func sharedDevice(t *testing.T, id string) string {
 	t.Helper()
+	cdptest.Claim(t, id)
 	t.Cleanup(func() { cdptest.Stop(t, id) })
 	return id
 }

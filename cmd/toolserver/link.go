@@ -86,6 +86,11 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 	if d := flowtool.DefaultsArg(lr.flags.snapshot); d != nil {
 		args["snapshotDefaults"] = d
 	}
+	if lr.flags.strict {
+		// Sent only when set: a tool-server without strict mode refuses
+		// the unknown argument rather than running the flow leniently.
+		args["strict"] = true
+	}
 	if lr.byName {
 		args["name"] = t.name
 	} else {

@@ -254,11 +254,14 @@
         if (!c) return { ok: false, el: null };
         const have = ownText(c.e);
         const want = String(cond.expected == null ? cond.text : cond.expected);
+        // contains and equals ignore case (Argent's meaning) unless the
+        // condition asks to match it (a strict run).
+        const fold = cond.matchCase ? (s) => s : (s) => s.toLowerCase();
         let ok;
         switch (cond.match || "contains") {
-          case "equals": ok = have.toLowerCase() === want.toLowerCase(); break;
+          case "equals": ok = fold(have) === fold(want); break;
           case "matches": ok = regex(want).test(have); break;
-          default: ok = have.toLowerCase().includes(want.toLowerCase());
+          default: ok = fold(have).includes(fold(want));
         }
         return { ok, el: describeEl(c) };
       }
@@ -536,16 +539,37 @@
     return describeEl(c);
   }
 
-  // locate scrolls the best match into view when needed and returns it.
+  // matchCount counts the elements a selector matched as well as its best
+  // match (the same score: all exact, or all by id), rendered whether
+  // on-screen or not, and holding no other such match: the card and the
+  // grid around a matching button are not matches of their own.
+  function matchCount(list) {
+    if (!list.length) return 0;
+    const top = list[0].score;
+    const same = list.filter((c) => c.score === top && c.b.w > 0 && c.b.h > 0 && rendered(c.e));
+    return same.filter((c) => !same.some((o) => o !== c && c.e.contains(o.e))).length;
+  }
+
+  function rendered(e) {
+    const s = getComputedStyle(e);
+    return s.visibility !== "hidden" && s.display !== "none" && Number(s.opacity) !== 0;
+  }
+
+  // locate scrolls the best match into view when needed and returns it,
+  // with the count of matches as good (matchCount).
   function locate(sel) {
-    const c = best(candidates(sel, 0));
+    const list = candidates(sel, 0);
+    const c = best(list);
     if (!c) return null;
+    const matches = matchCount(list);
     if (!c.visible || c.b.y < 0 || c.b.y + c.b.h > innerHeight) {
       c.e.scrollIntoView({ block: "center", inline: "center" });
       c.b = box(c.e);
       c.visible = isVisible(c.e, c.b);
     }
-    return describeEl(c);
+    const out = describeEl(c);
+    out.matches = matches;
+    return out;
   }
 
   async function waitLocate(sel, timeoutMs) {

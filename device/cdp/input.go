@@ -149,6 +149,19 @@ var namedKeys = map[string]key{
 	"end":         {"End", "End", 35, ""},
 	"page-up":     {"PageUp", "PageUp", 33, ""},
 	"page-down":   {"PageDown", "PageDown", 34, ""},
+	"insert":      {"Insert", "Insert", 45, ""},
+	"f1":          {"F1", "F1", 112, ""},
+	"f2":          {"F2", "F2", 113, ""},
+	"f3":          {"F3", "F3", 114, ""},
+	"f4":          {"F4", "F4", 115, ""},
+	"f5":          {"F5", "F5", 116, ""},
+	"f6":          {"F6", "F6", 117, ""},
+	"f7":          {"F7", "F7", 118, ""},
+	"f8":          {"F8", "F8", 119, ""},
+	"f9":          {"F9", "F9", 120, ""},
+	"f10":         {"F10", "F10", 121, ""},
+	"f11":         {"F11", "F11", 122, ""},
+	"f12":         {"F12", "F12", 123, ""},
 }
 
 func lookupKey(name string) (key, bool) {
@@ -177,13 +190,10 @@ func press(tab context.Context, k key) error {
 	return send(tab, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk})
 }
 
-// PressKey presses one named key (enter, tab, escape, backspace, arrow-up, …).
+// PressKey presses one named key (enter, tab, escape, backspace,
+// arrow-up, …), a single character or a chord (Control+A): Press once.
 func (d *Device) PressKey(ctx context.Context, name string) error {
-	k, ok := lookupKey(name)
-	if !ok {
-		return fmt.Errorf("unknown key %q: want one of enter, tab, escape, backspace, delete, space, arrow-up, arrow-down, arrow-left, arrow-right, home, end, page-up, page-down", name)
-	}
-	return d.call(ctx, "key "+name, func(tab context.Context) error { return press(tab, k) })
+	return d.Press(ctx, name, 1)
 }
 
 // TypeText types text into the focused element, one key-down (with its
@@ -239,6 +249,11 @@ func (d *Device) Fill(ctx context.Context, sel Selector, text string, submit boo
 		if focused == nil {
 			return fmt.Errorf("the element matching %s went away before typing", arg)
 		}
+		// The element where it is once focused (focusing scrolls it to
+		// the centre), and the count Locate made.
+		e := focused.element()
+		e.Matches = el.Matches
+		el = &e
 		if text != "" {
 			if err := send(tab, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
 				return err

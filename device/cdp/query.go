@@ -36,6 +36,11 @@ type Element struct {
 	Visible bool     `json:"visible"`
 	// Center is the element's centre in CSS pixels, where a tap lands.
 	Center Point `json:"-"`
+	// Matches counts, for an element Locate (or Fill) found, the elements
+	// the selector matched as well as this one: the same score (all exact,
+	// all by id), rendered (on-screen or not), none holding another. More
+	// than one means Locate took the best of several. 0 where not counted.
+	Matches int `json:"matches,omitempty"`
 }
 
 // elementJSON mirrors Element with the centre included, as the agent
@@ -49,6 +54,7 @@ type elementJSON struct {
 	Frame   Frame    `json:"frame"`
 	Visible bool     `json:"visible"`
 	Center  Point    `json:"center"`
+	Matches int      `json:"matches"`
 }
 
 func (e elementJSON) element() Element { return Element(e) }
@@ -136,12 +142,14 @@ func (d *Device) Locate(ctx context.Context, sel Selector, timeout time.Duration
 // Condition is an await or assert condition: the state of the elements
 // matching Selector ("exists", "visible", "hidden" or "text"). For "text",
 // Text is compared with the element's text by Match: "contains" (the
-// default) and "equals" ignore case, "matches" is a case-sensitive regex.
+// default) and "equals" ignore case unless MatchCase, "matches" is a
+// case-sensitive regex.
 type Condition struct {
-	Selector Selector `json:"selector"`
-	State    string   `json:"state"`
-	Text     string   `json:"text,omitempty"`
-	Match    string   `json:"match,omitempty"`
+	Selector  Selector `json:"selector"`
+	State     string   `json:"state"`
+	Text      string   `json:"text,omitempty"`
+	Match     string   `json:"match,omitempty"`
+	MatchCase bool     `json:"matchCase,omitempty"`
 }
 
 // WaitResult tells whether a condition held and what was seen.

@@ -81,10 +81,10 @@ func (t *Tools) gestureScroll() *tool.Tool {
 func (t *Tools) keyboard() *tool.Tool {
 	return &tool.Tool{
 		Name:        "keyboard",
-		Description: "Type text into the focused element (a key-down and key-up per character) and/or press one named key: enter, tab, escape, backspace, delete, space, arrow-up, arrow-down, arrow-left, arrow-right, home, end, page-up, page-down.",
+		Description: "Type text into the focused element (a key-down and key-up per character) and/or press one key: a named key (enter, tab, escape, backspace, delete, insert, space, arrow-up, arrow-down, arrow-left, arrow-right, home, end, page-up, page-down, f1–f12; DOM names such as ArrowUp too), a single character, or either after modifiers joined by + (Control+A, Shift+Tab, Meta+Enter).",
 		InputSchema: tool.Object(deviceProps(map[string]*tool.Schema{
 			"text":    tool.String("Text to type character by character."),
-			"key":     tool.String("A named key to press after the text."),
+			"key":     tool.String("A key to press after the text: a named key, a single character, or a chord such as Control+A."),
 			"delayMs": tool.Number("Accepted for compatibility; keys are sent back to back.", 0, 10000),
 		})),
 		Run: onDevice(t, func(a keyboardArgs) error {

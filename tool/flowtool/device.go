@@ -49,7 +49,7 @@ func element(e *cdp.Element) *flow.Element {
 	return &flow.Element{
 		ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Visible: e.Visible,
 		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
-		CenterX: e.Center.X, CenterY: e.Center.Y,
+		CenterX: e.Center.X, CenterY: e.Center.Y, Matches: e.Matches,
 	}
 }
 
@@ -90,6 +90,11 @@ func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submi
 	return element(e), classify(err)
 }
 
+// Press implements flow.Device.
+func (a Device) Press(ctx context.Context, key string, times int) error {
+	return classify(a.D.Press(ctx, key, times))
+}
+
 // Scroll implements flow.Device.
 func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
 	return classify(a.D.Scroll(ctx, x, y, dx, dy))
@@ -97,7 +102,7 @@ func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
 
 // Check implements flow.Device.
 func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flow.Outcome, error) {
-	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match)}, timeout)
+	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match), MatchCase: c.MatchCase}, timeout)
 	if err != nil {
 		return flow.Outcome{}, classify(err)
 	}

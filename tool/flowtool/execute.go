@@ -75,6 +75,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["updateBaselines"] = tool.Bool("Adopt the current screens as the snapshot baselines instead of comparing.")
 	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
 	props["snapshotDefaults"] = snapshotDefaultsSchema()
+	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
 	return &tool.Tool{
 		Name:        "flow-execute",
 		Description: "Run a saved flow (.argent/flows/<name>.yaml) on a Chromium device and return its report: each step's status, reasons, snapshot comparisons. Streams one progress event per finished step.",
@@ -95,6 +96,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 		ProjectRoot              string `json:"project_root"`
 
 		SnapshotDefaults *SnapshotDefaultsArg `json:"snapshotDefaults"`
+		Strict           bool                 `json:"strict"`
 	}](call)
 	if err != nil {
 		return nil, err
@@ -127,6 +129,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 		Tools:           src.tools,
 		Linked:          src.linked,
 		UpdateBaselines: a.UpdateBaselines,
+		Strict:          a.Strict,
 		Progress:        func(s flow.StepReport) { call.Progress(s) },
 		Snapshot:        limits,
 	}

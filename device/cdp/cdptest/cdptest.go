@@ -24,6 +24,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,6 +143,7 @@ func PagesURL() string {
 // test ends. Each test names its own id: two tests on one id share a page.
 func Device(t testing.TB, id string) *cdp.Device {
 	t.Helper()
+	Claim(t, id)
 	p := Pool(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -150,6 +153,26 @@ func Device(t testing.TB, id string) *cdp.Device {
 	}
 	t.Cleanup(func() { Stop(t, id) })
 	return d
+}
+
+// claims maps each device id a running test uses to that test's name.
+var claims sync.Map
+
+// Claim makes id the device of t until t ends. A test that claims an id
+// another running test holds fails at once, naming both: two tests on one
+// id share a page and fail each other in ways that are hard to read. A
+// test and its subtests may share an id.
+func Claim(t testing.TB, id string) {
+	t.Helper()
+	name := t.Name()
+	if prev, loaded := claims.LoadOrStore(id, name); loaded {
+		p := prev.(string)
+		if p != name && !strings.HasPrefix(name, p+"/") && !strings.HasPrefix(p, name+"/") {
+			t.Fatalf("cdptest: device %s is in use by %s, which runs at the same time: give this test an id of its own", id, p)
+		}
+		return
+	}
+	t.Cleanup(func() { claims.CompareAndDelete(id, name) })
 }
 
 // Stop stops the device id if it is booted; for the cleanup of tests that
