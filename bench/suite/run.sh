@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The 12-flow visual suite, toolserver beside Playwright Test on the same
+# Chromium and the same site (issue 12's suite benchmark).
+#   bench/suite/run.sh [reps] [toolserver-binary]
+# reps: timed runs of each side (default 5); the binary defaults to
+# bin/toolserver (make build). Installs @playwright/test into a temp dir
+# with npm (PLAYWRIGHT_VERSION=… to pin one; default latest), serves
+# bench/suite/site on a free loopback port, makes both sides' baselines once
+# in temp copies, then runs each side reps times in comparison mode,
+# alternating which goes first, and prints the median and min wall time of
+# the whole suite for each and their ratio. Any run that does not pass
+# fails the script.
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+reps=${1:-5}
+bin=${2:-$root/bin/toolserver}
+pw_version=${PLAYWRIGHT_VERSION:-latest}
+
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [reps] [toolserver-binary]: reps must be a positive integer, got '$reps'" >&2; exit 2; }
+[ -x "$bin" ] || { echo "no toolserver binary at $bin (make build, or pass its path)" >&2; exit 2; }
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+chromium=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$chromium" ] || { echo "no chromium on PATH (make deps installs it)" >&2; exit 2; }
+command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm are needed (apt-get install nodejs npm)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+server=
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "installing @playwright/test@$pw_version into $tmp/pw" >&2
+mkdir -p "$tmp/pw"
+(cd "$tmp/pw" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund "@playwright/test@$pw_version" >/dev/null) ||
+  { echo "npm install @playwright/test@$pw_version failed" >&2; exit 2; }
+cp "$here/playwright/playwright.config.mjs" "$tmp/pw/"
+cp -r "$here/playwright/tests" "$tmp/pw/"
+
+# One server for both sides; it prints its base URL once it listens.
+node "$here/serve.mjs" "$here/site" 0 >"$tmp/server.url" 2>"$tmp/server.err" &
+server=$!
+for _ in $(seq 100); do
+  [ -s "$tmp/server.url" ] && break
+  kill -0 "$server" 2>/dev/null || { echo "the site server exited: $(cat "$tmp/server.err")" >&2; exit 2; }
+  sleep 0.1
+done
+base=$(head -n1 "$tmp/server.url")
+[[ $base == http://127.0.0.1:* ]] || { echo "the site server did not start in 10 s" >&2; exit 2; }
+
+# The checked-in flows name http://127.0.0.1:8417; the copy names the port
+# the server got.
+cp -r "$here/project" "$tmp/ts"
+sed -i "s#http://127\.0\.0\.1:8417#$base#g" "$tmp/ts/.argent/flows/"*.yaml
+
+export CHROMIUM_PATH=$chromium CHROMIUM=$chromium SUITE_BASE_URL=$base
+ts_run() { (cd "$tmp/ts" && "$bin" flow run .argent/flows "$@"); }
+pw_run() { (cd "$tmp/pw" && ./node_modules/.bin/playwright test "$@"); }
+
+# fail NAME LOG: say which run failed, show the end of its output, stop.
+fail() {
+  echo "FAIL: $1 did not pass; the end of its output:" >&2
+  tail -n 40 "$2" >&2
+  exit 1
+}
+
+echo "== versions"
+"$chromium" --version 2>/dev/null
+echo "Playwright $(node -p "require('$tmp/pw/node_modules/@playwright/test/package.json').version") (@playwright/test)"
+echo "toolserver $("$bin" version 2>&1 | head -n1) ($bin)"
+echo "site $base; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo "== baselines (once per side)"
+ts_run --update-baselines >"$tmp/ts-update.log" 2>&1 || fail "toolserver flow run --update-baselines" "$tmp/ts-update.log"
+pw_run --update-snapshots >"$tmp/pw-update.log" 2>&1 || fail "playwright test --update-snapshots" "$tmp/pw-update.log"
+ts_pngs=$(find "$tmp/ts/.argent/flows/__baselines__" -name '*.png' | wc -l)
+pw_pngs=$(find "$tmp/pw/tests" -name '*.png' | wc -l)
+echo "toolserver: $ts_pngs baselines; Playwright: $pw_pngs"
+[ "$ts_pngs" -eq "$pw_pngs" ] || { echo "FAIL: the two sides made different numbers of baselines" >&2; exit 1; }
+
+# timed NAME FN LOG: run FN once, print its wall time in seconds (process
+# start to exit), fail the script when it did not pass.
+timed() {
+  local start end
+  start=$EPOCHREALTIME
+  "$2" >"$3" 2>&1 || fail "$1" "$3"
+  end=$EPOCHREALTIME
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
+}
+
+echo "== $reps comparison runs of each side, alternating which goes first"
+printf '%-4s %12s %12s\n' run toolserver playwright
+: >"$tmp/ts.times"
+: >"$tmp/pw.times"
+for i in $(seq "$reps"); do
+  if [ $((i % 2)) -eq 1 ]; then
+    t=$(timed "toolserver run $i" ts_run "$tmp/ts-$i.log")
+    p=$(timed "playwright run $i" pw_run "$tmp/pw-$i.log")
+  else
+    p=$(timed "playwright run $i" pw_run "$tmp/pw-$i.log")
+    t=$(timed "toolserver run $i" ts_run "$tmp/ts-$i.log")
+  fi
+  echo "$t" >>"$tmp/ts.times"
+  echo "$p" >>"$tmp/pw.times"
+  printf '%-4s %10.2f s %10.2f s\n' "$i" "$t" "$p"
+done
+
+# median FILE, min FILE: of one number a line (the lower middle for an even
+# count, as bench/playwright/mini.mjs takes it).
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+minimum() { sort -g "$1" | head -n1; }
+ts_med=$(median "$tmp/ts.times"); ts_min=$(minimum "$tmp/ts.times")
+pw_med=$(median "$tmp/pw.times"); pw_min=$(minimum "$tmp/pw.times")
+
+echo "== the whole suite (12 flows, $ts_pngs screenshots), wall time"
+printf '%-11s %10s %10s\n' "" median min
+printf '%-11s %8.2f s %8.2f s\n' toolserver "$ts_med" "$ts_min" playwright "$pw_med" "$pw_min"
+awk -v a="$ts_med" -v b="$pw_med" -v c="$ts_min" -v d="$pw_min" \
+  'BEGIN { printf "toolserver/Playwright: %.2f× (medians), %.2f× (mins); target ≤ 0.5×\n", a / b, c / d }'
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
