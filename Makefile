@@ -61,8 +61,8 @@ bench: check-go deps
 # the same Chromium: SUITE_REPS timed runs of each whole suite
 # (bench/suite/README.md). Node and npm run Playwright; Debian packages both.
 SUITE_REPS ?= 5
-bench-suite: build
-	@EXTRA_PACKAGES="nodejs npm" ./docker/install-runtime.sh
+bench-suite: deps build
+	@command -v node >/dev/null && command -v npm >/dev/null || EXTRA_PACKAGES="nodejs npm" ./docker/install-runtime.sh
 	bench/suite/run.sh $(SUITE_REPS) $(BIN)
 
 # The determinism soak: the example flows and the stress pages of
