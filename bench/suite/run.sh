@@ -59,6 +59,7 @@ sed -i "s#http://127\.0\.0\.1:8417#$base#g" "$tmp/ts/.argent/flows/"*.yaml
 
 export CHROMIUM_PATH=$chromium CHROMIUM=$chromium SUITE_BASE_URL=$base
 ts_run() { (cd "$tmp/ts" && "$bin" flow run .argent/flows "$@"); }
+# What `npx playwright test` runs, without npx's own lookup of it.
 pw_run() { (cd "$tmp/pw" && ./node_modules/.bin/playwright test "$@"); }
 
 # fail NAME LOG: say which run failed, show the end of its output, stop.
@@ -71,7 +72,7 @@ fail() {
 echo "== versions"
 "$chromium" --version 2>/dev/null
 echo "Playwright $(node -p "require('$tmp/pw/node_modules/@playwright/test/package.json').version") (@playwright/test)"
-echo "toolserver $("$bin" version 2>&1 | head -n1) ($bin)"
+echo "$("$bin" version 2>&1 | head -n1) ($bin)"
 echo "site $base; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "== baselines (once per side)"
@@ -109,9 +110,9 @@ for i in $(seq "$reps"); do
   printf '%-4s %10.2f s %10.2f s\n' "$i" "$t" "$p"
 done
 
-# median FILE, min FILE: of one number a line (the lower middle for an even
-# count, as bench/playwright/mini.mjs takes it).
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# median FILE, minimum FILE: of one number a line (an even count's median is
+# the mean of its two middle values).
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2) }'; }
 minimum() { sort -g "$1" | head -n1; }
 ts_med=$(median "$tmp/ts.times"); ts_min=$(minimum "$tmp/ts.times")
 pw_med=$(median "$tmp/pw.times"); pw_min=$(minimum "$tmp/pw.times")
