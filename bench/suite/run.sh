@@ -23,7 +23,10 @@ pw_version=${PLAYWRIGHT_VERSION:-latest}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || { echo "no chromium on PATH (make deps installs it)" >&2; exit 2; }
-command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm are needed (apt-get install nodejs npm)" >&2; exit 2; }
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "node and npm are needed (apt-get install nodejs npm)" >&2
+  exit 2
+fi
 
 tmp=$(mktemp -d)
 server=
