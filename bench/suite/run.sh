@@ -86,18 +86,25 @@ pw_pngs=$(find "$tmp/pw/tests" -name '*.png' | wc -l)
 echo "toolserver: $ts_pngs baselines; Playwright: $pw_pngs"
 [ "$ts_pngs" -eq "$pw_pngs" ] || { echo "FAIL: the two sides made different numbers of baselines" >&2; exit 1; }
 
-# timed NAME FN LOG: run FN once, print its wall time in seconds (process
-# start to exit), fail the script when it did not pass.
+# timed NAME FN LOG: run FN once and print two numbers: its wall time in
+# seconds (process start to exit) and the CPU time (user + system) it and
+# every process under it used, from `times` in this command substitution's
+# own subshell. Fails the script when the run did not pass.
 timed() {
   local start end
   start=$EPOCHREALTIME
   "$2" >"$3" 2>&1 || fail "$1" "$3"
   end=$EPOCHREALTIME
-  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
+  # Not `times | awk`: a pipeline would run `times` in a subshell of its own,
+  # which has no children.
+  times >"$3.times"
+  awk -v s="$start" -v e="$end" '
+    function sec(x, a) { split(x, a, "m"); sub("s", "", a[2]); return a[1] * 60 + a[2] }
+    NR == 2 { printf "%.3f %.3f\n", e - s, sec($1) + sec($2) }' "$3.times"
 }
 
 echo "== $reps comparison runs of each side, alternating which goes first"
-printf '%-4s %12s %12s\n' run toolserver playwright
+printf '%-4s %12s %12s   %s\n' run toolserver playwright "(CPU time: toolserver, playwright)"
 : >"$tmp/ts.times"
 : >"$tmp/pw.times"
 for i in $(seq "$reps"); do
@@ -110,19 +117,19 @@ for i in $(seq "$reps"); do
   fi
   echo "$t" >>"$tmp/ts.times"
   echo "$p" >>"$tmp/pw.times"
-  printf '%-4s %10.2f s %10.2f s\n' "$i" "$t" "$p"
+  printf '%-4s %10.2f s %10.2f s   (%.2f s, %.2f s)\n' "$i" "${t% *}" "${p% *}" "${t#* }" "${p#* }"
 done
 
-# median FILE, minimum FILE: of one number a line (an even count's median is
-# the mean of its two middle values).
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2) }'; }
-minimum() { sort -g "$1" | head -n1; }
-ts_med=$(median "$tmp/ts.times"); ts_min=$(minimum "$tmp/ts.times")
-pw_med=$(median "$tmp/pw.times"); pw_min=$(minimum "$tmp/pw.times")
+# median FILE COLUMN, minimum FILE COLUMN: of one column of numbers (an even
+# count's median is the mean of its two middle values).
+median() { cut -d' ' -f"$2" "$1" | sort -g | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2) }'; }
+minimum() { cut -d' ' -f"$2" "$1" | sort -g | head -n1; }
+ts_med=$(median "$tmp/ts.times" 1); ts_min=$(minimum "$tmp/ts.times" 1); ts_cpu=$(median "$tmp/ts.times" 2)
+pw_med=$(median "$tmp/pw.times" 1); pw_min=$(minimum "$tmp/pw.times" 1); pw_cpu=$(median "$tmp/pw.times" 2)
 
-echo "== the whole suite (12 flows, $ts_pngs screenshots), wall time"
-printf '%-11s %10s %10s\n' "" median min
-printf '%-11s %8.2f s %8.2f s\n' toolserver "$ts_med" "$ts_min" playwright "$pw_med" "$pw_min"
-awk -v a="$ts_med" -v b="$pw_med" -v c="$ts_min" -v d="$pw_min" \
-  'BEGIN { printf "toolserver/Playwright: %.2f× (medians), %.2f× (mins); target ≤ 0.5×\n", a / b, c / d }'
+echo "== the whole suite (12 flows, $ts_pngs screenshots)"
+printf '%-11s %12s %10s %14s\n' "" "median wall" "min wall" "median CPU"
+printf '%-11s %10.2f s %8.2f s %12.2f s\n' toolserver "$ts_med" "$ts_min" "$ts_cpu" playwright "$pw_med" "$pw_min" "$pw_cpu"
+awk -v a="$ts_med" -v b="$pw_med" -v c="$ts_min" -v d="$pw_min" -v e="$ts_cpu" -v f="$pw_cpu" \
+  'BEGIN { printf "toolserver/Playwright wall time: %.2f× (medians), %.2f× (mins); target ≤ 0.5×\nCPU time: %.2f× (medians)\n", a / b, c / d, e / f }'
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
