@@ -18,7 +18,7 @@ MODULE      := github.com/toolserver/toolserver
 # How long each fuzz target runs: briefly in `make test`, long in `make fuzz`.
 FUZZTIME    ?= 10s
 
-.PHONY: all build deps demo test vet fuzz bench soak clean docker docker-smoke check-go
+.PHONY: all build deps demo test vet fuzz bench bench-suite soak clean docker docker-smoke check-go
 
 all: build
 
@@ -56,6 +56,14 @@ fuzz: check-go
 
 bench: check-go deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The 12-flow visual suite beside the same cases in Playwright Test (npm), on
+# the same Chromium: SUITE_REPS timed runs of each whole suite
+# (bench/suite/README.md). Node and npm run Playwright; Debian packages both.
+SUITE_REPS ?= 5
+bench-suite: deps build
+	@command -v node >/dev/null && command -v npm >/dev/null || EXTRA_PACKAGES="nodejs npm" ./docker/install-runtime.sh
+	bench/suite/run.sh $(SUITE_REPS) $(BIN)
 
 # The determinism soak: the example flows and the stress pages of
 # bench/soak/project, RUNS times in a row; fails on any false diff.
