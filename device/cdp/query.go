@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -91,6 +92,64 @@ func evaluate[T any](tab context.Context, expr string) (T, error) {
 	return chromedp.Run(tab, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
+// navGrace bounds how long an agent call that does not wait itself (a
+// describe) waits for a document that replaced the one it ran in.
+const navGrace = 5 * time.Second
+
+// agentCall runs a call of the in-page agent that may take until
+// deadline: expr gets the milliseconds left. A navigation that replaces
+// the document while the call runs, or just as it starts (a tap that
+// followed a link, then an await of the next page), ends it with an
+// error that says nothing about the page; the call is made again in the
+// new document with the time left.
+func agentCall[T any](tab context.Context, deadline time.Time, expr func(leftMs int64) string) (T, error) {
+	for {
+		v, err := evaluate[T](tab, expr(max(0, time.Until(deadline).Milliseconds())))
+		if err == nil || !navigatedAway(err) || !time.Now().Before(deadline) {
+			return v, err
+		}
+		if err := awaitAgent(tab, deadline); err != nil {
+			return v, err
+		}
+	}
+}
+
+// navigatedAway tells an error of an evaluation that the document it ran
+// in was replaced before it answered.
+func navigatedAway(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"Inspected target navigated or closed", "Execution context was destroyed", "Cannot find context with specified id"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitAgent waits until the page's current document answers with its
+// agent (the agent is installed in every new document before its own
+// scripts), checking every 10 ms, until deadline.
+func awaitAgent(tab context.Context, deadline time.Time) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ok, err := evaluate[bool](tab, `typeof window.__toolserver === "object"`)
+		switch {
+		case err == nil && ok:
+			return nil
+		case err != nil && !navigatedAway(err):
+			return err
+		case !time.Now().Before(deadline):
+			return fmt.Errorf("the page navigated and its new document did not answer in time")
+		}
+		select {
+		case <-tick.C:
+		case <-tab.Done():
+			return context.Cause(tab)
+		}
+	}
+}
+
 func jsArg(v any) (string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -103,7 +162,7 @@ func jsArg(v any) (string, error) {
 func (d *Device) Describe(ctx context.Context) ([]Element, error) {
 	var out []Element
 	err := d.call(ctx, "describe", func(tab context.Context) error {
-		raw, err := evaluate[[]elementJSON](tab, `window.__toolserver.describe()`)
+		raw, err := agentCall[[]elementJSON](tab, time.Now().Add(navGrace), func(int64) string { return `window.__toolserver.describe()` })
 		if err != nil {
 			return err
 		}
@@ -126,7 +185,9 @@ func (d *Device) Locate(ctx context.Context, sel Selector, timeout time.Duration
 	}
 	var out *Element
 	err = d.call(ctx, "locate", func(tab context.Context) error {
-		raw, err := evaluate[*elementJSON](tab, fmt.Sprintf(`window.__toolserver.waitLocate(%s, %d)`, arg, timeout.Milliseconds()))
+		raw, err := agentCall[*elementJSON](tab, time.Now().Add(timeout), func(left int64) string {
+			return fmt.Sprintf(`window.__toolserver.waitLocate(%s, %d)`, arg, left)
+		})
 		if err != nil {
 			return err
 		}
@@ -168,7 +229,9 @@ func (d *Device) Wait(ctx context.Context, cond Condition, timeout time.Duration
 	}
 	var res WaitResult
 	err = d.call(ctx, "await", func(tab context.Context) error {
-		raw, err := evaluate[waitJSON](tab, fmt.Sprintf(`window.__toolserver.waitFor(%s, %d)`, arg, timeout.Milliseconds()))
+		raw, err := agentCall[waitJSON](tab, time.Now().Add(timeout), func(left int64) string {
+			return fmt.Sprintf(`window.__toolserver.waitFor(%s, %d)`, arg, left)
+		})
 		if err != nil {
 			return err
 		}
@@ -200,7 +263,9 @@ func (d *Device) AwaitIdle(ctx context.Context, stableFor, timeout time.Duration
 	var res IdleResult
 	err := d.call(ctx, "await-screen-idle", func(tab context.Context) error {
 		var err error
-		res, err = evaluate[IdleResult](tab, fmt.Sprintf(`window.__toolserver.idle(%d, %d).then(r => ({idle: r.idle, elapsedMs: r.elapsed}))`, stableFor.Milliseconds(), timeout.Milliseconds()))
+		res, err = agentCall[IdleResult](tab, time.Now().Add(timeout), func(left int64) string {
+			return fmt.Sprintf(`window.__toolserver.idle(%d, %d).then(r => ({idle: r.idle, elapsedMs: r.elapsed}))`, stableFor.Milliseconds(), left)
+		})
 		return err
 	})
 	return res, err
