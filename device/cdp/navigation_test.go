@@ -85,7 +85,7 @@ func TestWaitsSurviveNavigation(t *testing.T) {
 	}
 }
 
-// A page that replaces itself twenty times in a row, a few milliseconds
+// A page that replaces itself twelve times in a row, a few milliseconds
 // apart, before it shows what the wait looks for: calls land on documents
 // that are going, coming and gone, and each wait still ends on the last.
 func TestWaitsSurviveNavigationChain(t *testing.T) {
@@ -94,7 +94,7 @@ func TestWaitsSurviveNavigationChain(t *testing.T) {
 	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		w.Header().Set("Content-Type", "text/html")
-		if n >= 20 {
+		if n >= 12 {
 			w.Write([]byte(`<!doctype html><body><button id="arrived">Arrived</button></body>`))
 			return
 		}
@@ -103,7 +103,7 @@ func TestWaitsSurviveNavigationChain(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	d := cdptest.Device(t, "chromium-cdp-868x600")
-	for i := range 6 {
+	for i := range 3 {
 		if err := d.Launch(ctxT(t), srv.URL+"/hop?n=0"); err != nil {
 			t.Fatal(err)
 		}
