@@ -113,7 +113,8 @@ func TestWaitsSurviveNavigationChain(t *testing.T) {
 				t.Fatalf("describe during the hops: %v", err)
 			}
 		}
-		res, err := d.Wait(ctxT(t), cdp.Condition{Selector: cdp.Selector{Text: "Arrived"}, State: "visible"}, 10*time.Second)
+		// Generous: a loaded machine takes a while over twelve loads.
+		res, err := d.Wait(ctxT(t), cdp.Condition{Selector: cdp.Selector{Text: "Arrived"}, State: "visible"}, 40*time.Second)
 		if err != nil || !res.OK {
 			t.Fatalf("round %d: ok %v, %v", i, res.OK, err)
 		}

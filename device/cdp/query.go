@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -101,18 +102,30 @@ const navGrace = 5 * time.Second
 // the document while the call runs, or just as it starts (a tap that
 // followed a link, then an await of the next page), ends it with an
 // error that says nothing about the page; the call is made again in the
-// new document with the time left.
+// new document with the time left. A page that is still navigating when
+// the time is up answers as a call that timed out does: the zero T (no
+// match, not idle), no error.
 func agentCall[T any](tab context.Context, deadline time.Time, expr func(leftMs int64) string) (T, error) {
 	for {
 		v, err := evaluate[T](tab, expr(max(0, time.Until(deadline).Milliseconds())))
-		if err == nil || !navigatedAway(err) || !time.Now().Before(deadline) {
+		if err == nil || !navigatedAway(err) {
 			return v, err
 		}
-		if err := awaitAgent(tab, deadline); err != nil {
-			return v, err
+		var zero T
+		if !time.Now().Before(deadline) {
+			return zero, nil
+		}
+		if err := awaitAgent(tab, deadline); errors.Is(err, errStillNavigating) {
+			return zero, nil
+		} else if err != nil {
+			return zero, err
 		}
 	}
 }
+
+// errStillNavigating is a page whose documents kept being replaced until
+// the deadline.
+var errStillNavigating = errors.New("the page was still navigating")
 
 // navigatedAway tells an error of an evaluation that the document it ran
 // in was replaced before it answered.
@@ -140,7 +153,7 @@ func awaitAgent(tab context.Context, deadline time.Time) error {
 		case err != nil && !navigatedAway(err):
 			return err
 		case !time.Now().Before(deadline):
-			return fmt.Errorf("the page navigated and its new document did not answer in time")
+			return errStillNavigating
 		}
 		select {
 		case <-tick.C:
