@@ -16,14 +16,11 @@ package cdptest
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +48,6 @@ func Main(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	waitBound()
 	pool = cdp.NewPool(cdp.Options{SharedBrowser: true, MaxDevices: MaxDevices, Log: os.Stderr})
 	if err := pool.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "cdptest:", err)
@@ -73,23 +69,6 @@ func run(m *testing.M) int {
 		}
 	}
 	return code
-}
-
-// WaitFactor is how many parallel tests run per core when -test.parallel
-// is not given: a test that drives Chromium spends most of its wall time
-// waiting for the browser (in device/cdp its own CPU is under a third of
-// it), so GOMAXPROCS tests at a time, the default, leave the cores idle.
-const WaitFactor = 4
-
-// waitBound raises -test.parallel to WaitFactor × GOMAXPROCS unless the
-// command line set it.
-func waitBound() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", strconv.Itoa(WaitFactor*runtime.GOMAXPROCS(0)))
-	}
 }
 
 // pagesDir finds testdata/pages at the root of the module, above the
