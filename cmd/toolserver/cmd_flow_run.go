@@ -71,7 +71,15 @@ not set one, --max-mismatch, --max-diff-pixels and --threshold set it for
 the run, over the project's ` + flow.ConfigFile + ` (snapshot:
 { maxMismatch, maxDiffPixels, threshold }; toolserver flow schema --config
 prints its schema), over the built-in default. With --link the client
-sends the limits it resolved with the call.`
+sends the limits it resolved with the call. A passing snapshot costs one
+capture when its first matches the baseline; a mismatch is compared once
+the page has settled, and a failure names the element under each of the
+largest changed areas.
+
+Beyond Argent's directives and snapshot keys, a flow may use press: (a key
+or a chord, press: Control+A) and the snapshot keys mask, maskColor, hide,
+fullPage (baseline <name>__chromium-<W>x<H>-full.png), threshold,
+maxDiffPixels, style and stylePath; toolserver flow schema describes each.`
 
 func newFlowRunCommand(s streams) *cobra.Command {
 	opts := flowRunOptions{streams: s}
