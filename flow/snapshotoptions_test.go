@@ -2,53 +2,25 @@ package flow_test
 
 import (
 	"bytes"
-	"fmt"
 	"image/png"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 )
-
-// clock is the time clock.html shows: the page reads it from this server
-// every 20 ms, so a test moves the time a minute without waiting one.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	fmt.Fprint(w, c.now.Format("15:04:05"))
-}
-
-// advance moves the clock and returns the time the page will show.
-func (c *clock) advance(d time.Duration) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	return c.now.Format("15:04:05")
-}
 
 // A live clock, masked, passes twice in a row a minute apart; unmasked,
 // the same page fails a minute later.
 func TestSnapshotMaskLiveClock(t *testing.T) {
 	t.Parallel()
-	c := &clock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	srv := httptest.NewServer(c)
-	t.Cleanup(srv.Close)
+	c := cdptest.NewClock(t, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-640x405")
-	page := "{{URL}}/clock.html?now=" + url.QueryEscape(srv.URL)
+	page := "{{URL}}/" + c.Page
 	write := func(shows string) {
 		p.write(".argent/flows/masked.yaml", `steps:
   - launch: "`+page+`"
@@ -61,14 +33,14 @@ func TestSnapshotMaskLiveClock(t *testing.T) {
   - snapshot: { name: home, maxDiffPixels: 0 }
 `)
 	}
-	write(c.advance(0))
+	write(c.Advance(0))
 	for _, name := range []string{"masked", "bare"} {
 		if rep := p.run(t, dev, name, true); !rep.OK {
 			t.Fatalf("update %s: %s", name, dump(rep))
 		}
 	}
 	for i := range 2 {
-		write(c.advance(time.Minute))
+		write(c.Advance(time.Minute))
 		if rep := p.run(t, dev, "masked", false); !rep.OK {
 			t.Fatalf("masked, run %d a minute later: %s", i+1, dump(rep))
 		}

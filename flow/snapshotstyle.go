@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/toolserver/toolserver/internal/clientfs"
 )
 
 // snapshotCSS returns the CSS a snapshot applies for its capture only: its
@@ -68,44 +64,14 @@ func styleError(f *File) error {
 // kind (with a policy), a directory, a file over MaxStyleBytes, one that
 // cannot be read.
 func (d Disk) ReadStyleFile(dir, target string) (f *File, mtimeMs float64) {
-	spelled := dir + string(filepath.Separator) + target
-	canonical, landErr := clientfs.Land(spelled)
-	f = &File{Path: spelled, Canonical: canonical, Spelling: Spelling{State: SpellListed}}
-	refuse := func(why string) (*File, float64) {
-		f.Err = &RefusedError{Reason: why}
-		return f, 0
-	}
-	if !d.Policy.Serves(canonical) {
-		return refuse(d.Policy.Outside(target))
-	}
-	if landErr != "" {
-		return refuse(landErr)
-	}
-	st, err := os.Stat(canonical)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		f.Err = err
-		return f, 0
-	case err != nil:
-		return refuse(clientfs.ErrorText(err, "stat", canonical))
-	case st.IsDir():
-		return refuse(clientfs.EISDIRRead)
-	case d.Policy != nil && !strings.HasSuffix(strings.ToLower(canonical), ".css"):
-		// A .css name that links to a .env would send that file.
-		return refuse(clientfs.LinksToOther(target, "a CSS file"))
-	case st.Size() > MaxStyleBytes:
-		return refuse(styleTooLarge(canonical))
-	}
-	data, mt, why := clientfs.ReadRegular(canonical, clientfs.MaxFileBytes)
-	switch {
-	case why != "":
-		return refuse(why)
-	case len(data) > MaxStyleBytes:
-		// It grew since the stat.
-		return refuse(styleTooLarge(canonical))
-	}
-	f.Data = data
-	return f, mt
+	return d.readKind(dir, target, cssFile)
+}
+
+var cssFile = fileKind{
+	what:     "a CSS file",
+	named:    func(canonical string) bool { return strings.HasSuffix(strings.ToLower(canonical), ".css") },
+	max:      MaxStyleBytes,
+	tooLarge: styleTooLarge,
 }
 
 // styleTooLarge is the refusal of a stylePath file over MaxStyleBytes.

@@ -103,9 +103,35 @@ func (d Disk) Open(dir, target string) (*File, error) {
 // bytes, Err wraps fs.ErrNotExist for a missing file and is a
 // *RefusedError, worded as Node words it, for anything else.
 func (d Disk) Read(dir, target string) (f *File, mtimeMs float64) {
+	return d.readKind(dir, target, yamlFile)
+}
+
+// fileKind is what a Disk reads for a client: flow files, stylesheets.
+type fileKind struct {
+	// what names it in a refusal ("a YAML file").
+	what string
+	// named tells that a canonical path has the kind's extension; with a
+	// policy, a name of the kind that links to another file is refused.
+	named func(canonical string) bool
+	// spelled gives the file's Spelling; nil lists it as written.
+	spelled func(path string) Spelling
+	// max caps the bytes (0: the client's cap with a policy, none
+	// without); tooLarge words the refusal of a file over max.
+	max      int64
+	tooLarge func(canonical string) string
+}
+
+var yamlFile = fileKind{what: "a YAML file", named: clientfs.IsYAMLName, spelled: SpellingAt}
+
+// readKind reads a file of kind k as Read describes.
+func (d Disk) readKind(dir, target string, k fileKind) (f *File, mtimeMs float64) {
 	spelled := dir + string(filepath.Separator) + target
 	canonical, landErr := clientfs.Land(spelled)
-	f = &File{Path: spelled, Canonical: canonical, Spelling: SpellingAt(spelled)}
+	spelling := Spelling{State: SpellListed}
+	if k.spelled != nil {
+		spelling = k.spelled(spelled)
+	}
+	f = &File{Path: spelled, Canonical: canonical, Spelling: spelling}
 	refuse := func(why string) (*File, float64) {
 		f.Err = &RefusedError{Reason: why}
 		return f, 0
@@ -127,17 +153,23 @@ func (d Disk) Read(dir, target string) (f *File, mtimeMs float64) {
 		return refuse(clientfs.ErrorText(err, "stat", canonical))
 	case st.IsDir():
 		return refuse(clientfs.EISDIRRead)
-	case d.Policy != nil && !clientfs.IsYAMLName(canonical):
-		// A .yaml name that links to a .env would send that file.
-		return refuse(clientfs.LinksToOther(target, "a YAML file"))
+	case d.Policy != nil && !k.named(canonical):
+		// A .yaml (.css) name that links to a .env would send that file.
+		return refuse(clientfs.LinksToOther(target, k.what))
+	case k.max > 0 && st.Size() > k.max:
+		return refuse(k.tooLarge(canonical))
 	}
 	var max int64
-	if d.Policy != nil {
+	if d.Policy != nil || k.max > 0 {
 		max = clientfs.MaxFileBytes
 	}
 	data, mt, why := clientfs.ReadRegular(canonical, max)
-	if why != "" {
+	switch {
+	case why != "":
 		return refuse(why)
+	case k.max > 0 && int64(len(data)) > k.max:
+		// It grew since the stat.
+		return refuse(k.tooLarge(canonical))
 	}
 	f.Data = data
 	return f, mt

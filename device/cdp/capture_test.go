@@ -8,11 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -165,35 +161,13 @@ func TestCaptureDress(t *testing.T) {
 	}
 }
 
-// clockServer is the time the clock page shows, which the test moves.
-type clockServer struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clockServer) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	fmt.Fprint(w, c.now.Format("15:04:05"))
-}
-
-func (c *clockServer) advance(d time.Duration) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	return c.now.Format("15:04:05")
-}
-
 // TestCaptureMaskClock: a live clock, masked, gives identical captures a
 // minute apart; unmasked, the captures differ. The page reads its time
 // from the test's server, which moves it by a minute.
 func TestCaptureMaskClock(t *testing.T) {
 	t.Parallel()
-	clock := &clockServer{now: time.Date(2025, 1, 2, 12, 0, 0, 0, time.UTC)}
-	srv := httptest.NewServer(clock)
-	t.Cleanup(srv.Close)
-	d := open(t, "chromium-cdp-822x600", "clock.html?now="+url.QueryEscape(srv.URL))
+	clock := cdptest.NewClock(t, time.Date(2025, 1, 2, 12, 0, 0, 0, time.UTC))
+	d := open(t, "chromium-cdp-822x600", clock.Page)
 	ctx := ctxT(t)
 	shows := func(want string) {
 		t.Helper()
@@ -215,7 +189,7 @@ func TestCaptureMaskClock(t *testing.T) {
 	}
 	shows("12:00:00")
 	plain1, mask1 := take(cdp.CaptureOptions{MaxCaptures: 5}), take(masked)
-	shows(clock.advance(time.Minute))
+	shows(clock.Advance(time.Minute))
 	plain2, mask2 := take(cdp.CaptureOptions{MaxCaptures: 5}), take(masked)
 	if bytes.Equal(plain1, plain2) {
 		t.Fatal("unmasked, the captures a minute apart are identical: the clock did not show in them")
