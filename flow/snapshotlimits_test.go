@@ -10,6 +10,18 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
+// clickedAfterBaseline adopts app.html as flow base's baseline "home",
+// then makes the flow tap Go now before its snapshot, so the next run
+// compares "clicked 1" with "not clicked".
+func (p *project) clickedAfterBaseline(t *testing.T, dev flow.Device) {
+	t.Helper()
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n")
+	if rep := p.run(t, dev, "base", true); !rep.OK {
+		t.Fatalf("update: %s", dump(rep))
+	}
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
+}
+
 // The project's defaults apply to a snapshot that sets no limit of its
 // own, and the report says which limit decided and where it came from.
 // The change is "not clicked" becoming "clicked 1": a few hundred pixels,
@@ -18,11 +30,7 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-640x401")
-	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n")
-	if rep := p.run(t, dev, "base", true); !rep.OK {
-		t.Fatalf("update: %s", dump(rep))
-	}
-	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
+	p.clickedAfterBaseline(t, dev)
 
 	rep := p.runOpts(t, dev, "base", flow.Options{})
 	s := rep.Steps[2]
@@ -71,11 +79,7 @@ func TestSnapshotNamesChangedElement(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-640x402")
-	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n")
-	if rep := p.run(t, dev, "base", true); !rep.OK {
-		t.Fatalf("update: %s", dump(rep))
-	}
-	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
+	p.clickedAfterBaseline(t, dev)
 	rep := p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
 	s := rep.Steps[2]
 	want := `on id="out" text="clicked 1"`
