@@ -572,11 +572,15 @@
     return out;
   }
 
+  // waitLocate waits for the best match to be on screen, or rendered
+  // off screen (below the fold, in a scrolled container): that one is
+  // scrolled into view at once, as Playwright's actionability does, rather
+  // than after the whole timeout.
   async function waitLocate(sel, timeoutMs) {
     const start = performance.now();
     for (;;) {
       const c = best(candidates(sel, 0));
-      if (c && c.visible) return locate(sel);
+      if (c && (c.visible || (c.b.w > 0 && c.b.h > 0 && rendered(c.e)))) return locate(sel);
       if (performance.now() - start >= timeoutMs) return c ? locate(sel) : null;
       await frame();
     }

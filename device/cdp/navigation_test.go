@@ -1,6 +1,7 @@
 package cdp_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -118,5 +119,25 @@ func TestWaitsSurviveNavigationChain(t *testing.T) {
 		if err != nil || !res.OK {
 			t.Fatalf("round %d: ok %v, %v", i, res.OK, err)
 		}
+	}
+}
+
+// An element below the fold is scrolled into view at once, not after the
+// locate's whole timeout: the locate here may wait a minute, the call
+// gets ten seconds.
+func TestLocateBelowTheFold(t *testing.T) {
+	t.Parallel()
+	d := cdptest.Device(t, "chromium-cdp-869x600")
+	if err := d.Launch(ctxT(t), cdptest.Pages(t)+"/app.html"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ctxT(t), 10*time.Second)
+	defer cancel()
+	el, err := d.Locate(ctx, cdp.Selector{Text: "far below"}, time.Minute)
+	if err != nil || el == nil || !el.Visible {
+		t.Fatalf("far below: %+v, %v", el, err)
+	}
+	if el.Frame.Y < 0 || el.Frame.Y+el.Frame.Height > 1 {
+		t.Fatalf("not scrolled into view: %+v", el.Frame)
 	}
 }
