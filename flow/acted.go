@@ -66,3 +66,14 @@ func severalWarning(verb string, sel *Selector, e *StepElement) string {
 func severalFailure(verb string, sel *Selector, e *StepElement) outcome {
 	return fail("%s matched %d elements and strict mode wants exactly one; it would have %s the first: %s. Narrow the selector (id, within, next) to pick one", sel, e.Matches, verb, e)
 }
+
+// coveredReason says that the point a step acted on was covered by
+// another element (a toast, a banner, a modal's backdrop), so the tap
+// landed on that one: a warning (Argent taps the point regardless), or
+// in strict mode the reason of a failure that taps nothing.
+func coveredReason(verb string, sel *Selector, e, top *StepElement, strict bool) string {
+	if strict {
+		return fmt.Sprintf("%s matched %s but %s covers its centre, so a tap would land there; strict mode taps nothing. Wait for it to go (await: { hidden: … }) or dismiss it first", sel, e, top)
+	}
+	return fmt.Sprintf("%s %s at the centre of %s, where %s is on top: the tap landed on that element. Wait for it to go (await: { hidden: … }) or dismiss it first; --strict makes this a failure", verb, sel, e, top)
+}

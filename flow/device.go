@@ -98,6 +98,10 @@ type Element struct {
 	// them); above 1 the device took the best of several. 0 where not
 	// counted.
 	Matches int
+	// CoveredBy is, for an element Locate found, the element on top at
+	// its centre when that is neither it nor inside it (a toast, a
+	// banner): a tap there lands on CoveredBy.
+	CoveredBy *Element
 }
 
 // Outcome is the result of a Check.

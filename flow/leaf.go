@@ -166,6 +166,7 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, 
 		verb = "long-pressed"
 	}
 	var acted *StepElement
+	var covered *Element
 	if !point {
 		el, err := dev.Locate(ctx, on, DefaultAwaitTimeout)
 		if err != nil {
@@ -178,15 +179,26 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, 
 		if acted.Matches > 1 && r.opts.Strict {
 			return severalFailure(verb, on, acted)
 		}
+		covered = el.CoveredBy
+		if covered != nil && r.opts.Strict {
+			return fail("%s", coveredReason(verb, on, acted, actedOn(covered, w, h), true))
+		}
 		cx, cy = el.CenterX, el.CenterY
 	}
 	if err := dev.Tap(ctx, cx, cy, max(times, 1), hold); err != nil {
 		return errored("%v", err)
 	}
 	out := outcome{status: StatusPass, element: acted}
+	var warnings []string
 	if acted != nil && acted.Matches > 1 {
-		out.warning = severalWarning(verb, on, acted)
+		warnings = append(warnings, severalWarning(verb, on, acted))
 	}
+	if covered != nil {
+		// Argent taps the point whatever is on top; say when that is not
+		// the element, or the report reads ✓ for a tap that missed.
+		warnings = append(warnings, coveredReason(verb, on, acted, actedOn(covered, w, h), false))
+	}
+	out.warning = strings.Join(warnings, "; ")
 	return out
 }
 

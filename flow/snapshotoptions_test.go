@@ -125,3 +125,31 @@ func TestSnapshotFullPage(t *testing.T) {
 		t.Fatalf("compare: %s", dump(rep))
 	}
 }
+
+// A tap whose element is covered at its centre (a toast over a button)
+// passes as Argent's does but warns where it landed; --strict fails it
+// without tapping. A layer clicks pass through covers nothing.
+func TestTapCoveredWarns(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x407")
+	p.write(".argent/flows/covered.yaml", `steps:
+  - launch: "{{URL}}/covered.html"
+  - tap: { id: through }
+  - assert: { text: { in: { id: out }, equals: through } }
+  - tap: { id: free }
+  - tap: { id: save }
+  - assert: { text: { in: { id: out }, equals: free } }
+`)
+	rep := p.run(t, dev, "covered", false)
+	if !rep.OK || rep.Steps[1].Warning != "" || rep.Steps[3].Warning != "" {
+		t.Fatalf("uncovered taps: %s", dump(rep))
+	}
+	if w := rep.Steps[4].Warning; !strings.Contains(w, `where id="toast" text="Saved 3 items"`) || !strings.Contains(w, "the tap landed on that element") {
+		t.Fatalf("covered tap: warning %q", w)
+	}
+	rep = p.runOpts(t, dev, "covered", flow.Options{Strict: true})
+	if s := rep.Steps[4]; s.Status != flow.StatusFail || !strings.Contains(s.Reason, "covers its centre") {
+		t.Fatalf("strict: %s %q", s.Status, s.Reason)
+	}
+}

@@ -569,6 +569,13 @@
     }
     const out = describeEl(c);
     out.matches = matches;
+    // What a tap at the centre would land on, when it is not the element
+    // or inside it (a toast, a cookie banner, a modal's backdrop).
+    const root = c.e.getRootNode();
+    const top = (root.elementFromPoint ? root : document).elementFromPoint(out.center.x, out.center.y);
+    if (top && top !== c.e && !c.e.contains(top)) {
+      out.coveredBy = describeEl({ e: top, b: box(top), visible: true });
+    }
     return out;
   }
 

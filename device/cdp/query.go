@@ -43,6 +43,9 @@ type Element struct {
 	// all by id), rendered (on-screen or not), none holding another. More
 	// than one means Locate took the best of several. 0 where not counted.
 	Matches int `json:"matches,omitempty"`
+	// CoveredBy is, for an element Locate found, the element on top at its
+	// centre when that is not the element or inside it: where a tap lands.
+	CoveredBy *Element `json:"coveredBy,omitempty"`
 }
 
 // elementJSON mirrors Element with the centre included, as the agent
@@ -57,9 +60,19 @@ type elementJSON struct {
 	Visible bool     `json:"visible"`
 	Center  Point    `json:"center"`
 	Matches int      `json:"matches"`
+	// CoveredBy is what is on top at the centre (Element.CoveredBy).
+	CoveredBy *elementJSON `json:"coveredBy"`
 }
 
-func (e elementJSON) element() Element { return Element(e) }
+func (e elementJSON) element() Element {
+	out := Element{ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Tag: e.Tag, Frame: e.Frame,
+		Visible: e.Visible, Center: e.Center, Matches: e.Matches}
+	if e.CoveredBy != nil {
+		c := e.CoveredBy.element()
+		out.CoveredBy = &c
+	}
+	return out
+}
 
 // Selector is what the in-page matcher (agent.js) looks for. Every field
 // that is set must match:

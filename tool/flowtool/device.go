@@ -50,6 +50,7 @@ func element(e *cdp.Element) *flow.Element {
 		ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Visible: e.Visible,
 		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
 		CenterX: e.Center.X, CenterY: e.Center.Y, Matches: e.Matches,
+		CoveredBy: element(e.CoveredBy),
 	}
 }
 
