@@ -22,21 +22,19 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	if t == nil {
 		return o
 	}
-	path := filepath.Join(fr.scope.baselineDir, t.key)
+	b := stored{path: filepath.Join(fr.scope.baselineDir, t.key)}
 	lim := r.limitsOf(d)
-	var base []byte
-	missing := false
 	if !fr.scope.update {
 		var err error
-		base, err = r.baseline(path)
+		b.png, err = r.baseline(b.path)
 		var refused *RefusedError
 		switch {
 		case errors.As(err, &refused):
 			return errored("%s", refused.Reason)
 		case IsMissing(err):
-			missing = true
+			b.missing = true
 		case err != nil:
-			return errored("read baseline %s: %v", path, err)
+			return errored("read baseline %s: %v", b.path, err)
 		}
 	}
 	css, err := r.snapshotCSS(fr, d)
@@ -48,9 +46,9 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 		Mask: d.Mask, MaskColor: d.MaskColor, Hide: d.Hide, Style: css,
 	}
 	var first *snapshot.Result
-	if base != nil {
+	if b.png != nil {
 		opts.Accept = func(png []byte) bool {
-			res, err := snapshot.CompareBytes(t.key, base, "capture", png, lim.options())
+			res, err := snapshot.CompareBytes(t.key, b.png, "capture", png, lim.options())
 			if err != nil || lim.exceeded(res) != "" {
 				return false
 			}
@@ -62,15 +60,24 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	if err != nil {
 		return errored("%v", err)
 	}
-	s := &shot{png: got.PNG, key: t.key, cropped: t.clip != nil, stable: got.Stable, at: t.at}
-	o = r.judge(ctx, fr, dev, d, s, path, base, missing, lim, first)
+	s := &shot{plan: t, png: got.PNG, stable: got.Stable}
+	o = r.judge(ctx, fr, dev, d, s, b, lim, first)
 	o.captures = got.Captures
 	return o
 }
 
+// stored is a snapshot's baseline: its path, and its bytes when the run
+// compares (missing when there is no file).
+type stored struct {
+	path    string
+	png     []byte
+	missing bool
+}
+
 // judge turns a capture into the step's outcome: adopted, compared, or
-// missing its baseline.
-func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *Snapshot, s *shot, path string, base []byte, missing bool, lim Limits, first *snapshot.Result) outcome {
+// missing its baseline. first is the fast path's comparison, when the
+// first capture matched.
+func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *Snapshot, s *shot, b stored, lim Limits, first *snapshot.Result) outcome {
 	unsettled := ""
 	if !s.stable {
 		unsettled = fmt.Sprintf("the screen kept changing: no two of %d consecutive captures were identical", r.opts.MaxCaptures)
@@ -81,28 +88,26 @@ func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *Snapshot, 
 		// reproduce it.
 		return fail("%s, so no baseline was written (%s); stop what moves or crop to a still element", unsettled, s.key)
 	case fr.scope.update:
-		return r.adopt(fr, d, s.key, path, s.png)
-	case missing:
-		o := fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, path)
+		return r.adopt(fr, d, s.key, b.path, s.png)
+	case b.missing:
+		o := fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, b.path)
 		art := map[string]Artifact{}
 		r.keep(art, fr, "current", s.key, s.png)
 		o.artifacts, o.snapshotKey = art, s.key
 		return o
 	case first != nil:
-		return r.passed(ctx, dev, s, *first, lim, "")
+		return passed(ctx, dev, s, *first, lim, "")
 	}
-	return r.compare(ctx, fr, dev, s, base, lim, unsettled)
+	return r.compare(ctx, fr, dev, s, b.png, lim, unsettled)
 }
 
-// shot is what a snapshot step captured: the PNG to compare or adopt (the
-// cropOn region when the step has one), its baseline key, whether the
-// screen held still, and where the capture sits in the viewport.
+// shot is what a snapshot step captured by its plan: the PNG to compare
+// or adopt (the cropOn region when the step has one) and whether the
+// screen held still.
 type shot struct {
-	png     []byte
-	key     string
-	cropped bool
-	stable  bool
-	at      *where
+	*plan
+	png    []byte
+	stable bool
 }
 
 // plan is what a snapshot step captures: its baseline key, the cropOn
@@ -166,7 +171,7 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 		r.keep(art, fr, "baseline", s.key, base)
 		r.keep(art, fr, "current", s.key, s.png)
 		what, more := "capture", ""
-		if s.cropped {
+		if s.clip != nil {
 			what, more = "cropOn region", ". The element's size drifted — crop a fixed-size container, or re-adopt with updateBaselines"
 		}
 		o := fail("baseline is %dx%d but the %s is %dx%d (%s) — nothing was compared%s", sizes.A.X, sizes.A.Y, what, sizes.B.X, sizes.B.Y, s.key, more)
@@ -177,14 +182,14 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 	}
 	exceeded := lim.exceeded(res)
 	if exceeded == "" {
-		return r.passed(ctx, dev, s, res, lim, unsettled)
+		return passed(ctx, dev, s, res, lim, unsettled)
 	}
 	r.keep(art, fr, "baseline", s.key, base)
 	r.keep(art, fr, "current", s.key, s.png)
 	if dpng := diffImage(s.key, base, s.png, lim); dpng != nil {
 		r.keep(art, fr, "diff", s.key, dpng)
 	}
-	mm := r.mismatch(ctx, dev, s, res, lim)
+	mm := mismatch(ctx, dev, s, res, lim)
 	mm.Exceeded = exceeded
 	where := ""
 	if len(mm.Regions) > 0 {
@@ -210,7 +215,7 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 }
 
 // passed is a comparison within the limits.
-func (r *Runner) passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits, unsettled string) outcome {
+func passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits, unsettled string) outcome {
 	o := outcome{status: StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, lim.MaxMismatch, s.key), warning: unsettled, snapshotKey: s.key}
 	if lim.MaxDiffPixels != nil {
 		o.reason = fmt.Sprintf("diff %.2f%% ≤ %g%%, %d ≤ maxDiffPixels %d (%s)", res.MismatchPercent, lim.MaxMismatch, res.MismatchPixels, *lim.MaxDiffPixels, s.key)
@@ -218,7 +223,7 @@ func (r *Runner) passed(ctx context.Context, dev Device, s *shot, res snapshot.R
 	if res.MismatchPixels > 0 {
 		// Within the tolerance, but say so: a small real change (a
 		// digit of a price) must not read as "nothing changed".
-		o.mismatch = r.mismatch(ctx, dev, s, res, lim)
+		o.mismatch = mismatch(ctx, dev, s, res, lim)
 		o.reason += fmt.Sprintf(" — %d %s differ within the tolerance", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"))
 		if len(o.mismatch.Regions) > 0 {
 			o.reason += ", largest area " + regionPhrase(o.mismatch.Regions[0])
@@ -229,7 +234,7 @@ func (r *Runner) passed(ctx context.Context, dev Device, s *shot, res snapshot.R
 }
 
 // mismatch explains a comparison that found differing pixels.
-func (r *Runner) mismatch(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits) *Mismatch {
+func mismatch(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits) *Mismatch {
 	return &Mismatch{
 		Pixels: res.MismatchPixels, Percent: res.MismatchPercent, MaxMismatch: lim.MaxMismatch, Limits: &lim,
 		Regions: changedRegions(ctx, dev, res.Regions, s.at),
