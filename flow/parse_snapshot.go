@@ -26,6 +26,12 @@ const (
 	// MaxPixelCount bounds maxDiffPixels, a count of pixels: no capture
 	// a Chromium device makes has more.
 	MaxPixelCount = math.MaxInt32
+	// MaxMismatchPercent and MaxThreshold bound maxMismatch (a percent)
+	// and threshold (pixelmatch's, 0..1) wherever a limit is set: a flow
+	// file, the config file, flow run's flags, flow-execute's
+	// snapshotDefaults.
+	MaxMismatchPercent = 100
+	MaxThreshold       = 1
 )
 
 var (
@@ -180,8 +186,8 @@ func stylePathValue(v *yaml.Node) (string, *Error) {
 // percentValue reads a maxMismatch: a percent of pixels from 0 to 100.
 func percentValue(n *yaml.Node, key string) (float64, *Error) {
 	m, ok := numValue(n)
-	if !ok || m < 0 || m > 100 {
-		return 0, errAt(n, ProblemValue, "%s must be a percent from 0 to 100, got %s", key, describe(n))
+	if !ok || m < 0 || m > MaxMismatchPercent {
+		return 0, errAt(n, ProblemValue, "%s must be a percent from 0 to %d, got %s", key, MaxMismatchPercent, describe(n))
 	}
 	return m, nil
 }
@@ -189,8 +195,8 @@ func percentValue(n *yaml.Node, key string) (float64, *Error) {
 // thresholdValue reads pixelmatch's colour threshold, 0 to 1.
 func thresholdValue(n *yaml.Node, key string) (float64, *Error) {
 	t, ok := numValue(n)
-	if !ok || t < 0 || t > 1 {
-		return 0, errAt(n, ProblemValue, "%s must be a number from 0 to 1 (pixelmatch's colour threshold: 0 counts every colour change, the default is %g), got %s", key, snapshot.DefaultOptions().Threshold, describe(n))
+	if !ok || t < 0 || t > MaxThreshold {
+		return 0, errAt(n, ProblemValue, "%s must be a number from 0 to %d (pixelmatch's colour threshold: 0 counts every colour change, the default is %g), got %s", key, MaxThreshold, snapshot.DefaultOptions().Threshold, describe(n))
 	}
 	return t, nil
 }

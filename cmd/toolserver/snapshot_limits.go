@@ -20,11 +20,11 @@ type snapshotLimitFlags struct {
 
 // register adds --max-mismatch, --max-diff-pixels and --threshold to f.
 func (l *snapshotLimitFlags) register(f *pflag.FlagSet) {
-	f.Var(&floatLimit{v: &l.maxMismatch, min: 0, max: 100, want: "a percent of pixels from 0 to 100, e.g. 0.01"}, "max-mismatch",
+	f.Var(&floatLimit{v: &l.maxMismatch, max: flow.MaxMismatchPercent, want: fmt.Sprintf("a percent of pixels from 0 to %d, e.g. 0.01", flow.MaxMismatchPercent)}, "max-mismatch",
 		"`PERCENT` of pixels a snapshot may differ by, over "+flow.ConfigFile+" (built-in default 0.5)")
 	f.Var(&intLimit{v: &l.maxDiffPixels}, "max-diff-pixels",
 		"`N` pixels a snapshot may differ by, over "+flow.ConfigFile)
-	f.Var(&floatLimit{v: &l.threshold, min: 0, max: 1, want: "a number from 0 to 1 (pixelmatch's colour threshold)"}, "threshold",
+	f.Var(&floatLimit{v: &l.threshold, max: flow.MaxThreshold, want: fmt.Sprintf("a number from 0 to %d (pixelmatch's colour threshold)", flow.MaxThreshold)}, "threshold",
 		"pixelmatch's colour threshold `T` (0..1) of every snapshot, over "+flow.ConfigFile+" (built-in default 0.1)")
 }
 
@@ -57,17 +57,17 @@ func (l snapshotLimitFlags) snapshotDefaults(root string) (flow.SnapshotDefaults
 	return d.Over(l.defaults()), nil
 }
 
-// floatLimit is a flag whose value is a number in [min, max]; unset, it
+// floatLimit is a flag whose value is a number in [0, max]; unset, it
 // leaves *v nil.
 type floatLimit struct {
-	v        **float64
-	min, max float64
-	want     string
+	v    **float64
+	max  float64
+	want string
 }
 
 func (f *floatLimit) Set(s string) error {
 	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < f.min || x > f.max {
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > f.max {
 		return fmt.Errorf("want %s, got %q", f.want, s)
 	}
 	*f.v = &x

@@ -1,8 +1,6 @@
 package flowtool
 
 import (
-	"math"
-
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -69,9 +67,9 @@ func snapshotDefaultsSchema() *tool.Schema {
 		return s
 	}
 	s := tool.Object(map[string]*tool.Schema{
-		"maxMismatch":   tool.Number("Percent of pixels that may differ.", 0, 100),
-		"maxDiffPixels": tool.Integer("A count of pixels that may differ.", 0, math.MaxInt32),
-		"threshold":     tool.Number("Pixelmatch's colour threshold.", 0, 1),
+		"maxMismatch":   tool.Number("Percent of pixels that may differ.", 0, flow.MaxMismatchPercent),
+		"maxDiffPixels": tool.Integer("A count of pixels that may differ.", 0, flow.MaxPixelCount),
+		"threshold":     tool.Number("Pixelmatch's colour threshold.", 0, flow.MaxThreshold),
 		"sources": tool.Object(map[string]*tool.Schema{
 			"maxMismatch":   source("maxMismatch"),
 			"maxDiffPixels": source("maxDiffPixels"),
