@@ -75,11 +75,7 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 	}
 	many := strings.TrimSuffix(strings.Repeat("a, ", MaxSnapshotSelectors+1), ", ")
 	big := strings.Repeat("a", MaxStyleBytes+1)
-	cases := []struct {
-		name string
-		step string
-		want wantErr
-	}{
+	cases := []stepErrorCase{
 		{"maxDiffPixels negative", `snapshot: { name: a, maxDiffPixels: -1 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxDiffPixels must be a whole number of pixels from 0 to 2147483647, got the number -1"}},
 		{"maxDiffPixels fraction", `snapshot: { name: a, maxDiffPixels: 1.5 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxDiffPixels must be a whole number"}},
 		{"maxDiffPixels string", `snapshot: { name: a, maxDiffPixels: "10" }`, wantErr{"1", 2, KindSnapshot, ProblemValue, `got "10"`}},
@@ -118,16 +114,7 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath)`}},
 		{"maxMismatch still checked", `snapshot: { name: a, maxMismatch: 101, threshold: 0.2 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxMismatch must be a percent from 0 to 100"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := "steps:\n  - " + c.step + "\n"
-			f, err := Parse("one.yaml", []byte(src))
-			if f != nil {
-				t.Errorf("Parse: got a flow, want nil")
-			}
-			checkErrors(t, "one.yaml", err, []wantErr{c.want})
-		})
-	}
+	checkStepErrors(t, cases)
 }
 
 // TestSnapshotSelectorBudgets: each selector of mask:, hide: and cropOn

@@ -402,11 +402,7 @@ func TestParseStopsAtMaxErrors(t *testing.T) {
 // TestParseInvalidSteps covers one rule per case on a one-step flow
 // "steps:\n  - <step>", so the step is 1 and most problems sit on line 2.
 func TestParseInvalidSteps(t *testing.T) {
-	cases := []struct {
-		name string
-		step string
-		want wantErr
-	}{
+	cases := []stepErrorCase{
 		{"launch empty map", `launch: {}`, wantErr{"1", 2, KindLaunch, ProblemShape, "launch needs a URL or path"}},
 		{"launch typo", `launch: { amdroid: x }`, wantErr{"1", 2, KindLaunch, ProblemUnknownKey, `unknown option "amdroid" (did you mean "android"?)`}},
 		{"launch number", `launch: 42`, wantErr{"1", 2, KindLaunch, ProblemShape, "got the number 42"}},
@@ -535,16 +531,7 @@ func TestParseInvalidSteps(t *testing.T) {
 		{"regex Go named group", `tap: { text: { matches: '(?P<n>a)' } }`, wantErr{"1", 2, KindTap, ProblemRegexp, "(?P<name>"}},
 		{"condition regex", `await: { text: { in: a, matches: '[a-' } }`, wantErr{"1", 2, KindAwait, ProblemRegexp, "text.matches: invalid regex"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := "steps:\n  - " + c.step + "\n"
-			f, err := Parse("one.yaml", []byte(src))
-			if f != nil {
-				t.Errorf("Parse: got a flow, want nil")
-			}
-			checkErrors(t, "one.yaml", err, []wantErr{c.want})
-		})
-	}
+	checkStepErrors(t, cases)
 }
 
 func TestParseFileShapes(t *testing.T) {
@@ -849,5 +836,29 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := Parse("checkout.yaml", data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// stepErrorCase is a one-step flow file, "steps:\n  - <step>", and the
+// one error Parse must give for it.
+type stepErrorCase struct {
+	name string
+	step string
+	want wantErr
+}
+
+// checkStepErrors parses each case's file and checks it gives no flow
+// and exactly its error.
+func checkStepErrors(t *testing.T, cases []stepErrorCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "steps:\n  - " + c.step + "\n"
+			f, err := Parse("one.yaml", []byte(src))
+			if f != nil {
+				t.Errorf("Parse: got a flow, want nil")
+			}
+			checkErrors(t, "one.yaml", err, []wantErr{c.want})
+		})
 	}
 }
