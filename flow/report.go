@@ -57,6 +57,9 @@ type StepReport struct {
 	Line        int             `json:"line,omitempty"`
 	SnapshotKey string          `json:"snapshotKey,omitempty"`
 	Mismatch    *Mismatch       `json:"mismatch,omitempty"`
+	// Baseline is the baseline file of a snapshot step that got as far
+	// as naming it, and what became of it.
+	Baseline *SnapshotBaseline `json:"baseline,omitempty"`
 	// Captures counts the captures a snapshot step took: 1 when its first
 	// capture matched the baseline, more when the page had to settle.
 	Captures   int                 `json:"captures,omitempty"`
@@ -113,6 +116,26 @@ type Mismatch struct {
 	Exceeded string          `json:"exceeded,omitempty"`
 	Regions  []ChangedRegion `json:"regions,omitempty"`
 }
+
+// SnapshotBaseline is the baseline of a snapshot step: its path (the
+// client's path over a link) and its state after the step.
+type SnapshotBaseline struct {
+	Path  string `json:"path"`
+	State string `json:"state"`
+}
+
+// The states of a snapshot's baseline after its step.
+const (
+	// BaselineCompared: the capture was compared with the file.
+	BaselineCompared = "compared"
+	// BaselineMissing: no file, nothing compared.
+	BaselineMissing = "missing"
+	// BaselineWritten: the run adopted the capture as a new baseline
+	// (over a link: the client writes it when the run ends).
+	BaselineWritten = "written"
+	// BaselineUpdated: the run adopted the capture over an existing file.
+	BaselineUpdated = "updated"
+)
 
 // count adds a finished step to the totals; echo lines never count,
 // except the error line that ends a run at MaxRunSteps, which may be an

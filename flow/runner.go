@@ -332,6 +332,7 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	}
 	sr.Status, sr.Reason, sr.Warning = res.status, r.redact(res.reason), r.redact(res.warning)
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
+	sr.Baseline = res.baseline
 	sr.Captures = res.captures
 	sr.Element = res.element
 	if res.status == StatusFail || res.status == StatusError {
@@ -371,6 +372,7 @@ type outcome struct {
 	artifacts               map[string]Artifact
 	result                  json.RawMessage
 	snapshotKey             string
+	baseline                *SnapshotBaseline
 	mismatch                *Mismatch
 	scriptLog               string
 	// captures counts a snapshot step's captures.

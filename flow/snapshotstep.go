@@ -63,6 +63,12 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	s := &shot{plan: t, png: got.PNG, stable: got.Stable}
 	o = r.judge(ctx, fr, dev, d, s, b, lim, first)
 	o.captures = got.Captures
+	if o.baseline == nil && o.snapshotKey != "" {
+		o.baseline = &SnapshotBaseline{Path: b.path, State: BaselineCompared}
+		if b.missing {
+			o.baseline.State = BaselineMissing
+		}
+	}
 	return o
 }
 
@@ -253,7 +259,10 @@ func (r *Runner) adopt(fr *frame, d *Snapshot, key, path string, png []byte) out
 		return errored("write baseline %s: %v", path, err)
 	}
 	r.written[path] = png
-	o := outcome{status: StatusPass, snapshotKey: key}
+	o := outcome{status: StatusPass, snapshotKey: key, baseline: &SnapshotBaseline{Path: path, State: BaselineWritten}}
+	if updated || before {
+		o.baseline.State = BaselineUpdated
+	}
 	switch {
 	case r.opts.Linked && (updated || before):
 		o.reason = fmt.Sprintf("baseline captured; the client updates it when the run ends (%s)", path)

@@ -21,7 +21,10 @@ import (
 type flowRunOptions struct {
 	streams
 	project, device, artifacts, junit, link string
-	update, recursive, dryRun               bool
+	// reportDir is --report (or $TOOLSERVER_REPORT): the HTML report's
+	// directory.
+	reportDir                 string
+	update, recursive, dryRun bool
 	// strict is --strict: Playwright's strict mode (flow.Options.Strict).
 	strict bool
 	// format is -o/--output json|yaml (or --json); outputDir is a value of
@@ -108,11 +111,13 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")
 	f.BoolVar(&opts.json, "json", false, "same as -o json")
 	f.BoolVarP(&opts.recursive, "recursive", "r", false, "with a directory: also run the flows in its subdirectories")
-	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE` (a failed snapshot's images as [[ATTACHMENT|path]])")
+	f.StringVar(&opts.reportDir, "report", "", "write the HTML report of the run to `DIR` (index.html, report.json, images/; default $"+envReport+")")
 	opts.limits.register(f)
 	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	_ = cmd.MarkFlagDirname("project")
 	_ = cmd.MarkFlagDirname("artifacts")
+	_ = cmd.MarkFlagDirname("report")
 	_ = cmd.MarkFlagFilename("junit", "xml")
 	_ = cmd.RegisterFlagCompletionFunc("device", completeDevices)
 	completeFormats(cmd, "output")
@@ -169,6 +174,10 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if opts.snapshot, err = opts.limits.snapshotDefaults(opts.project); err != nil {
 		return err
 	}
+	rb, err := opts.startReport(ctx, out)
+	if err != nil {
+		return err
+	}
 	// runOne runs one flow: in-process, or on a tool-server over a link.
 	// notWritten counts the baselines of the result the client refused;
 	// plans are the baselines a dry run would have written.
@@ -206,6 +215,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		case errors.As(err, &usage):
 			return err // a bad --device
 		case errors.Is(err, flow.ErrInfrastructure):
+			if rerr := finishReport(rb, reports, out); rerr != nil {
+				out.warn(rerr.Error())
+			}
 			return withExit(flowExit(nil, err))
 		case err != nil:
 			out.rejected(t.name, err)
@@ -242,6 +254,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		if opts.dryRun {
 			out.plans(plans)
 		}
+	}
+	if err := finishReport(rb, reports, out); err != nil {
+		return withExit(exitInfra, err)
 	}
 	if opts.junit != "" {
 		reps := make([]*flow.Report, len(reports))

@@ -37,6 +37,9 @@ const (
 2  a usage error`
 	exitStatusServe = `0  the server stopped on SIGINT or SIGTERM
 2  a usage error (a wildcard bind without a token included), or the server could not start`
+	exitStatusApprove = `0  every selected baseline was written (or, with --dry-run, would be)
+1  a baseline was refused (changed since the run, outside the baseline directories, unreadable image)
+2  a usage error (nothing selected, nothing matched, no report in the directory)`
 	exitStatusGroup = `0  help was asked for (-h, --help)
 2  no command or an unknown command was given`
 )
@@ -72,10 +75,10 @@ func usageError(format string, a ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...), usage: true}
 }
 
-// report prints err (if any) and returns the process exit code. cmd is
+// exitReport prints err (if any) and returns the process exit code. cmd is
 // the command the error came from, for the pointer to its help; it may
 // be nil.
-func report(stderr io.Writer, cmd *cobra.Command, err error) int {
+func exitReport(stderr io.Writer, cmd *cobra.Command, err error) int {
 	if err == nil {
 		return exitOK
 	}

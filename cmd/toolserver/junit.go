@@ -33,6 +33,9 @@ type junitCase struct {
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
 	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	// SystemOut carries a failed snapshot's images as
+	// [[ATTACHMENT|path]] lines, which Jenkins and GitLab show.
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitProblem struct {
@@ -69,6 +72,7 @@ func writeJUnit(path string, reps []*flow.Report) error {
 			case flow.StatusSkip:
 				c.Skipped = p
 			}
+			c.SystemOut = attachments(st)
 			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(s.Cases)
@@ -82,4 +86,16 @@ func writeJUnit(path string, reps []*flow.Report) error {
 		return err
 	}
 	return atomicfile.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
+// attachments are the [[ATTACHMENT|path]] lines of a step's images on
+// disk (a failed snapshot's baseline, current and diff), in that order.
+func attachments(st flow.StepReport) string {
+	var b strings.Builder
+	for _, role := range []string{"baseline", "current", "diff"} {
+		if a, ok := st.Artifacts[role]; ok && a.Path != "" {
+			fmt.Fprintf(&b, "[[ATTACHMENT|%s]]\n", a.Path)
+		}
+	}
+	return b.String()
 }

@@ -30,5 +30,5 @@ func run(ctx context.Context, args []string, s streams) int {
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	return report(s.stderr, cmd, err)
+	return exitReport(s.stderr, cmd, err)
 }

@@ -54,3 +54,39 @@ func WriteFile(path string, data []byte) (err error) {
 	}
 	return nil
 }
+
+// WriteFileIn is WriteFile for name inside root, every step confined to
+// it: neither the file nor its temporary file can land outside root by a
+// symbolic link or "..". The parent directory must exist.
+func WriteFileIn(root *os.Root, name string, data []byte) (err error) {
+	dir, base := filepath.Split(name)
+	var f *os.File
+	var tmp string
+	for i := 0; ; i++ {
+		tmp = filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), i))
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil || !os.IsExist(err) || i == 100 {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			root.Remove(tmp)
+			err = fmt.Errorf("write %s: %w", name, err)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return root.Rename(tmp, name)
+}

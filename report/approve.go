@@ -1,0 +1,221 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolserver/toolserver/internal/atomicfile"
+)
+
+// Selection picks the snapshots of a report that approve adopts: every
+// approvable one (All), those of the flows and snapshots named (both
+// must match when both are given), or those the page points at (a flow
+// by its index in the report, a snapshot by its flow's index and step).
+type Selection struct {
+	All         bool
+	Flows       []string
+	Snapshots   []string
+	FlowIndexes []int
+	Items       []Item
+}
+
+// Item is a snapshot as the page names it.
+type Item struct {
+	Flow int `json:"flow"`
+	Step int `json:"step"`
+}
+
+// Empty reports whether the selection names nothing.
+func (s Selection) Empty() bool {
+	return !s.All && len(s.Flows) == 0 && len(s.Snapshots) == 0 && len(s.FlowIndexes) == 0 && len(s.Items) == 0
+}
+
+// picks reports whether the selection includes snapshot s of flow i.
+func (s Selection) picks(i int, fl Flow, snap Snapshot) bool {
+	switch {
+	case s.All, slices.Contains(s.FlowIndexes, i), slices.Contains(s.Items, Item{Flow: i, Step: snap.Step}):
+		return true
+	case len(s.Flows) == 0 && len(s.Snapshots) == 0:
+		return false
+	}
+	flowOK := len(s.Flows) == 0 || slices.Contains(s.Flows, fl.Report.Flow) || slices.Contains(s.Flows, snap.Flow)
+	snapOK := len(s.Snapshots) == 0 || slices.ContainsFunc(s.Snapshots, func(k string) bool { return keyMatches(snap.Key, k) })
+	return flowOK && snapOK
+}
+
+// keyMatches reports whether a --snapshot value names key: the key
+// itself, without .png, or the snapshot's name (the part before __).
+func keyMatches(key, k string) bool {
+	stem := strings.TrimSuffix(key, ".png")
+	name, _, _ := strings.Cut(stem, "__")
+	return k == key || k == stem || k == name
+}
+
+// Result is what approve did with one snapshot.
+type Result struct {
+	Flow     int    `json:"flow"`
+	Step     int    `json:"step"`
+	FlowName string `json:"flowName"`
+	Key      string `json:"key"`
+	// Baseline is the baseline's path as the report records it
+	// (relative to the project).
+	Baseline string `json:"baseline"`
+	Written  bool   `json:"written"`
+	DryRun   bool   `json:"dryRun,omitempty"`
+	Bytes    int    `json:"bytes,omitempty"`
+	// Message says why the baseline was not written.
+	Message string `json:"message,omitempty"`
+}
+
+// MaxImageBytes caps an image approve reads from a report.
+const MaxImageBytes = 64 << 20
+
+// pngSignature starts every PNG file.
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// Approve adopts the current images of the selected failed or missing
+// snapshots of the report in dir as baselines of the project at
+// project. It writes only inside the baseline directories the report
+// records for the snapshot's run, each file through a temp file and one
+// rename, confined to the project by os.Root (no symbolic link or ".."
+// leads out), and only over a baseline that still has the hash the run
+// recorded (none, for a missing one), so a change made since the run is
+// never overwritten. A dry run checks the same and writes nothing. The
+// error is for a selection that matches nothing or a project that cannot
+// be opened; each refusal is a Result.
+func Approve(dir, project string, r *Report, sel Selection, dryRun bool) ([]Result, error) {
+	if sel.Empty() {
+		return nil, errors.New("nothing selected: name flows (--flow), snapshots (--snapshot) or --all")
+	}
+	images, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer images.Close()
+	proj, err := os.OpenRoot(project)
+	if err != nil {
+		return nil, fmt.Errorf("the project: %w", err)
+	}
+	defer proj.Close()
+	var out []Result
+	for i, fl := range r.Flows {
+		for _, s := range fl.Snapshots {
+			if !s.Approvable() || !sel.picks(i, fl, s) {
+				continue
+			}
+			res := Result{Flow: i, Step: s.Step, FlowName: fl.Report.Flow, Key: s.Key, Baseline: s.Baseline, DryRun: dryRun}
+			res.Bytes, res.Message = approveOne(images, proj, r.run(fl.Run), s, dryRun)
+			res.Written = res.Message == "" && !dryRun
+			out = append(out, res)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("nothing to approve: no failed or missing snapshot of the report matches%s", sel.describe())
+	}
+	return out, nil
+}
+
+// describe names a CLI selection in a message.
+func (s Selection) describe() string {
+	var parts []string
+	if len(s.Flows) > 0 {
+		parts = append(parts, "--flow "+strings.Join(s.Flows, ", "))
+	}
+	if len(s.Snapshots) > 0 {
+		parts = append(parts, "--snapshot "+strings.Join(s.Snapshots, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " and ")
+}
+
+// approveOne checks and writes one baseline; it returns the image's size
+// and, when it refused, why.
+func approveOne(images, proj *os.Root, run *Run, s Snapshot, dryRun bool) (int, string) {
+	target, why := baselineTarget(run, s.Baseline)
+	if why != "" {
+		return 0, why
+	}
+	img, why := readImage(images, s.Images.Current)
+	if why != "" {
+		return 0, why
+	}
+	now, err := proj.ReadFile(target)
+	switch {
+	case s.BaselineSHA256 == "" && s.Status == SnapFailed:
+		return len(img), "the report records no hash of the baseline it compared with, so a change since the run could not be told; re-run the flow"
+	case s.BaselineSHA256 == "" && err == nil:
+		return len(img), "it exists now and did not when the run ran; it is not overwritten (re-run the flow to compare with it)"
+	case s.BaselineSHA256 == "" && !errors.Is(err, os.ErrNotExist):
+		return len(img), err.Error()
+	case s.BaselineSHA256 != "" && err != nil:
+		return len(img), fmt.Sprintf("changed on disk since the run (it is gone: %v); it is not written", err)
+	case s.BaselineSHA256 != "" && hashOf(now) != s.BaselineSHA256:
+		return len(img), fmt.Sprintf("changed on disk since the run (sha256 %.12s… when it ran, %.12s… now); it is not overwritten (re-run the flow to review the change)", s.BaselineSHA256, hashOf(now))
+	}
+	if dryRun {
+		return len(img), ""
+	}
+	if err := proj.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return len(img), err.Error()
+	}
+	if err := atomicfile.WriteFileIn(proj, target, img); err != nil {
+		return len(img), err.Error()
+	}
+	return len(img), ""
+}
+
+// baselineTarget checks a baseline's path from a report against the
+// run's baseline directories and returns it as a path of this machine,
+// relative to the project; else why it is refused.
+func baselineTarget(run *Run, p string) (string, string) {
+	if run == nil {
+		return "", "the report names no run for it"
+	}
+	switch {
+	case p == "":
+		return "", "the report records no baseline path for it"
+	case path.IsAbs(p) || filepath.IsAbs(p):
+		return "", "the path is outside the project the run ran in; approve writes only inside the project's baseline directories"
+	case !filepath.IsLocal(filepath.FromSlash(p)) || path.Clean(p) != p || strings.Contains(p, `\`):
+		return "", "not a plain path inside the project; approve writes only inside the project's baseline directories"
+	case !strings.HasSuffix(p, ".png"):
+		return "", "not a .png file; approve writes only baseline images"
+	}
+	dir := path.Dir(p)
+	if !slices.Contains(run.BaselineDirs, dir) || !slices.Contains(strings.Split(dir, "/"), "__baselines__") {
+		return "", fmt.Sprintf("not in a baseline directory of the run (%s); approve writes only there", strings.Join(run.BaselineDirs, ", "))
+	}
+	return filepath.FromSlash(p), ""
+}
+
+// readImage reads a report's image (a path relative to the report's
+// directory, confined to it); else why not.
+func readImage(images *os.Root, rel string) ([]byte, string) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) || !strings.HasPrefix(rel, ImagesDir+"/") {
+		return nil, fmt.Sprintf("the report's image %q is not in its %s directory", rel, ImagesDir)
+	}
+	f, err := images.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, fmt.Sprintf("the report's image %s: %v", rel, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("the report's image %s: %v", rel, err)
+	case len(data) > MaxImageBytes:
+		return nil, fmt.Sprintf("the report's image %s is larger than %d MiB", rel, MaxImageBytes>>20)
+	case !bytes.HasPrefix(data, pngSignature):
+		return nil, fmt.Sprintf("the report's image %s is not a PNG file", rel)
+	}
+	return data, ""
+}

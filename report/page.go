@@ -1,0 +1,50 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/toolserver/toolserver/internal/atomicfile"
+)
+
+// page is index.html with dataMark where the report's data goes. The page
+// is one file with its style and script inline: a browser opens it from
+// file:// with no server and no network, and reads the data from the page
+// itself (a fetch of report.json beside it is what file:// refuses).
+//
+//go:embed page/index.html
+var page []byte
+
+// dataMark is the text of page that Write replaces by the data.
+var dataMark = []byte("__REPORT_DATA__")
+
+// Write writes the report's data and page into dir (which holds its
+// images), each through a temp file and a rename.
+func Write(dir string, r *Report) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, DataFile), append(data, '\n')); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, PageFile), Page(data))
+}
+
+// Page is index.html with the data in it. json.Marshal escapes <, > and
+// & in strings, so no text of a report can end the script element that
+// holds it.
+func Page(data []byte) []byte {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		compact.Reset()
+		compact.WriteString("null")
+	}
+	return bytes.Replace(page, dataMark, compact.Bytes(), 1)
+}
