@@ -80,7 +80,7 @@ func newFixture(t *testing.T, flowName, device string) fixture {
 	}
 	rep := &flow.Report{Flow: flowName, Device: device, Failed: 2, Passed: 1, Steps: []flow.StepReport{
 		{Index: 0, Kind: "snapshot", Flow: flowName, Status: flow.StatusFail, SnapshotKey: filepath.Base(f.base),
-			Baseline: &flow.SnapshotBaseline{Path: f.base, State: flow.BaselineCompared},
+			Baseline:  &flow.SnapshotBaseline{Path: f.base, State: flow.BaselineCompared},
 			Artifacts: map[string]flow.Artifact{"baseline": img("home-baseline.png", red), "current": img("home-current.png", green), "diff": img("home-diff.png", red)}},
 		{Index: 1, Kind: "snapshot", Flow: flowName, Status: flow.StatusFail, SnapshotKey: filepath.Base(f.missing),
 			Baseline:  &flow.SnapshotBaseline{Path: f.missing, State: flow.BaselineMissing},
