@@ -62,6 +62,13 @@ case instead of ignoring it. Over --link the tool-server runs the flow
 strictly (flow-execute's strict argument). Without it every flow means
 what it means to Argent.
 
+--report DIR (or $TOOLSERVER_REPORT) writes the run's HTML report when it
+ends: DIR/index.html opens from file:// and shows each failed snapshot's
+baseline, capture and diff (side by side, slider, onion skin, diff), with
+report.json and images/ beside it. toolserver report serve DIR serves it
+with approve buttons; toolserver approve --report DIR adopts its captures
+as baselines.
+
 --output DIR, the artifacts directory before --artifacts existed, still
 works with a deprecation notice: a value of -o/--output that is exactly
 json or yaml selects the format, any other value is the artifacts

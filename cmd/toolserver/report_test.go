@@ -192,7 +192,8 @@ func TestReportServeApproves(t *testing.T) {
 	device := sharedDevice(t, "chromium-cdp-331x211")
 	root := reviewedProject(t, device, false)
 	dir := filepath.Join(root, "report")
-	if code, out, errOut := runCLI(t, "flow", "run", "beta", "--project", root, "--device", device, "--report", dir); code != 1 {
+	// $TOOLSERVER_REPORT asks for the report as --report does.
+	if code, out, errOut := runCLIEnv(t, env{envReport: dir}, "flow", "run", "beta", "--project", root, "--device", device); code != 1 {
 		t.Fatalf("the run: exit %d\n%s\n%s", code, out, errOut)
 	}
 	rep, err := report.Read(dir)
