@@ -4,7 +4,8 @@
 GO      ?= go
 BIN     ?= bin/toolserver
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit, with -dirty when the tree has changes; empty outside git.
+COMMIT  ?= $(shell c=$$(git rev-parse --short HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; })
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # The race detector needs cgo: used when a C compiler is there.
 RACE    ?= $(shell command -v gcc >/dev/null 2>&1 && echo -race)

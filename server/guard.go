@@ -57,6 +57,10 @@ func refuse(w http.ResponseWriter, r *http.Request, e *tool.Error) {
 		w.Header().Set("Connection", "close")
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
 	}
+	if isV1(r) {
+		writeV1Error(w, v1Of(e))
+		return
+	}
 	writeError(w, e)
 }
 
@@ -116,6 +120,12 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	}
 	want := []byte("Bearer " + s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.Dashboard != nil && r.Method == http.MethodGet && (r.URL.Path == "/dashboard" || r.URL.Path == "/dashboard/") {
+			// The dashboard's page holds no data: it asks for the token
+			// and sends it with every request it makes.
+			next.ServeHTTP(w, r)
+			return
+		}
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolserver"`)

@@ -12,10 +12,12 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -36,8 +38,13 @@ type Config struct {
 	Log       *slog.Logger
 	// TempDir holds the files of file inputs during a call.
 	TempDir string
-	// Version is reported by /healthz.
-	Version string
+	// Version is reported by /healthz and /v1/capabilities; Commit by
+	// /v1/capabilities when the build had one.
+	Version, Commit string
+	// Runs, when set, is the run store the /v1 control plane serves.
+	Runs *runs.Store
+	// Dashboard, when set, is served at /dashboard.
+	Dashboard http.Handler
 	// HeaderTimeout bounds reading a request's headers (default 10 s).
 	HeaderTimeout time.Duration
 	// IdleTimeout closes a keep-alive connection that sends no next
@@ -60,7 +67,12 @@ const (
 
 // Server is the HTTP tool-server.
 type Server struct {
-	cfg      Config
+	cfg Config
+	// baseCtx is the context of the server's life, set by Serve: runs
+	// started by POST /v1/runs live in it, not in their request's.
+	baseCtx context.Context
+	runsWG  sync.WaitGroup
+	mu      sync.Mutex
 	ln       net.Listener
 	srv      *http.Server
 	wildcard bool
@@ -90,6 +102,20 @@ func New(cfg Config) *Server {
 	return s
 }
 
+// base is the context background runs live in: the server's life, or
+// the background when the handler serves without Serve (tests).
+func (s *Server) base() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.baseCtx == nil {
+		return context.Background()
+	}
+	return s.baseCtx
+}
+
+// Wait waits for the runs started by POST /v1/runs to end.
+func (s *Server) Wait() { s.runsWG.Wait() }
+
 // IsWildcard reports whether addr binds every interface (0.0.0.0, ::, or
 // an empty host).
 func IsWildcard(addr string) bool {
@@ -114,6 +140,11 @@ func (s *Server) Handler() http.Handler {
 	r.Post("/tools/{name}", s.callTool)
 	r.Post("/upload", s.upload)
 	r.Get("/artifacts/{id}", s.artifact)
+	r.Route("/v1", s.v1Routes)
+	if s.cfg.Dashboard != nil {
+		r.Handle("/dashboard", s.cfg.Dashboard)
+		r.Handle("/dashboard/*", s.cfg.Dashboard)
+	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
 	})
@@ -151,6 +182,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
+	s.mu.Lock()
+	s.baseCtx = base
+	s.mu.Unlock()
 	// ReadTimeout ends when the body has been read (net/http lifts the
 	// deadline then, to watch for a client that goes away), so a call
 	// runs on after it; TestBodyTimeoutSparesLongCalls holds net/http to
@@ -173,7 +207,12 @@ func (s *Server) Serve(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := s.srv.Shutdown(sctx)
+	if s.cfg.Runs != nil {
+		// Runs going on end interrupted, their events kept.
+		s.cfg.Runs.Stopping()
+	}
 	cancelBase()
+	s.runsWG.Wait()
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = s.srv.Close()
 	}

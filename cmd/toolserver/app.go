@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -197,7 +198,41 @@ func noArgs(c *cobra.Command, args []string) error {
 }
 
 func versionLine() string {
-	return fmt.Sprintf("toolserver %s (commit %s, %s)", version, commit, runtime.Version())
+	c := buildCommit()
+	if c == "" {
+		c = "unknown"
+	}
+	return fmt.Sprintf("toolserver %s (commit %s, %s)", version, c, runtime.Version())
+}
+
+// buildCommit is the commit the binary was built from: the -ldflags
+// stamp, else the Go toolchain's VCS stamp (with -dirty for a tree with
+// changes), else "" (a build with none).
+func buildCommit() string {
+	if commit != "" && commit != "unknown" {
+		return commit
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && dirty {
+		rev += "-dirty"
+	}
+	return rev
 }
 
 // app wires the parts a server or an in-process call needs.

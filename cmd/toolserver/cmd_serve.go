@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/dashboard"
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server"
 )
 
@@ -21,6 +24,10 @@ type serveOptions struct {
 	allowFiles  bool
 	noHostFiles bool
 	allowHosts  []string // nil when --allow-hosts is not given
+	// stateDir holds the run store ("" keeps none); keepRuns bounds it.
+	stateDir  string
+	keepRuns  int
+	dashboard bool
 }
 
 func newServeCommand(s streams) *cobra.Command {
@@ -50,6 +57,10 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f.BoolVar(&opts.insecure, "insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
 	f.BoolVar(&opts.allowFiles, "allow-file-urls", false, "let callers open file: URLs even with a wildcard bind (remote callers could then screenshot this machine's files)")
 	f.BoolVar(&opts.noHostFiles, "no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
+	f.StringVar(&opts.stateDir, "state-dir", defaultStateDir(s.getenv), "keep the run store (every flow run, its events and images) in `DIR`; empty keeps none")
+	f.IntVar(&opts.keepRuns, "keep-runs", runs.DefaultKeep, "keep the newest `N` finished runs; older ones and their images are pruned")
+	f.BoolVar(&opts.dashboard, "dashboard", false, "serve the runs dashboard at /dashboard")
+	_ = cmd.MarkFlagDirname("state-dir")
 	f.StringSliceVar(&opts.allowHosts, "allow-hosts", nil, "the only `hosts` pages may come from (launch, open-url, and every request of a page): names, *.example.com, IP addresses; comma-separated or repeated")
 	return cmd
 }
@@ -80,10 +91,29 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if a.pool.Err() != nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}
-	srv := server.New(server.Config{
+	cfg := server.Config{
 		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
-		Log: a.log, TempDir: a.tmp, Version: version,
-	})
+		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
+	}
+	if opts.keepRuns < 1 {
+		return usageError("serve: --keep-runs %d: keep at least one run", opts.keepRuns)
+	}
+	if opts.stateDir != "" {
+		st, err := runs.Open(opts.stateDir, opts.keepRuns)
+		if err != nil {
+			return withExit(exitInfra, fmt.Errorf("serve: --state-dir: %w", err))
+		}
+		defer st.Close()
+		cfg.Runs = st
+		a.flowTools.Runs = st
+	}
+	if opts.dashboard {
+		if cfg.Runs == nil {
+			return usageError("serve: --dashboard shows the run store: give --state-dir")
+		}
+		cfg.Dashboard = dashboard.Handler()
+	}
+	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		return err
 	}
@@ -93,6 +123,9 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		auth = "bearer token required"
 	}
 	fmt.Fprintf(stderr, "toolserver %s listening on http://%s (%s)\n", version, srv.Addr(), auth)
+	if cfg.Runs != nil {
+		fmt.Fprintf(stderr, "toolserver: runs kept in %s (newest %d)\n", opts.stateDir, opts.keepRuns)
+	}
 	if hosts != nil {
 		fmt.Fprintf(stderr, "toolserver: pages only from %s\n", hosts)
 	}
@@ -101,4 +134,16 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		err = nil
 	}
 	return err
+}
+
+// defaultStateDir is where serve keeps its run store by default:
+// $XDG_STATE_HOME/toolserver, else ~/.local/state/toolserver.
+func defaultStateDir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "toolserver")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "toolserver")
+	}
+	return ""
 }

@@ -14,11 +14,7 @@ const envReport = "TOOLSERVER_REPORT"
 
 // writer is this toolserver as a report names it.
 func writer() report.Version {
-	v := report.Version{Version: version, Commit: commit}
-	if v.Commit == "unknown" {
-		v.Commit = "" // the build had none
-	}
-	return v
+	return report.Version{Version: version, Commit: buildCommit()}
 }
 
 // startReport prepares the HTML report a run asked for (--report or

@@ -3,9 +3,14 @@ package flowtool
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -83,11 +88,67 @@ func (t *Tools) execute() *tool.Tool {
 		FileInputs:  flowFileInputs(),
 		LongRunning: true,
 		Prepare:     t.prepareLinked,
-		Run:         t.runExecute,
+		Run:         t.runRecorded,
 	}
 }
 
-func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
+// runRecorded runs flow-execute as a run of the run store: into the
+// recorder a POST /v1/runs made for it, or a run of its own when the
+// tool-server keeps a store. A flow-execute nested in a recorded run (a
+// tool: step) is part of that run.
+func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
+	if runs.IsInside(ctx) {
+		return t.runExecute(ctx, call, nil)
+	}
+	rec := runs.FromContext(ctx)
+	if rec == nil && t.Runs != nil {
+		var err error
+		rec, err = t.Runs.Start(ctx, runs.Begin{Flow: FlowNameOf(call.Args), Linked: call.Linked, Source: "tools"})
+		if err != nil {
+			return nil, fmt.Errorf("run store: %w", err)
+		}
+	}
+	if rec == nil {
+		return t.runExecute(ctx, call, nil)
+	}
+	ctx, cancel := rec.Bind(runs.Inside(ctx))
+	defer cancel(nil)
+	res, err := t.runExecute(ctx, call, rec)
+	rep, _ := res.(*flow.Report)
+	if rep == nil && err == nil {
+		err = errors.New("not run: the flow has an execution prerequisite the call did not acknowledge")
+	}
+	if eerr := rec.End(rep, err, context.Cause(ctx)); eerr != nil && err == nil {
+		return res, fmt.Errorf("run store: %w", eerr)
+	}
+	return res, err
+}
+
+// FlowNameOf names the flow of flow-execute's arguments for a run's
+// record before the call is read: its name, or the base name of its
+// file.
+func FlowNameOf(args map[string]json.RawMessage) string {
+	var name string
+	if json.Unmarshal(args["name"], &name) == nil && name != "" {
+		return name
+	}
+	for _, k := range []string{"flow_path", "flow_file"} {
+		var p string
+		if json.Unmarshal(args[k], &p) != nil {
+			var in struct {
+				Path string `json:"path"`
+			}
+			json.Unmarshal(args[k], &in)
+			p = in.Path
+		}
+		if p != "" {
+			return strings.TrimSuffix(path.Base(strings.ReplaceAll(p, `\`, "/")), ".yaml")
+		}
+	}
+	return ""
+}
+
+func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recorder) (any, error) {
 	a, err := tool.Decode[struct {
 		Device                   string `json:"device"`
 		Platform                 string `json:"platform"`
@@ -107,6 +168,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 	src, err := t.callSource(call)
 	if err != nil {
 		return nil, err
+	}
+	if rec != nil && src.name != "" {
+		rec.SetFlow(src.name)
 	}
 	fl, err := flow.Prepare(src.entry)
 	if err != nil {
@@ -130,7 +194,12 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 		Linked:          src.linked,
 		UpdateBaselines: a.UpdateBaselines,
 		Strict:          a.Strict,
-		Progress:        func(s flow.StepReport) { call.Progress(s) },
+		Progress: func(s flow.StepReport) {
+			call.Progress(s)
+			if rec != nil {
+				rec.Step(s)
+			}
+		},
 		Snapshot:        limits,
 	}
 	if opts.Tools == nil {
@@ -150,6 +219,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 			return nil, err
 		}
 		opts.Device = dev
+		if rec != nil {
+			rec.SetDevice(dev.ID())
+		}
 	}
 	rep, err := flow.Execute(ctx, opts, src.entry)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -40,6 +41,8 @@ type Tools struct {
 	// bytes, never from a file at the same path on this machine (a server
 	// whose paths may coincide with its clients' but hold other files).
 	NoHostFiles bool
+	// Runs, when set, records every flow-execute call as a run.
+	Runs *runs.Store
 }
 
 // Register adds the flow tools to r.

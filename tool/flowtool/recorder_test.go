@@ -35,7 +35,7 @@ func countRun(call *tool.Call, arg string) {
 	n.(*atomic.Int32).Add(1)
 }
 
-func runs(path string) int32 {
+func runCount(path string) int32 {
 	n, ok := ran.Load(path)
 	if !ok {
 		return 0
@@ -362,7 +362,7 @@ func TestRecordClientMode(t *testing.T) {
 		}
 		_, err = invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "other", "project_root": r.root}), false)
 		wantCode(t, err, "FLOW_FILE_INVALID")
-		if got := runs(shot); got != 0 {
+		if got := runCount(shot); got != 0 {
 			t.Fatalf("test-file-input ran %d times, want 0", got)
 		}
 
@@ -445,7 +445,7 @@ func TestRecordLinkedRefusals(t *testing.T) {
 	if !strings.Contains(te.Message, "argument dir is a directory") {
 		t.Fatalf("directory input: got %q, want it named", te.Message)
 	}
-	if got := runs(r.root); got != 0 {
+	if got := runCount(r.root); got != 0 {
 		t.Fatalf("test-dir-input ran %d times, want 0", got)
 	}
 
@@ -483,7 +483,7 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	if got, want := res["recorded"], fmt.Sprintf(`1. tool: test-dir-input {"dir":%q}`, r.root); got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
-	if got := runs(r.root); got != 1 {
+	if got := runCount(r.root); got != 1 {
 		t.Fatalf("test-dir-input ran %d times, want 1", got)
 	}
 

@@ -1,0 +1,212 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// Run is a run as the store lists it.
+type Run struct {
+	ID         string            `json:"run"`
+	Flow       string            `json:"flow"`
+	Device     string            `json:"device,omitempty"`
+	Linked     bool              `json:"linked"`
+	Source     string            `json:"source"`
+	Status     string            `json:"status"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	StartedAt  time.Time         `json:"started_at"`
+	EndedAt    *time.Time        `json:"ended_at,omitempty"`
+	EventCount int64             `json:"event_count"`
+	Summary    *Summary          `json:"summary,omitempty"`
+}
+
+// Detail is a run with its steps and snapshots, folded from its events.
+type Detail struct {
+	Run
+	Steps     []flow.StepReport `json:"steps"`
+	Snapshots []Snapshot        `json:"snapshots"`
+}
+
+// Event is one event of a run's log, as the API and the stream send it.
+type Event struct {
+	RunID      string    `json:"run_id"`
+	Seq        int64     `json:"seq"`
+	RecordedAt time.Time `json:"recorded_at"`
+	Event      Body      `json:"event"`
+}
+
+// Body is an event's kind and payload.
+type Body struct {
+	Kind    string          `json:"kind"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Filter selects runs for List.
+type Filter struct {
+	// Status is one status, or empty for all.
+	Status string
+	// Labels must all match (key:value).
+	Labels map[string]string
+	// Limit caps the page (default 50, at most 500).
+	Limit int
+	// Before is a run id: the page starts after it (older runs).
+	Before string
+}
+
+const runColumns = `id, flow, device, linked, source, status, labels, started_at, ended_at, summary, event_count`
+
+func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
+	var r Run
+	var labels, summary sql.NullString
+	var started int64
+	var ended sql.NullInt64
+	if err := sc.Scan(&r.ID, &r.Flow, &r.Device, &r.Linked, &r.Source, &r.Status, &labels, &started, &ended, &summary, &r.EventCount); err != nil {
+		return r, err
+	}
+	r.StartedAt = time.UnixMilli(started).UTC()
+	if ended.Valid {
+		t := time.UnixMilli(ended.Int64).UTC()
+		r.EndedAt = &t
+	}
+	if labels.Valid {
+		json.Unmarshal([]byte(labels.String), &r.Labels)
+	}
+	if summary.Valid {
+		r.Summary = new(Summary)
+		json.Unmarshal([]byte(summary.String), r.Summary)
+	}
+	return r, nil
+}
+
+// List returns runs newest first.
+func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
+	if f.Limit <= 0 {
+		f.Limit = 50
+	}
+	f.Limit = min(f.Limit, 500)
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	for k, v := range f.Labels {
+		where = append(where, "json_extract(labels, ?) = ?")
+		args = append(args, `$."`+strings.ReplaceAll(k, `"`, `\"`)+`"`, v)
+	}
+	if f.Before != "" {
+		var n int64
+		if err := s.db.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("%w: before=%s names no run", ErrUnknownRun, f.Before)
+			}
+			return nil, err
+		}
+		where = append(where, "n < ?")
+		args = append(args, n)
+	}
+	q := `SELECT ` + runColumns + ` FROM runs`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY n DESC LIMIT ?"
+	args = append(args, f.Limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Get returns a run with its steps and snapshots.
+func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &Detail{Run: r, Steps: []flow.StepReport{}, Snapshots: []Snapshot{}}
+	evs, err := s.Events(ctx, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range evs {
+		switch e.Event.Kind {
+		case "step":
+			var st flow.StepReport
+			if json.Unmarshal(e.Event.Payload, &st) == nil {
+				d.Steps = append(d.Steps, st)
+			}
+		case "snapshot":
+			var sn Snapshot
+			if json.Unmarshal(e.Event.Payload, &sn) == nil {
+				d.Snapshots = append(d.Snapshots, sn)
+			}
+		}
+	}
+	return d, nil
+}
+
+// Events returns a run's events from seq from on, in order.
+func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Event{}
+	for rows.Next() {
+		e := Event{RunID: id}
+		var at int64
+		var payload string
+		if err := rows.Scan(&e.Seq, &at, &e.Event.Kind, &payload); err != nil {
+			return nil, err
+		}
+		e.RecordedAt = time.UnixMilli(at).UTC()
+		e.Event.Payload = json.RawMessage(payload)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Status returns a run's status.
+func (s *Store) Status(ctx context.Context, id string) (string, error) {
+	var st string
+	err := s.db.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+	}
+	return st, err
+}
+
+// File opens an image a run kept (a name from a snapshot event's files).
+func (s *Store) File(id, name string) (*os.File, error) {
+	if !ValidID(id) || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("%w: no file %q of run %s", ErrUnknownRun, name, id)
+	}
+	f, err := os.Open(filepath.Join(s.filesDir(id), name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no file %q of run %s", ErrUnknownRun, name, id)
+	}
+	return f, err
+}

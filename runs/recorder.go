@@ -1,0 +1,270 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/toolserver/toolserver/flow"
+)
+
+// Recorder writes the events of one running run, in order, each before
+// the run moves on. Its methods are safe for concurrent use.
+type Recorder struct {
+	s  *Store
+	id string
+
+	mu     sync.Mutex
+	seq    int64
+	ended  bool
+	cancel context.CancelCauseFunc
+	// files counts the images kept, for their names.
+	files int
+}
+
+// ID is the run's id.
+func (r *Recorder) ID() string { return r.id }
+
+// Bind gives the run a context that Store.Cancel cancels (cause
+// ErrCancelled) and Store.Stopping too (ErrStopping).
+func (r *Recorder) Bind(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
+	return ctx, cancel
+}
+
+// cancelRun cancels the run; false when it is not bound or has ended.
+func (r *Recorder) cancelRun() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended || r.cancel == nil {
+		return false
+	}
+	r.cancel(ErrCancelled)
+	return true
+}
+
+// Append writes an event of kind with payload (any JSON value) as the
+// run's next event.
+func (r *Recorder) Append(kind string, payload any) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return fmt.Errorf("run %s has ended", r.id)
+	}
+	tx, err := r.s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, r.seq, time.Now().UnixMilli(), kind, string(b)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`UPDATE runs SET event_count = ? WHERE id = ?`, r.seq+1, r.id); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	r.seq++
+	r.s.notify()
+	return nil
+}
+
+// SetDevice records the device the run got, once it has one.
+func (r *Recorder) SetDevice(device string) error {
+	_, err := r.s.db.Exec(`UPDATE runs SET device = ? WHERE id = ?`, device, r.id)
+	return err
+}
+
+// SetFlow records the flow's name, once the call named it.
+func (r *Recorder) SetFlow(name string) error {
+	_, err := r.s.db.Exec(`UPDATE runs SET flow = ? WHERE id = ?`, name, r.id)
+	return err
+}
+
+// Snapshot is the event a snapshot step adds beside its step event: its
+// outcome and the images the run keeps, by role, as names of the run's
+// files (GET /v1/runs/{id}/files/{name}).
+type Snapshot struct {
+	Step     int                    `json:"step"`
+	Flow     string                 `json:"flow"`
+	Key      string                 `json:"key"`
+	Status   string                 `json:"status"`
+	Baseline *flow.SnapshotBaseline `json:"baseline,omitempty"`
+	Files    map[string]string      `json:"files,omitempty"`
+	// Artifacts are the artifact ids of the images in the tool-server's
+	// artifact store, while it keeps them.
+	Artifacts map[string]string `json:"artifacts,omitempty"`
+}
+
+// MaxFileBytes caps an image a run keeps.
+const MaxFileBytes = 64 << 20
+
+// Step records a finished step: its report, and for a snapshot step its
+// outcome and images (copied into the store from the artifacts' files on
+// this machine).
+func (r *Recorder) Step(s flow.StepReport) error {
+	if err := r.Append("step", s); err != nil {
+		return err
+	}
+	if s.SnapshotKey == "" {
+		return nil
+	}
+	snap := Snapshot{Step: s.Index, Flow: s.Flow, Key: s.SnapshotKey, Status: s.Status, Baseline: s.Baseline}
+	for role, a := range s.Artifacts {
+		if a.Handle == nil {
+			continue
+		}
+		if snap.Artifacts == nil {
+			snap.Artifacts, snap.Files = map[string]string{}, map[string]string{}
+		}
+		snap.Artifacts[role] = a.Handle.ID
+		if a.Handle.HostPath == "" {
+			continue
+		}
+		if name, err := r.keepFile(role, s.SnapshotKey, a.Handle.HostPath); err == nil {
+			snap.Files[role] = name
+		}
+	}
+	return r.Append("snapshot", snap)
+}
+
+var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// keepFile copies an image into the run's files and returns its name.
+func (r *Recorder) keepFile(role, key, src string) (string, error) {
+	r.mu.Lock()
+	r.files++
+	n := r.files
+	r.mu.Unlock()
+	name := fmt.Sprintf("%03d-%s-%s", n, role, unsafe.ReplaceAllString(filepath.Base(key), "_"))
+	dir := r.s.filesDir(r.id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(out, io.LimitReader(in, MaxFileBytes))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(filepath.Join(dir, name))
+		return "", err
+	}
+	return name, nil
+}
+
+// Summary is a finished run's outcome.
+type Summary struct {
+	Passed     int     `json:"passed"`
+	Failed     int     `json:"failed"`
+	Skipped    int     `json:"skipped"`
+	Errored    int     `json:"errored"`
+	DurationMs float64 `json:"durationMs"`
+	// Reason says why a run errored, was cancelled or interrupted.
+	Reason string `json:"reason,omitempty"`
+}
+
+// End ends the run with the flow's report, or the error that kept it
+// from one; cause is the run context's cause (context.Cause), which tells
+// a cancelled run and a stopped server from a failure. It is idempotent:
+// the first end stands. Then the oldest runs beyond the store's keep go.
+func (r *Recorder) End(rep *flow.Report, err, cause error) error {
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		return nil
+	}
+	r.ended = true
+	seq := r.seq
+	r.mu.Unlock()
+	defer func() {
+		r.s.mu.Lock()
+		delete(r.s.live, r.id)
+		r.s.mu.Unlock()
+	}()
+	status, sum := Errored, Summary{}
+	if rep != nil {
+		sum = Summary{Passed: rep.Passed, Failed: rep.Failed, Skipped: rep.Skipped, Errored: rep.Errored, DurationMs: rep.DurationMs}
+		switch {
+		case rep.OK:
+			status = Passed
+		case rep.InfrastructureError() != nil:
+			status = Errored
+			sum.Reason = rep.InfrastructureError().Error()
+		case rep.Failed > 0:
+			status = Failed
+		}
+	}
+	if err != nil {
+		sum.Reason = err.Error()
+	}
+	switch {
+	case errors.Is(cause, ErrCancelled):
+		status, sum.Reason = Cancelled, "cancelled (POST /v1/runs/{id}/cancel)"
+	case errors.Is(cause, ErrStopping):
+		status, sum.Reason = Interrupted, "the tool-server stopped while the run was going on"
+	}
+	if ferr := r.s.finish(r.id, seq, status, sum); ferr != nil {
+		return ferr
+	}
+	r.s.notify()
+	return r.s.prune()
+}
+
+// newUUID is a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// recorderKey carries a run's recorder in a context.
+type recorderKey struct{}
+
+// WithRecorder gives ctx the recorder of a run started before its call
+// (POST /v1/runs); flow-execute records into it instead of starting one.
+func WithRecorder(ctx context.Context, r *Recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
+}
+
+// FromContext returns the recorder WithRecorder put in ctx, or nil.
+func FromContext(ctx context.Context) *Recorder {
+	r, _ := ctx.Value(recorderKey{}).(*Recorder)
+	return r
+}
+
+// insideKey marks a context as inside a recorded run: a flow-execute
+// nested in it (a tool: step) is part of that run, not a run of its own.
+type insideKey struct{}
+
+// Inside marks ctx as inside a recorded run.
+func Inside(ctx context.Context) context.Context { return context.WithValue(ctx, insideKey{}, true) }
+
+// IsInside reports whether ctx is inside a recorded run.
+func IsInside(ctx context.Context) bool { v, _ := ctx.Value(insideKey{}).(bool); return v }

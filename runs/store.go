@@ -1,0 +1,368 @@
+// Package runs owns the run store: every flow run a tool-server executes,
+// with an append-only log of events per run, in an embedded SQLite
+// database (modernc.org/sqlite: pure Go, so the binary stays
+// CGO_ENABLED=0) in WAL mode, and the images of its snapshots beside it.
+// A run's events are written before the run moves on, so a process killed
+// mid-run loses none of them; the next process over the same directory
+// lists that run as interrupted.
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// The statuses of a run.
+const (
+	Running     = "running"
+	Passed      = "passed"
+	Failed      = "failed"
+	Errored     = "errored"
+	Cancelled   = "cancelled"
+	Interrupted = "interrupted"
+)
+
+// Terminal reports whether status is a run's final status.
+func Terminal(status string) bool { return status != Running }
+
+// Statuses are every status a run can have, for filters.
+var Statuses = []string{Running, Passed, Failed, Errored, Cancelled, Interrupted}
+
+// The bounds of a run's labels (the control-plane conventions' bounds).
+const (
+	MaxLabels     = 16
+	MaxLabelKey   = 64
+	MaxLabelValue = 256
+)
+
+// DefaultKeep is how many finished runs a store keeps by default.
+const DefaultKeep = 500
+
+// The errors of the store, for the API's codes.
+var (
+	ErrUnknownRun = errors.New("unknown run")
+	ErrRunExists  = errors.New("run exists")
+	ErrWrongState = errors.New("wrong state")
+	// ErrCancelled is the cause of a run's context when it was cancelled.
+	ErrCancelled = errors.New("the run was cancelled")
+	// ErrStopping is the cause when the server stopped under the run.
+	ErrStopping = errors.New("the tool-server stopped")
+)
+
+// Store is the run store of one state directory. One process at a time
+// opens a directory (a lock file says which).
+type Store struct {
+	db   *sql.DB
+	dir  string
+	keep int
+	lock *os.File
+
+	mu sync.Mutex
+	// live are the runs this process is running, by id.
+	live map[string]*Recorder
+	// changed is closed and replaced whenever any run changes (an event,
+	// a status), waking the streams that wait on it.
+	changed chan struct{}
+}
+
+// Open opens (creating it) the store in dir, keeping at most keep
+// finished runs (0: DefaultKeep). Runs a previous process left running
+// are marked interrupted.
+func Open(dir string, keep int) (*Store, error) {
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w", dir, err)
+	}
+	dsn := "file:" + filepath.Join(dir, "runs.db") + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	// One connection: SQLite has one writer, and a single connection
+	// keeps every write and read in order without SQLITE_BUSY.
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{})}
+	if err := s.migrate(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.interruptLeftovers(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS runs (
+	n INTEGER PRIMARY KEY AUTOINCREMENT,
+	id TEXT NOT NULL UNIQUE,
+	flow TEXT NOT NULL,
+	device TEXT NOT NULL DEFAULT '',
+	linked INTEGER NOT NULL DEFAULT 0,
+	source TEXT NOT NULL,
+	status TEXT NOT NULL,
+	labels TEXT,
+	started_at INTEGER NOT NULL,
+	ended_at INTEGER,
+	summary TEXT,
+	event_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS events (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	recorded_at INTEGER NOT NULL,
+	kind TEXT NOT NULL,
+	payload TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
+`
+
+func (s *Store) migrate() error {
+	if _, err := s.db.Exec(schema); err != nil {
+		return fmt.Errorf("run store: %w", err)
+	}
+	return nil
+}
+
+// interruptLeftovers ends the runs a previous process left running: they
+// are interrupted, their events kept, and an end event says so.
+func (s *Store) interruptLeftovers() error {
+	rows, err := s.db.Query(`SELECT id, event_count FROM runs WHERE status = ?`, Running)
+	if err != nil {
+		return err
+	}
+	type left struct {
+		id  string
+		seq int64
+	}
+	var all []left
+	for rows.Next() {
+		var l left
+		if err := rows.Scan(&l.id, &l.seq); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, l)
+	}
+	rows.Close()
+	for _, l := range all {
+		sum := Summary{Reason: "the tool-server process ended while the run was going on (killed or crashed); its events up to then are kept"}
+		if err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the store: runs still going on are left to their owners'
+// contexts.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		s.lock.Close()
+	}
+	return err
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// notify wakes everything waiting for a change.
+func (s *Store) notify() {
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// Changed returns a channel closed at the next change of any run: take it
+// before reading, wait on it after, and nothing is missed.
+func (s *Store) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ValidID reports whether id is a UUID, the only run id the store takes.
+func ValidID(id string) bool { return uuidRE.MatchString(id) }
+
+// CheckLabels checks labels against the bounds; the error names the
+// label at fault.
+func CheckLabels(labels map[string]string) error {
+	if len(labels) > MaxLabels {
+		return fmt.Errorf("%d labels; a run has at most %d", len(labels), MaxLabels)
+	}
+	for k, v := range labels {
+		switch {
+		case k == "":
+			return errors.New("a label has an empty key")
+		case len(k) > MaxLabelKey:
+			return fmt.Errorf("label key %.20q… is %d bytes; a key has at most %d", k, len(k), MaxLabelKey)
+		case len(v) > MaxLabelValue:
+			return fmt.Errorf("label %q has a value of %d bytes; a value has at most %d", k, len(v), MaxLabelValue)
+		case strings.ContainsRune(k, ':'):
+			return fmt.Errorf("label key %q has a colon, which a label filter (key:value) cannot name", k)
+		}
+	}
+	return nil
+}
+
+// Begin is what a run starts with.
+type Begin struct {
+	// ID is the run's id, a UUID; empty mints one.
+	ID     string
+	Flow   string
+	Device string
+	Linked bool
+	Labels map[string]string
+	// Source is how it started: "tools" (a flow-execute call) or "v1"
+	// (POST /v1/runs).
+	Source string
+}
+
+// Start records a new run, running, and returns its recorder. The run's
+// first event (run_started) is written before it returns.
+func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
+	if b.ID == "" {
+		b.ID = newUUID()
+	}
+	if !ValidID(b.ID) {
+		return nil, fmt.Errorf("run id %q is not a UUID", b.ID)
+	}
+	if err := CheckLabels(b.Labels); err != nil {
+		return nil, err
+	}
+	var labels any
+	if len(b.Labels) > 0 {
+		lb, _ := json.Marshal(b.Labels)
+		labels = string(lb)
+	}
+	now := time.Now()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		b.ID, b.Flow, b.Device, b.Linked, b.Source, Running, labels, now.UnixMilli())
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return nil, fmt.Errorf("%w: run %s has history already", ErrRunExists, b.ID)
+		}
+		return nil, err
+	}
+	r := &Recorder{s: s, id: b.ID}
+	s.mu.Lock()
+	s.live[b.ID] = r
+	s.mu.Unlock()
+	if err := r.Append("run_started", map[string]any{"flow": b.Flow, "device": b.Device, "linked": b.Linked, "labels": b.Labels, "source": b.Source}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Cancel cancels a run this process is running.
+func (s *Store) Cancel(ctx context.Context, id string) error {
+	s.mu.Lock()
+	r := s.live[id]
+	s.mu.Unlock()
+	if r != nil && r.cancelRun() {
+		return nil
+	}
+	run, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: run %s is %s, not running", ErrWrongState, id, run.Status)
+}
+
+// Stopping cancels every run this process is running, as the server
+// stops: they end interrupted.
+func (s *Store) Stopping() {
+	s.mu.Lock()
+	live := make([]*Recorder, 0, len(s.live))
+	for _, r := range s.live {
+		live = append(live, r)
+	}
+	s.mu.Unlock()
+	for _, r := range live {
+		r.mu.Lock()
+		c := r.cancel
+		r.mu.Unlock()
+		if c != nil {
+			c(ErrStopping)
+		}
+	}
+}
+
+// finish ends a run with its status and summary, the final event at seq.
+func (s *Store) finish(id string, seq int64, status string, sum Summary) error {
+	payload, _ := json.Marshal(map[string]any{"status": status, "summary": sum})
+	sb, _ := json.Marshal(sum)
+	now := time.Now()
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now.UnixMilli(), "run_ended", string(payload)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ?, summary = ?, event_count = ? WHERE id = ?`, status, now.UnixMilli(), string(sb), seq+1, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// prune removes the oldest finished runs beyond the store's keep, with
+// their files.
+func (s *Store) prune() error {
+	rows, err := s.db.Query(`SELECT id FROM runs WHERE status != ? ORDER BY n DESC LIMIT -1 OFFSET ?`, Running, s.keep)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		if _, err := s.db.Exec(`DELETE FROM runs WHERE id = ?`, id); err != nil {
+			return err
+		}
+		if err := os.RemoveAll(s.filesDir(id)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// filesDir is where a run's images are kept.
+func (s *Store) filesDir(id string) string { return filepath.Join(s.dir, "files", id) }

@@ -1,0 +1,281 @@
+package runs_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/runs"
+)
+
+// TestMain doubles as the child process of TestKilledMidRun: with
+// RUNS_CHILD set it records a run into that store, says so, and waits to
+// be killed.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("RUNS_CHILD"); dir != "" {
+		child(dir)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func child(dir string) {
+	st, err := runs.Open(dir, 0)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	rec, err := st.Start(context.Background(), runs.Begin{ID: "11111111-2222-4333-8444-555555555555", Flow: "checkout", Source: "tools"})
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	for i := range 5 {
+		rec.Step(flow.StepReport{Index: i, Kind: "tap", Flow: "checkout", Status: flow.StatusPass})
+	}
+	fmt.Println("recorded")
+	select {} // until killed
+}
+
+func open(t *testing.T, dir string, keep int) *runs.Store {
+	t.Helper()
+	st, err := runs.Open(dir, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// finished records a run of flow with labels that ends with rep.
+func finished(t *testing.T, st *runs.Store, flowName string, labels map[string]string, rep *flow.Report) string {
+	t.Helper()
+	rec, err := st.Start(t.Context(), runs.Begin{Flow: flowName, Labels: labels, Source: "tools"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Steps {
+		if err := rec.Step(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.End(rep, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return rec.ID()
+}
+
+var (
+	passing = &flow.Report{OK: true, Passed: 1, Steps: []flow.StepReport{{Kind: "tap", Status: flow.StatusPass}}}
+	failing = &flow.Report{Failed: 1, Steps: []flow.StepReport{{Kind: "assert", Status: flow.StatusFail, Reason: "no"}}}
+)
+
+func TestListGetFiltersAndPages(t *testing.T) {
+	t.Parallel()
+	st := open(t, t.TempDir(), 0)
+	var ids []string
+	for i := range 5 {
+		rep := passing
+		if i%2 == 1 {
+			rep = failing
+		}
+		ids = append(ids, finished(t, st, fmt.Sprintf("flow-%d", i), map[string]string{"build": fmt.Sprint(i % 2), "env": "ci"}, rep))
+	}
+	all, err := st.List(t.Context(), runs.Filter{})
+	if err != nil || len(all) != 5 || all[0].ID != ids[4] || all[4].ID != ids[0] {
+		t.Fatalf("list: %v %+v, want 5 newest first", err, all)
+	}
+	failed, _ := st.List(t.Context(), runs.Filter{Status: runs.Failed})
+	if len(failed) != 2 || failed[0].Flow != "flow-3" || failed[0].Summary == nil || failed[0].Summary.Failed != 1 {
+		t.Errorf("status filter: %+v", failed)
+	}
+	labelled, _ := st.List(t.Context(), runs.Filter{Labels: map[string]string{"build": "0", "env": "ci"}})
+	if len(labelled) != 3 {
+		t.Errorf("label filter: got %d runs, want 3", len(labelled))
+	}
+	page1, _ := st.List(t.Context(), runs.Filter{Limit: 2})
+	page2, _ := st.List(t.Context(), runs.Filter{Limit: 2, Before: page1[1].ID})
+	page3, _ := st.List(t.Context(), runs.Filter{Limit: 2, Before: page2[1].ID})
+	var got []string
+	for _, p := range [][]runs.Run{page1, page2, page3} {
+		for _, r := range p {
+			got = append(got, r.Flow)
+		}
+	}
+	if strings.Join(got, " ") != "flow-4 flow-3 flow-2 flow-1 flow-0" {
+		t.Errorf("pages: %q", got)
+	}
+	if _, err := st.List(t.Context(), runs.Filter{Before: "99999999-2222-4333-8444-555555555555"}); !errors.Is(err, runs.ErrUnknownRun) {
+		t.Errorf("before an unknown run: %v", err)
+	}
+	d, err := st.Get(t.Context(), ids[1])
+	if err != nil || d.Status != runs.Failed || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
+		t.Fatalf("get: %v %+v", err, d)
+	}
+	if _, err := st.Get(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
+		t.Errorf("get unknown: %v", err)
+	}
+	evs, _ := st.Events(t.Context(), ids[1], 0)
+	var kinds []string
+	for i, e := range evs {
+		if e.Seq != int64(i) {
+			t.Errorf("event %d has seq %d", i, e.Seq)
+		}
+		kinds = append(kinds, e.Event.Kind)
+	}
+	if strings.Join(kinds, " ") != "run_started step run_ended" {
+		t.Errorf("events: %q", kinds)
+	}
+}
+
+func TestStartRefuses(t *testing.T) {
+	t.Parallel()
+	st := open(t, t.TempDir(), 0)
+	id := "11111111-2222-4333-8444-555555555555"
+	if _, err := st.Start(t.Context(), runs.Begin{ID: id, Source: "v1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Start(t.Context(), runs.Begin{ID: id, Source: "v1"}); !errors.Is(err, runs.ErrRunExists) {
+		t.Errorf("a used id: %v", err)
+	}
+	many := map[string]string{}
+	for i := range 17 {
+		many[fmt.Sprint("k", i)] = "v"
+	}
+	for _, labels := range []map[string]string{many, {strings.Repeat("k", 65): "v"}, {"k": strings.Repeat("v", 257)}, {"": "v"}} {
+		if _, err := st.Start(t.Context(), runs.Begin{Labels: labels, Source: "v1"}); err == nil {
+			t.Errorf("labels %v: accepted", labels)
+		}
+	}
+	if _, err := st.Start(t.Context(), runs.Begin{ID: "nope", Source: "v1"}); err == nil {
+		t.Error("a run id that is no UUID: accepted")
+	}
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	st := open(t, t.TempDir(), 0)
+	rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := rec.Bind(context.Background())
+	defer cancel(nil)
+	if err := st.Cancel(t.Context(), rec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	if !errors.Is(context.Cause(ctx), runs.ErrCancelled) {
+		t.Fatalf("cause: %v", context.Cause(ctx))
+	}
+	rec.End(&flow.Report{Aborted: true, Skipped: 1}, nil, context.Cause(ctx))
+	if s, _ := st.Status(t.Context(), rec.ID()); s != runs.Cancelled {
+		t.Errorf("status %q, want cancelled", s)
+	}
+	if err := st.Cancel(t.Context(), rec.ID()); !errors.Is(err, runs.ErrWrongState) {
+		t.Errorf("cancel an ended run: %v", err)
+	}
+	if err := st.Cancel(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
+		t.Errorf("cancel an unknown run: %v", err)
+	}
+}
+
+// TestRetentionPrunesRunsAndFiles: beyond keep, the oldest finished runs
+// go with their images.
+func TestRetentionPrunesRunsAndFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := open(t, dir, 2)
+	img := filepath.Join(t.TempDir(), "current.png")
+	os.WriteFile(img, []byte("\x89PNG fake"), 0o644)
+	snap := &flow.Report{Failed: 1, Steps: []flow.StepReport{{Kind: "snapshot", Status: flow.StatusFail, SnapshotKey: "home__chromium-10x10.png",
+		Artifacts: map[string]flow.Artifact{"current": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "a1", HostPath: img}}}}}}
+	first := finished(t, st, "one", nil, snap)
+	d, _ := st.Get(t.Context(), first)
+	if len(d.Snapshots) != 1 || d.Snapshots[0].Files["current"] == "" {
+		t.Fatalf("the snapshot's image was not kept: %+v", d.Snapshots)
+	}
+	f, err := st.File(first, d.Snapshots[0].Files["current"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := st.File(first, "../../runs.db"); err == nil {
+		t.Error("a file name with a path was served")
+	}
+	finished(t, st, "two", nil, passing)
+	finished(t, st, "three", nil, passing)
+	if _, err := st.Get(t.Context(), first); !errors.Is(err, runs.ErrUnknownRun) {
+		t.Errorf("the oldest run: %v, want pruned", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "files", first)); !os.IsNotExist(err) {
+		t.Errorf("the oldest run's files: %v, want gone", err)
+	}
+	if all, _ := st.List(t.Context(), runs.Filter{}); len(all) != 2 {
+		t.Errorf("kept %d runs, want 2", len(all))
+	}
+}
+
+// TestKilledMidRun: a process killed with SIGKILL during a run loses none
+// of the run's recorded events; the next process lists it interrupted.
+func TestKilledMidRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "RUNS_CHILD="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "recorded" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: %q %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	st := open(t, dir, 0)
+	id := "11111111-2222-4333-8444-555555555555"
+	d, err := st.Get(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != runs.Interrupted || len(d.Steps) != 5 || d.EventCount != 7 {
+		t.Fatalf("after kill -9: status %s, %d steps, %d events; want interrupted, 5, 7", d.Status, len(d.Steps), d.EventCount)
+	}
+	evs, _ := st.Events(t.Context(), id, 0)
+	var end struct{ Status string }
+	json.Unmarshal(evs[len(evs)-1].Event.Payload, &end)
+	if evs[len(evs)-1].Event.Kind != "run_ended" || end.Status != runs.Interrupted {
+		t.Errorf("last event: %+v", evs[len(evs)-1])
+	}
+}
+
+// TestOneProcessPerDirectory: a second store on the same directory is
+// refused while the first is open.
+func TestOneProcessPerDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open(t, dir, 0)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "RUNS_CHILD="+dir)
+	b, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(b), "in use by another toolserver process") {
+		t.Fatalf("a second process: %q", b)
+	}
+}

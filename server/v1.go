@@ -1,0 +1,467 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolserver/toolserver/runs"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// The control plane under /v1: runs started over HTTP that go on without
+// the connection, their event logs as server-sent events with a resume
+// cursor, and one error envelope with stable codes.
+
+// The codes of the /v1 error envelope.
+const (
+	codeBadRequest      = "bad_request"
+	codeUnauthorized    = "unauthorized"
+	codeUnknownRun      = "unknown_run"
+	codeRunExists       = "run_exists"
+	codeWrongState      = "wrong_state"
+	codePayloadTooLarge = "payload_too_large"
+	codeInternal        = "internal"
+	codeNotFound        = "not_found"
+)
+
+// v1Error is an error of the /v1 surface: its status and code.
+type v1Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+// v1Body is the /v1 error envelope.
+type v1Body struct {
+	Error struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details,omitempty"`
+	} `json:"error"`
+}
+
+// writeV1Error answers a /v1 error in its envelope.
+func writeV1Error(w http.ResponseWriter, e v1Error) {
+	var b v1Body
+	b.Error.Code, b.Error.Message = e.Code, e.Message
+	writeJSON(w, e.Status, b)
+}
+
+// v1Of is a tool.Error of the middleware (auth, Host guard, routes) in
+// the /v1 envelope: the status of its kind, a code of the /v1 table.
+func v1Of(e *tool.Error) v1Error {
+	code := codeBadRequest
+	switch e.Kind {
+	case tool.KindUnauthorized, tool.KindForbidden:
+		code = codeUnauthorized
+	case tool.KindNotFound:
+		code = codeNotFound
+	case tool.KindTooLarge:
+		code = codePayloadTooLarge
+	case tool.KindInternal:
+		code = codeInternal
+	}
+	return v1Error{Status: e.HTTPStatus(), Code: code, Message: e.Message}
+}
+
+// isV1 reports whether r is a request of the /v1 surface.
+func isV1(r *http.Request) bool {
+	return r.URL.Path == "/v1" || strings.HasPrefix(r.URL.Path, "/v1/")
+}
+
+// v1Routes mounts the control plane on r.
+func (s *Server) v1Routes(r chi.Router) {
+	r.Get("/capabilities", s.v1Capabilities)
+	r.Post("/runs", s.v1StartRun)
+	r.Get("/runs", s.v1ListRuns)
+	r.Get("/runs/{id}", s.v1GetRun)
+	r.Get("/runs/{id}/events", s.v1RunEvents)
+	r.Post("/runs/{id}/cancel", s.v1CancelRun)
+	r.Get("/runs/{id}/files/{name}", s.v1RunFile)
+	r.Get("/events", s.v1Changes)
+}
+
+// Capabilities is GET /v1/capabilities.
+type Capabilities struct {
+	Capabilities struct {
+		Runs      bool `json:"runs"`
+		Events    bool `json:"events"`
+		Dashboard bool `json:"dashboard"`
+		MCP       bool `json:"mcp"`
+	} `json:"capabilities"`
+	Server struct {
+		Version string `json:"version"`
+		Commit  string `json:"commit,omitempty"`
+	} `json:"server"`
+}
+
+func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
+	var c Capabilities
+	c.Capabilities.Runs = s.cfg.Runs != nil
+	c.Capabilities.Events = s.cfg.Runs != nil
+	c.Capabilities.Dashboard = s.cfg.Dashboard != nil
+	c.Server.Version, c.Server.Commit = s.cfg.Version, s.cfg.Commit
+	writeJSON(w, http.StatusOK, c)
+}
+
+// store answers 404 when the server keeps no runs.
+func (s *Server) store(w http.ResponseWriter) *runs.Store {
+	if s.cfg.Runs == nil {
+		writeV1Error(w, v1Error{http.StatusNotFound, codeNotFound, "this tool-server keeps no runs (serve --state-dir)"})
+	}
+	return s.cfg.Runs
+}
+
+// runError answers an error of the run store.
+func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, runs.ErrUnknownRun):
+		writeV1Error(w, v1Error{http.StatusNotFound, codeUnknownRun, err.Error()})
+	case errors.Is(err, runs.ErrRunExists):
+		writeV1Error(w, v1Error{http.StatusConflict, codeRunExists, err.Error()})
+	case errors.Is(err, runs.ErrWrongState):
+		writeV1Error(w, v1Error{http.StatusConflict, codeWrongState, err.Error()})
+	default:
+		writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
+	}
+}
+
+// startRequest is POST /v1/runs's body.
+type startRequest struct {
+	ToolArgs json.RawMessage   `json:"tool_args"`
+	Labels   map[string]string `json:"labels"`
+	RunID    string            `json:"run_id"`
+}
+
+func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		writeV1Error(w, v1Error{http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("request body over %d bytes: send large files through POST /upload", mbe.Limit)})
+		return
+	case err != nil:
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "reading the body: " + err.Error()})
+		return
+	}
+	var req startRequest
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): " + err.Error()})
+		return
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(req.ToolArgs, &args); err != nil || args == nil {
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "tool_args must be an object: flow-execute's arguments"})
+		return
+	}
+	if err := runs.CheckLabels(req.Labels); err != nil {
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "labels: " + err.Error()})
+		return
+	}
+	if req.RunID != "" && !runs.ValidID(req.RunID) {
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("run_id %q is not a UUID", req.RunID)})
+		return
+	}
+	var name string
+	json.Unmarshal(args["name"], &name)
+	_, members := args["members"]
+	rec, err := st.Start(r.Context(), runs.Begin{ID: req.RunID, Flow: name, Labels: req.Labels, Source: "v1", Linked: members})
+	if err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	// The run goes on without the connection; the server's stop
+	// interrupts it.
+	s.runsWG.Add(1)
+	go func() {
+		defer s.runsWG.Done()
+		ctx := runs.WithRecorder(s.base(), rec)
+		_, err := s.cfg.Tools.Invoke(ctx, "flow-execute", req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
+		// A call refused before the flow ran (bad arguments) ends here;
+		// one that ran has ended already, and End keeps its first end.
+		if err != nil {
+			err = s.wireError(err)
+		}
+		rec.End(nil, err, nil)
+	}()
+	writeJSON(w, http.StatusCreated, map[string]string{"run": rec.ID(), "status": runs.Running})
+}
+
+// wireError is an error of a background run as its record shows it: a
+// tool error's message, an internal fault logged and named by a stable
+// message.
+func (s *Server) wireError(err error) error {
+	te := tool.AsError(err)
+	if !te.Internal() {
+		return te
+	}
+	s.cfg.Log.Error("internal error in a run", "err", err)
+	return errors.New("internal error; see the tool-server's log")
+}
+
+func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	q := r.URL.Query()
+	f := runs.Filter{Status: q.Get("status"), Before: q.Get("before")}
+	if f.Status != "" && !validStatus(f.Status) {
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("status %q: want one of %s", f.Status, strings.Join(runs.Statuses, ", "))})
+		return
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("limit %q: want a number from 1 to 500", v)})
+			return
+		}
+		f.Limit = n
+	}
+	for _, l := range q["label"] {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k == "" {
+			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("label %q: want key:value", l)})
+			return
+		}
+		if f.Labels == nil {
+			f.Labels = map[string]string{}
+		}
+		f.Labels[k] = v
+	}
+	list, err := st.List(r.Context(), f)
+	if err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": list})
+}
+
+func validStatus(s string) bool {
+	for _, v := range runs.Statuses {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	d, err := st.Get(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (s *Server) v1CancelRun(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	id := chi.URLParam(r, "id")
+	if err := st.Cancel(r.Context(), id); err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"run": id, "status": "cancelling"})
+}
+
+func (s *Server) v1RunFile(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	f, err := st.File(chi.URLParam(r, "id"), chi.URLParam(r, "name"))
+	if err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Cache-Control", "private, max-age=86400")
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+// eventPoll bounds how long a stream waits for a change before it looks
+// again (a change wakes it at once; this only bounds a missed wake-up).
+const eventPoll = 2 * time.Second
+
+// sseHeartbeat is how often an idle stream sends a comment, so proxies
+// keep it open.
+const sseHeartbeat = 15 * time.Second
+
+// v1RunEvents streams a run's events: every event from the cursor on,
+// then the live tail, then an end frame with the final status. The cursor
+// is Last-Event-ID plus one (it wins) or ?from_seq=n, else 0.
+func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	id := chi.URLParam(r, "id")
+	from := int64(0)
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("Last-Event-ID %q is not a sequence number", v)})
+			return
+		}
+		from = n + 1
+	} else if v := r.URL.Query().Get("from_seq"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("from_seq %q is not a sequence number", v)})
+			return
+		}
+		from = n
+	}
+	if _, err := st.Status(r.Context(), id); err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	sse := newSSE(w)
+	for {
+		changed := st.Changed()
+		status, err := st.Status(r.Context(), id)
+		if err != nil {
+			return
+		}
+		evs, err := st.Events(r.Context(), id, from)
+		if err != nil {
+			return
+		}
+		for _, e := range evs {
+			if !sse.frame("", strconv.FormatInt(e.Seq, 10), e) {
+				return
+			}
+			from = e.Seq + 1
+		}
+		if runs.Terminal(status) {
+			sse.frame("end", "", map[string]string{"status": status})
+			return
+		}
+		if !sse.wait(r.Context(), changed) {
+			return
+		}
+	}
+}
+
+// v1Changes streams every change of the run list, for a dashboard: a
+// frame with the changed runs (newest first) each time one starts,
+// records an event or ends. It never ends on its own.
+func (s *Server) v1Changes(w http.ResponseWriter, r *http.Request) {
+	st := s.store(w)
+	if st == nil {
+		return
+	}
+	sse := newSSE(w)
+	seen := map[string]int64{}
+	for {
+		changed := st.Changed()
+		list, err := st.List(r.Context(), runs.Filter{Limit: 100})
+		if err != nil {
+			return
+		}
+		var out []runs.Run
+		for _, run := range list {
+			if n, ok := seen[run.ID]; !ok || n != run.EventCount {
+				out = append(out, run)
+				seen[run.ID] = run.EventCount
+			}
+		}
+		if len(out) > 0 && !sse.frame("", "", map[string]any{"runs": out}) {
+			return
+		}
+		if !sse.wait(r.Context(), changed) {
+			return
+		}
+	}
+}
+
+// sseWriter writes server-sent events.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func newSSE(w http.ResponseWriter) *sseWriter {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	w.WriteHeader(http.StatusOK)
+	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	s.rc.Flush()
+	return s
+}
+
+// frame writes one frame: its event name (none for an event of the
+// log), its id, its data as JSON; false when the client is gone.
+func (s *sseWriter) frame(event, id string, v any) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var out strings.Builder
+	if event != "" {
+		out.WriteString("event: " + event + "\n")
+	}
+	if id != "" {
+		out.WriteString("id: " + id + "\n")
+	}
+	out.WriteString("data: ")
+	out.Write(b)
+	out.WriteString("\n\n")
+	if _, err := io.WriteString(s.w, out.String()); err != nil {
+		return false
+	}
+	return s.rc.Flush() == nil
+}
+
+// wait waits for a change, sending heartbeats; false when the client is
+// gone.
+func (s *sseWriter) wait(ctx context.Context, changed <-chan struct{}) bool {
+	poll := time.NewTimer(eventPoll)
+	defer poll.Stop()
+	beat := time.NewTicker(sseHeartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			return true
+		case <-poll.C:
+			return true
+		case <-beat.C:
+			if _, err := io.WriteString(s.w, ": keep-alive\n\n"); err != nil || s.rc.Flush() != nil {
+				return false
+			}
+		}
+	}
+}
