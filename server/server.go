@@ -70,9 +70,9 @@ type Server struct {
 	cfg Config
 	// baseCtx is the context of the server's life, set by Serve: runs
 	// started by POST /v1/runs live in it, not in their request's.
-	baseCtx context.Context
-	runsWG  sync.WaitGroup
-	mu      sync.Mutex
+	baseCtx  context.Context
+	runsWG   sync.WaitGroup
+	mu       sync.Mutex
 	ln       net.Listener
 	srv      *http.Server
 	wildcard bool

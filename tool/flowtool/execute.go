@@ -200,7 +200,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 				rec.Step(s)
 			}
 		},
-		Snapshot:        limits,
+		Snapshot: limits,
 	}
 	if opts.Tools == nil {
 		opts.Tools = t.caller()
