@@ -26,6 +26,9 @@ type Recorder struct {
 	seq    int64
 	ended  bool
 	cancel context.CancelCauseFunc
+	// cancelled tells a cancel that came before the run bound its
+	// context: Bind cancels at once.
+	cancelled bool
 	// files counts the images kept, for their names.
 	files int
 }
@@ -39,18 +42,25 @@ func (r *Recorder) Bind(ctx context.Context) (context.Context, context.CancelCau
 	ctx, cancel := context.WithCancelCause(ctx)
 	r.mu.Lock()
 	r.cancel = cancel
+	if r.cancelled {
+		cancel(ErrCancelled)
+	}
 	r.mu.Unlock()
 	return ctx, cancel
 }
 
-// cancelRun cancels the run; false when it is not bound or has ended.
+// cancelRun cancels the run, now or as soon as it binds its context;
+// false when it has ended.
 func (r *Recorder) cancelRun() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.ended || r.cancel == nil {
+	if r.ended {
 		return false
 	}
-	r.cancel(ErrCancelled)
+	r.cancelled = true
+	if r.cancel != nil {
+		r.cancel(ErrCancelled)
+	}
 	return true
 }
 
@@ -222,6 +232,11 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 	if err != nil {
 		sum.Reason = err.Error()
 	}
+	r.mu.Lock()
+	if r.cancelled && cause == nil {
+		cause = ErrCancelled
+	}
+	r.mu.Unlock()
 	switch {
 	case errors.Is(cause, ErrCancelled):
 		status, sum.Reason = Cancelled, "cancelled (POST /v1/runs/{id}/cancel)"

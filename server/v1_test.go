@@ -1,0 +1,375 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/runs"
+	"github.com/toolserver/toolserver/server"
+	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/flowtool"
+)
+
+// v1Rig is a server with the flow tools and a run store, and a page that
+// holds its response until the test releases it (a run that waits where
+// the test wants it to).
+type v1Rig struct {
+	url, token string
+	store      *runs.Store
+	srv        *server.Server
+	slowURL    string
+	release    func()
+}
+
+func newV1Rig(t *testing.T, token, commit string) *v1Rig {
+	t.Helper()
+	dir := t.TempDir()
+	arts, err := store.NewArtifacts(dir+"/artifacts", 100, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := runs.Open(dir+"/state", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tool.NewRegistry()
+	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir, Runs: st}).Register(reg)
+	r := &v1Rig{token: token, store: st}
+	r.srv = server.New(server.Config{Addr: "127.0.0.1:0", Token: token, Tools: reg, Artifacts: arts, TempDir: dir, Version: "1.2.3", Commit: commit, Runs: st})
+	hs := httptest.NewServer(r.srv.Handler())
+	r.url = hs.URL
+	released := make(chan struct{})
+	var once sync.Once
+	r.release = func() { once.Do(func() { close(released) }) }
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case <-released:
+		case <-req.Context().Done():
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><p>finally here</p>`)
+	}))
+	r.slowURL = slow.URL
+	t.Cleanup(func() {
+		r.release()
+		slow.Close()
+		hs.Close()
+		r.srv.Wait()
+		st.Close()
+	})
+	return r
+}
+
+func (r *v1Rig) do(t *testing.T, method, path, body string, hdr ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, r.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// start starts a run of flow name in root on device and returns its id.
+func (r *v1Rig) start(t *testing.T, root, name, device, extra string) string {
+	t.Helper()
+	code, b := r.do(t, "POST", "/v1/runs", fmt.Sprintf(`{"tool_args":{"name":%q,"project_root":%q,"device":%q}%s}`, name, root, device, extra))
+	if code != http.StatusCreated {
+		t.Fatalf("POST /v1/runs: %d %s", code, b)
+	}
+	var out struct{ Run, Status string }
+	json.Unmarshal(b, &out)
+	if out.Status != "running" || !runs.ValidID(out.Run) {
+		t.Fatalf("POST /v1/runs: %s", b)
+	}
+	return out.Run
+}
+
+// waitStatus waits until the run's status is final, and returns it.
+func (r *v1Rig) waitStatus(t *testing.T, id string) string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		changed := r.store.Changed()
+		s, err := r.store.Status(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs.Terminal(s) {
+			return s
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Until(deadline)):
+			t.Fatalf("run %s still %s after a minute", id, s)
+		}
+	}
+}
+
+// sseFrame is one frame of an event stream.
+type sseFrame struct {
+	event, id string
+	data      string
+}
+
+// readFrames reads frames until the stream ends or stop says to stop.
+func readFrames(t *testing.T, body io.Reader, stop func(sseFrame) bool) []sseFrame {
+	t.Helper()
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var out []sseFrame
+	var f sseFrame
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if f.data == "" && f.event == "" {
+				continue
+			}
+			out = append(out, f)
+			if stop != nil && stop(f) {
+				return out
+			}
+			f = sseFrame{}
+		case strings.HasPrefix(line, "event: "):
+			f.event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "id: "):
+			f.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "data: "):
+			f.data = strings.TrimPrefix(line, "data: ")
+		}
+	}
+	return out
+}
+
+func (r *v1Rig) stream(t *testing.T, path string, hdr ...string) (*http.Response, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", r.url+path, nil)
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		cancel()
+		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp, cancel
+}
+
+// TestV1RunOutlivesItsClientAndStreamsResume: a run started by POST
+// /v1/runs goes on with nobody connected; its event stream, dropped mid-
+// run and resumed with Last-Event-ID, and again with from_seq, yields every
+// event exactly once and in order, then the end frame.
+func TestV1RunOutlivesItsClientAndStreamsResume(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "s3cret", "")
+	root := t.TempDir()
+	writeFlow(t, root, "outlive", `steps:
+  - launch: "{{URL}}/app.html"
+  - tap: Go now
+  - assert: { text: { in: { id: out }, equals: clicked 1 } }
+  - launch: "`+r.slowURL+`/slow"
+  - await: { visible: { text: finally here } }
+`)
+	device := "chromium-cdp-901x601"
+	cdptest.Claim(t, device)
+	t.Cleanup(func() { cdptest.Stop(t, device) })
+	id := r.start(t, root, "outlive", device, `,"labels":{"suite":"v1","build":"7"}`)
+
+	// Follow until the run blocks on the slow page (after the assert,
+	// seq 3), then drop the connection.
+	resp, cancel := r.stream(t, "/v1/runs/"+id+"/events")
+	first := readFrames(t, resp.Body, func(f sseFrame) bool { return f.id == "3" })
+	cancel()
+	resp.Body.Close()
+	// Nobody is connected now; the run goes on once the page answers.
+	r.release()
+	if s := r.waitStatus(t, id); s != runs.Passed {
+		d, _ := r.store.Get(t.Context(), id)
+		t.Fatalf("status %s, want passed: %+v", s, d)
+	}
+	resp2, cancel2 := r.stream(t, "/v1/runs/"+id+"/events", "Last-Event-ID", "3")
+	rest := readFrames(t, resp2.Body, nil)
+	cancel2()
+	resp2.Body.Close()
+
+	all := append(first, rest...)
+	end := all[len(all)-1]
+	if end.event != "end" || !strings.Contains(end.data, `"status":"passed"`) {
+		t.Fatalf("the last frame: %+v, want the end frame with passed", end)
+	}
+	var kinds []string
+	for i, f := range all[:len(all)-1] {
+		var e runs.Event
+		if err := json.Unmarshal([]byte(f.data), &e); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if f.event != "" || f.id != fmt.Sprint(i) || e.Seq != int64(i) || e.RunID != id || e.RecordedAt.IsZero() {
+			t.Fatalf("frame %d: %+v (seq %d), want id %d, no event field", i, f, e.Seq, i)
+		}
+		kinds = append(kinds, e.Event.Kind)
+	}
+	if got := strings.Join(kinds, " "); got != "run_started step step step step step run_ended" {
+		t.Errorf("events: %q", got)
+	}
+	// from_seq, after the end: the tail from 2 and the end frame.
+	resp3, cancel3 := r.stream(t, "/v1/runs/"+id+"/events?from_seq=2")
+	tail := readFrames(t, resp3.Body, nil)
+	cancel3()
+	resp3.Body.Close()
+	if len(tail) != len(all)-2 || tail[0].id != "2" || tail[len(tail)-1].event != "end" {
+		t.Errorf("from_seq=2: %d frames from %q, want %d from 2", len(tail), tail[0].id, len(all)-2)
+	}
+
+	// The run in the list, with its labels; the filters; get.
+	code, b := r.do(t, "GET", "/v1/runs?status=passed&label=suite:v1&label=build:7", "")
+	var list struct{ Runs []runs.Run }
+	json.Unmarshal(b, &list)
+	if code != 200 || len(list.Runs) != 1 || list.Runs[0].ID != id || list.Runs[0].Flow != "outlive" || list.Runs[0].Device != device || list.Runs[0].Labels["suite"] != "v1" {
+		t.Fatalf("list: %d %s", code, b)
+	}
+	if _, b := r.do(t, "GET", "/v1/runs?label=suite:other", ""); !strings.Contains(string(b), `"runs":[]`) {
+		t.Errorf("a label that matches nothing: %s", b)
+	}
+	code, b = r.do(t, "GET", "/v1/runs/"+id, "")
+	var d runs.Detail
+	json.Unmarshal(b, &d)
+	if code != 200 || len(d.Steps) != 5 || d.Summary == nil || d.Summary.Passed != 5 {
+		t.Fatalf("get: %d %s", code, b)
+	}
+}
+
+// TestV1Cancel: a running run is cancelled; cancelling it again is
+// wrong_state.
+func TestV1Cancel(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	root := t.TempDir()
+	writeFlow(t, root, "held", `steps:
+  - launch: "`+r.slowURL+`/slow"
+  - echo: never
+`)
+	device := "chromium-cdp-902x602"
+	cdptest.Claim(t, device)
+	t.Cleanup(func() { cdptest.Stop(t, device) })
+	id := r.start(t, root, "held", device, "")
+	if code, b := r.do(t, "POST", "/v1/runs/"+id+"/cancel", ""); code != http.StatusAccepted {
+		t.Fatalf("cancel: %d %s", code, b)
+	}
+	if s := r.waitStatus(t, id); s != runs.Cancelled {
+		t.Fatalf("status %s, want cancelled", s)
+	}
+	code, b := r.do(t, "POST", "/v1/runs/"+id+"/cancel", "")
+	if code != http.StatusConflict || !strings.Contains(string(b), `"code":"wrong_state"`) {
+		t.Errorf("cancel an ended run: %d %s", code, b)
+	}
+}
+
+// TestV1Errors: every error code of the control plane, in its envelope.
+func TestV1Errors(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "tok", "")
+	id := "0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f"
+	many := map[string]string{}
+	for i := range 17 {
+		many[fmt.Sprint("k", i)] = "v"
+	}
+	manyJSON, _ := json.Marshal(many)
+	// A run to conflict with and to find ended.
+	code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none","project_root":"/nonexistent"},"run_id":"`+id+`"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("start: %d %s", code, b)
+	}
+	if s := r.waitStatus(t, id); s != runs.Errored {
+		t.Fatalf("a run of a missing flow: %s, want errored", s)
+	}
+	for _, tc := range []struct {
+		name, method, path, body string
+		hdr                      []string
+		status                   int
+		code                     string
+	}{
+		{"no token", "GET", "/v1/runs", "", []string{"Authorization", ""}, 401, "unauthorized"},
+		{"wrong token", "GET", "/v1/capabilities", "", []string{"Authorization", "Bearer nope"}, 401, "unauthorized"},
+		{"bad json", "POST", "/v1/runs", `[1]`, nil, 400, "bad_request"},
+		{"no tool_args", "POST", "/v1/runs", `{"labels":{}}`, nil, 400, "bad_request"},
+		{"unknown field", "POST", "/v1/runs", `{"tool_args":{},"agent":"x"}`, nil, 400, "bad_request"},
+		{"17 labels", "POST", "/v1/runs", `{"tool_args":{},"labels":` + string(manyJSON) + `}`, nil, 400, "bad_request"},
+		{"long label value", "POST", "/v1/runs", `{"tool_args":{},"labels":{"k":"` + strings.Repeat("v", 257) + `"}}`, nil, 400, "bad_request"},
+		{"bad run id", "POST", "/v1/runs", `{"tool_args":{},"run_id":"42"}`, nil, 400, "bad_request"},
+		{"bad status", "GET", "/v1/runs?status=happy", "", nil, 400, "bad_request"},
+		{"bad limit", "GET", "/v1/runs?limit=0", "", nil, 400, "bad_request"},
+		{"bad cursor", "GET", "/v1/runs/" + id + "/events", "", []string{"Last-Event-ID", "x"}, 400, "bad_request"},
+		{"used run id", "POST", "/v1/runs", `{"tool_args":{"name":"none"},"run_id":"` + id + `"}`, nil, 409, "run_exists"},
+		{"unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "", nil, 404, "unknown_run"},
+		{"events of an unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/events", "", nil, 404, "unknown_run"},
+		{"cancel an ended run", "POST", "/v1/runs/" + id + "/cancel", "", nil, 409, "wrong_state"},
+		{"too large", "POST", "/v1/runs", `{"tool_args":{"x":"` + strings.Repeat("a", server.MaxCallBody) + `"}}`, nil, 413, "payload_too_large"},
+		{"no route", "GET", "/v1/nothing", "", nil, 404, "not_found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b := r.do(t, tc.method, tc.path, tc.body, tc.hdr...)
+			var env struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(b, &env); err != nil || code != tc.status || env.Error.Code != tc.code || env.Error.Message == "" {
+				t.Errorf("got %d %.300s, want %d with code %s and a message", code, b, tc.status, tc.code)
+			}
+		})
+	}
+	// internal: a store that fails answers a stable message naming the
+	// request, never the store's own error.
+	broken := newV1Rig(t, "", "")
+	broken.store.Close()
+	code, b = broken.do(t, "GET", "/v1/runs", "")
+	if code != 500 || !strings.Contains(string(b), `"code":"internal"`) || !strings.Contains(string(b), "internal error (request ") || strings.Contains(string(b), "sql") {
+		t.Errorf("a store failure: %d %s", code, b)
+	}
+}
+
+// TestV1Capabilities: with and without the build's commit.
+func TestV1Capabilities(t *testing.T) {
+	t.Parallel()
+	for _, commit := range []string{"", "a1b2c3d-dirty"} {
+		r := newV1Rig(t, "", commit)
+		code, b := r.do(t, "GET", "/v1/capabilities", "")
+		want := `{"capabilities":{"runs":true,"events":true,"dashboard":false,"mcp":false},"server":{"version":"1.2.3"}}`
+		if commit != "" {
+			want = `{"capabilities":{"runs":true,"events":true,"dashboard":false,"mcp":false},"server":{"version":"1.2.3","commit":"a1b2c3d-dirty"}}`
+		}
+		if code != 200 || strings.TrimSpace(string(b)) != want {
+			t.Errorf("commit %q: %d %s, want %s", commit, code, b, want)
+		}
+	}
+}
