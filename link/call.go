@@ -229,6 +229,32 @@ func (c *Client) Artifact(ctx context.Context, id string) ([]byte, error) {
 // directive that the call did not ask for is refused whole, nothing of it
 // written, with a *DirectiveError. args is not modified.
 func (c *Client) Call(ctx context.Context, name string, args map[string]any, opts CallOptions) (json.RawMessage, error) {
+	st, err := c.prepare(ctx, name, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.post(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return st.apply(data)
+}
+
+// Prepare returns the arguments of a call of tool name as Call sends
+// them (file inputs wrapped, members collected, large ones uploaded)
+// without calling: for a run started through POST /v1/runs, whose
+// tool_args they are. A result's client-file directives never come back
+// to such a caller, so it writes no baseline.
+func (c *Client) Prepare(ctx context.Context, name string, args map[string]any) (map[string]any, error) {
+	st, err := c.prepare(ctx, name, args, CallOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return st.args, nil
+}
+
+// prepare wraps a call's arguments within the members' budget.
+func (c *Client) prepare(ctx context.Context, name string, args map[string]any, opts CallOptions) (*callState, error) {
 	tools, err := c.Tools(ctx)
 	if err != nil {
 		return nil, err
@@ -249,11 +275,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any, opt
 	if st.members > MaxMembers {
 		return nil, fmt.Errorf("%s: the call would carry %d members; a call carries at most %d", name, st.members, MaxMembers)
 	}
-	data, err := c.post(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	return st.apply(data)
+	return st, nil
 }
 
 // callState is one Call on its way: the arguments being wrapped, the

@@ -21,16 +21,16 @@ import (
 // the connection, their event logs as server-sent events with a resume
 // cursor, and one error envelope with stable codes.
 
-// The codes of the /v1 error envelope.
+// The codes of the /v1 error envelope (owned by package runs).
 const (
-	codeBadRequest      = "bad_request"
-	codeUnauthorized    = "unauthorized"
-	codeUnknownRun      = "unknown_run"
-	codeRunExists       = "run_exists"
-	codeWrongState      = "wrong_state"
-	codePayloadTooLarge = "payload_too_large"
-	codeInternal        = "internal"
-	codeNotFound        = "not_found"
+	codeBadRequest      = runs.CodeBadRequest
+	codeUnauthorized    = runs.CodeUnauthorized
+	codeUnknownRun      = runs.CodeUnknownRun
+	codeRunExists       = runs.CodeRunExists
+	codeWrongState      = runs.CodeWrongState
+	codePayloadTooLarge = runs.CodePayloadTooLarge
+	codeInternal        = runs.CodeInternal
+	codeNotFound        = runs.CodeNotFound
 )
 
 // v1Error is an error of the /v1 surface: its status and code.
@@ -40,20 +40,9 @@ type v1Error struct {
 	Message string
 }
 
-// v1Body is the /v1 error envelope.
-type v1Body struct {
-	Error struct {
-		Code    string         `json:"code"`
-		Message string         `json:"message"`
-		Details map[string]any `json:"details,omitempty"`
-	} `json:"error"`
-}
-
 // writeV1Error answers a /v1 error in its envelope.
 func writeV1Error(w http.ResponseWriter, e v1Error) {
-	var b v1Body
-	b.Error.Code, b.Error.Message = e.Code, e.Message
-	writeJSON(w, e.Status, b)
+	writeJSON(w, e.Status, runs.ErrorBody{Error: runs.ErrorDetail{Code: e.Code, Message: e.Message}})
 }
 
 // v1Of is a tool.Error of the middleware (auth, Host guard, routes) in
@@ -199,7 +188,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.End(nil, err, nil)
 	}()
-	writeJSON(w, http.StatusCreated, map[string]string{"run": rec.ID(), "status": runs.Running})
+	writeJSON(w, http.StatusCreated, runs.Started{Run: rec.ID(), Status: runs.Running})
 }
 
 // wireError is an error of a background run as its record shows it: a
@@ -363,7 +352,7 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 			from = e.Seq + 1
 		}
 		if runs.Terminal(status) {
-			sse.frame("end", "", map[string]string{"status": status})
+			sse.frame("end", "", runs.EndFrame{Status: status})
 			return
 		}
 		if !sse.wait(r.Context(), changed) {

@@ -27,6 +27,10 @@ type flowRunOptions struct {
 	update, recursive, dryRun bool
 	// strict is --strict: Playwright's strict mode (flow.Options.Strict).
 	strict bool
+	// detach is --detach: start the runs on the tool-server (POST
+	// /v1/runs) and print their ids; labels are their --label values.
+	detach bool
+	labels []string
 	// format is -o/--output json|yaml (or --json); outputDir is a value of
 	// --output that is not a format: the artifacts directory, as --output
 	// named it before --artifacts.
@@ -121,6 +125,8 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE` (a failed snapshot's images as [[ATTACHMENT|path]])")
 	f.StringVar(&opts.reportDir, "report", "", "write the HTML report of the run to `DIR` (index.html, report.json, images/; default $"+envReport+")")
 	opts.limits.register(f)
+	f.BoolVar(&opts.detach, "detach", false, "with --link: start each flow as a run of the tool-server and print its id, without waiting (toolserver runs events ID follows it)")
+	f.StringArrayVar(&opts.labels, "label", nil, "with --detach: label the runs `KEY:VALUE` (repeatable)")
 	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	_ = cmd.MarkFlagDirname("project")
 	_ = cmd.MarkFlagDirname("artifacts")
@@ -180,6 +186,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	}
 	if opts.snapshot, err = opts.limits.snapshotDefaults(opts.project); err != nil {
 		return err
+	}
+	if opts.detach || len(opts.labels) > 0 {
+		return runDetached(ctx, opts, args[0], targets, format)
 	}
 	rb, err := opts.startReport(ctx, out)
 	if err != nil {

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/runs"
+)
+
+const exitStatusRuns = `0  the command succeeded (runs events: the run passed)
+1  runs events: the run failed, errored, was cancelled or interrupted
+2  a usage error, an unknown run, or the tool-server unreachable`
+
+// runsOptions are the flags every runs command shares.
+type runsOptions struct {
+	streams
+	link   string
+	output outputFlags
+}
+
+// client is the /v1 client of --link (or $ARGENT_TOOLS_URL) with the
+// token of $ARGENT_AUTH_TOKEN.
+func (o runsOptions) client(cmd string) (*runs.Client, error) {
+	u := o.linkURL(o.link)
+	if u == "" {
+		return nil, usageError("%s: name the tool-server with --link URL or $%s", cmd, envToolsURL)
+	}
+	return runs.NewClient(u, o.getenv(envAuthToken)), nil
+}
+
+func newRunsCommand(s streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List, follow and cancel the runs a tool-server keeps",
+		Long: `The runs a tool-server keeps (serve --state-dir): every flow-execute call
+and every run started with flow run --detach or POST /v1/runs.`,
+	}
+	asGroup(cmd)
+	cmd.AddCommand(newRunsListCommand(s), newRunsGetCommand(s), newRunsEventsCommand(s), newRunsCancelCommand(s))
+	return cmd
+}
+
+// register adds the shared flags.
+func (o *runsOptions) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.link, "link", "", "the tool-server at `URL` (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	o.output.register(cmd, cmd.Flags())
+	setExitStatus(cmd, exitStatusRuns)
+}
+
+// apiError gives an error of the API its exit: an unknown run or a bad
+// request is the caller's (2, usage), the rest the machinery's (2).
+func apiError(cmd string, err error) error {
+	var api *runs.APIError
+	if errors.As(err, &api) {
+		return withExit(exitUsage, fmt.Errorf("%s: %s", cmd, api.Message))
+	}
+	return withExit(exitInfra, fmt.Errorf("%s: %w", cmd, err))
+}
+
+func newRunsListCommand(s streams) *cobra.Command {
+	o := runsOptions{streams: s}
+	var f runs.Filter
+	var labels []string
+	cmd := &cobra.Command{
+		Use:   "list [--status S] [--label KEY:VALUE]... [--limit N] [--before ID]",
+		Short: "List runs, newest first",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client("runs list")
+			if err != nil {
+				return err
+			}
+			for _, l := range labels {
+				k, v, ok := strings.Cut(l, ":")
+				if !ok {
+					return usageError("runs list: --label %q: want KEY:VALUE", l)
+				}
+				if f.Labels == nil {
+					f.Labels = map[string]string{}
+				}
+				f.Labels[k] = v
+			}
+			format, err := o.output.resolve()
+			if err != nil {
+				return err
+			}
+			list, err := c.List(cmd.Context(), f)
+			if err != nil {
+				return apiError("runs list", err)
+			}
+			if format != "" {
+				return printData(o.stdout, format, map[string]any{"runs": list})
+			}
+			printRuns(o.stdout, list)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&f.Status, "status", "", "only runs with this status ("+strings.Join(runs.Statuses, ", ")+")")
+	cmd.Flags().StringArrayVar(&labels, "label", nil, "only runs with this label, `KEY:VALUE` (repeatable; all must match)")
+	cmd.Flags().IntVar(&f.Limit, "limit", 50, "at most `N` runs")
+	cmd.Flags().StringVar(&f.Before, "before", "", "the page after the run `ID` (older runs)")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runs.Statuses, cobra.ShellCompDirectiveNoFileComp))
+	o.register(cmd)
+	return cmd
+}
+
+// printRuns prints runs as a table.
+func printRuns(w io.Writer, list []runs.Run) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no runs")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATUS\tFLOW\tDEVICE\tSTARTED\tLABELS")
+	for _, r := range list {
+		var labels []string
+		for k, v := range r.Labels {
+			labels = append(labels, k+":"+v)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Flow, r.Device, r.StartedAt.Local().Format(time.DateTime), strings.Join(labels, ","))
+	}
+	tw.Flush()
+}
+
+func newRunsGetCommand(s streams) *cobra.Command {
+	o := runsOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "get ID",
+		Short: "Show a run with its steps",
+		Args:  exactArgs(1, "one run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client("runs get")
+			if err != nil {
+				return err
+			}
+			format, err := o.output.resolve()
+			if err != nil {
+				return err
+			}
+			d, err := c.Get(cmd.Context(), args[0])
+			if err != nil {
+				return apiError("runs get", err)
+			}
+			if format != "" {
+				return printData(o.stdout, format, d)
+			}
+			fmt.Fprintf(o.stdout, "Run %s: %s (flow %q on %s, started %s)\n", d.ID, d.Status, d.Flow, d.Device, d.StartedAt.Local().Format(time.DateTime))
+			out := newRenderer(o.stdout, o.stderr, false)
+			for _, st := range d.Steps {
+				out.progress(st)
+			}
+			if d.Summary != nil {
+				fmt.Fprintf(o.stdout, "%d passed, %d failed, %d errored, %d skipped", d.Summary.Passed, d.Summary.Failed, d.Summary.Errored, d.Summary.Skipped)
+				if d.Summary.Reason != "" {
+					fmt.Fprintf(o.stdout, " — %s", d.Summary.Reason)
+				}
+				fmt.Fprintln(o.stdout)
+			}
+			return nil
+		},
+	}
+	o.register(cmd)
+	return cmd
+}
+
+func newRunsEventsCommand(s streams) *cobra.Command {
+	o := runsOptions{streams: s}
+	var from int64
+	cmd := &cobra.Command{
+		Use:   "events ID [--from-seq N]",
+		Short: "Follow a run's events until it ends",
+		Long: `Print a run's events from the start (or --from-seq) and follow it until it
+ends; a dropped connection is reconnected with its cursor, so no event is
+missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
+		Args: exactArgs(1, "one run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client("runs events")
+			if err != nil {
+				return err
+			}
+			format, err := o.output.resolve()
+			if err != nil {
+				return err
+			}
+			return followRun(cmd.Context(), c, args[0], from, format, o.streams)
+		},
+	}
+	cmd.Flags().Int64Var(&from, "from-seq", 0, "start at the event with sequence number `N`")
+	o.register(cmd)
+	return cmd
+}
+
+// followRun prints a run's events as they come (one JSON line each with a
+// format) and exits by its final status.
+func followRun(ctx context.Context, c *runs.Client, id string, from int64, format string, s streams) error {
+	out := newRenderer(s.stdout, s.stderr, false)
+	status, err := c.Follow(ctx, id, from, func(e runs.Event) error {
+		if format != "" {
+			b, _ := json.Marshal(e)
+			_, err := fmt.Fprintf(s.stdout, "%s\n", b)
+			return err
+		}
+		switch e.Event.Kind {
+		case "step":
+			var st flow.StepReport
+			if json.Unmarshal(e.Event.Payload, &st) == nil {
+				out.progress(st)
+			}
+		case "run_started":
+			var b runs.Begin
+			json.Unmarshal(e.Event.Payload, &b)
+			fmt.Fprintf(s.stdout, "Run %s of %q started\n", id, b.Flow)
+		}
+		return nil
+	}, func(err error) {
+		fmt.Fprintf(s.stderr, "toolserver: the event stream dropped (%v); reconnecting from its cursor\n", err)
+	})
+	if err != nil {
+		return apiError("runs events", err)
+	}
+	if format == "" {
+		fmt.Fprintf(s.stdout, "Run %s %s\n", id, status)
+	}
+	if status != runs.Passed {
+		return silentExit(exitFailed)
+	}
+	return nil
+}
+
+func newRunsCancelCommand(s streams) *cobra.Command {
+	o := runsOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a running run",
+		Args:  exactArgs(1, "one run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client("runs cancel")
+			if err != nil {
+				return err
+			}
+			format, err := o.output.resolve()
+			if err != nil {
+				return err
+			}
+			if err := c.Cancel(cmd.Context(), args[0]); err != nil {
+				return apiError("runs cancel", err)
+			}
+			if format != "" {
+				return printData(o.stdout, format, map[string]string{"run": args[0], "status": "cancelling"})
+			}
+			fmt.Fprintf(o.stdout, "Run %s: cancelling\n", args[0])
+			return nil
+		},
+	}
+	o.register(cmd)
+	return cmd
+}

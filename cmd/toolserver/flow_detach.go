@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/runs"
+)
+
+// runDetached starts each target as a run of the tool-server (POST
+// /v1/runs with flow-execute's arguments, members included, as a linked
+// run sends them) and prints the run ids; nothing waits for the runs.
+func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets []flowTarget, format string) error {
+	u := opts.linkURL(opts.link)
+	switch {
+	case !opts.detach:
+		return usageError("flow run: --label labels a detached run; add --detach")
+	case u == "":
+		return usageError("flow run: --detach starts the runs on a tool-server: give --link URL (or $%s)", envToolsURL)
+	case opts.update:
+		return usageError("flow run: --detach cannot --update-baselines: a detached run's baselines never come back to this project; run it attached")
+	case opts.reportDir != "" || opts.junit != "" || opts.artifacts != "":
+		return usageError("flow run: --detach writes no report, JUnit or artifacts (the run is not waited for); follow it with toolserver runs events ID")
+	}
+	labels := map[string]string{}
+	for _, l := range opts.labels {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k == "" {
+			return usageError("flow run: --label %q: want KEY:VALUE", l)
+		}
+		labels[k] = v
+	}
+	if err := runs.CheckLabels(labels); err != nil {
+		return usageError("flow run: --label: %v", err)
+	}
+	out := newRenderer(opts.stdout, opts.stderr, format != "")
+	lr, err := newLinkedRun(u, arg, opts, out)
+	if err != nil {
+		return err
+	}
+	c := runs.NewClient(u, opts.getenv(envAuthToken))
+	type started struct {
+		Flow string `json:"flow"`
+		Run  string `json:"run"`
+	}
+	var all []started
+	for _, t := range targets {
+		args, err := lr.client.Prepare(ctx, flow.ToolFlowExecute, lr.args(t))
+		if err != nil {
+			return withExit(flowExit(nil, flow.Infrastructure(fmt.Errorf("%s: %w", t.name, err))))
+		}
+		st, err := c.Start(ctx, runs.StartRequest{ToolArgs: args, Labels: labels})
+		if err != nil {
+			return apiError("flow run --detach", err)
+		}
+		all = append(all, started{Flow: t.name, Run: st.Run})
+		if format == "" {
+			fmt.Fprintf(opts.stdout, "%s\t%s\n", st.Run, t.name)
+		}
+	}
+	if format != "" {
+		return printData(opts.stdout, format, map[string]any{"runs": all})
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/toolserver/toolserver/runs"
+)
+
+// TestDetachedRunsAndTheRunsCommands: flow run --detach starts runs on a
+// tool-server that keeps them, runs events follows each to its end (exit
+// by its status), runs list/get show them with their labels and steps,
+// and an attached linked run is recorded too.
+func TestDetachedRunsAndTheRunsCommands(t *testing.T) {
+	t.Parallel()
+	device := sharedDevice(t, "chromium-cdp-334x214")
+	root := reviewedProject(t, device, true)
+	u := startServe(t, nil, false, "--state-dir", t.TempDir())
+	idRE := regexp.MustCompile(`^([0-9a-f-]{36})\t(\w+)\n$`)
+
+	detach := func(name string) string {
+		t.Helper()
+		code, out, errOut := runCLI(t, "flow", "run", name, "--project", root, "--device", device, "--link", u, "--detach", "--label", "ci:42")
+		m := idRE.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[2] != name {
+			t.Fatalf("flow run %s --detach: exit %d\n%s\n%s", name, code, out, errOut)
+		}
+		return m[1]
+	}
+	alpha := detach("alpha")
+	code, out, errOut := runCLI(t, "runs", "events", alpha, "--link", u)
+	if code != 0 || !strings.Contains(out, `snapshot "top"`) || !strings.Contains(out, "Run "+alpha+" passed") {
+		t.Fatalf("runs events of a passing run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	beta := detach("beta")
+	code, out, _ = runCLI(t, "runs", "events", beta, "--link", u)
+	if code != 1 || !strings.Contains(out, "Run "+beta+" failed") {
+		t.Fatalf("runs events of a failing run: exit %d\n%s", code, out)
+	}
+	// An attached linked run is a run of the store too.
+	if code, out, errOut := runCLI(t, "flow", "run", "alpha", "--project", root, "--device", device, "--link", u); code != 0 {
+		t.Fatalf("an attached linked run: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	code, out, _ = runCLI(t, "runs", "list", "--link", u, "-o", "json")
+	var list struct{ Runs []runs.Run }
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Runs) != 3 {
+		t.Fatalf("runs list -o json: exit %d %v\n%s", code, err, out)
+	}
+	if r := list.Runs[0]; r.Source != "tools" || r.Flow != "alpha" || r.Status != runs.Passed || !r.Linked {
+		t.Errorf("the attached run: %+v", r)
+	}
+	if r := list.Runs[1]; r.ID != beta || r.Source != "v1" || r.Labels["ci"] != "42" || r.Status != runs.Failed || r.Device != device {
+		t.Errorf("the detached run: %+v", r)
+	}
+	code, out, _ = runCLI(t, "runs", "list", "--link", u, "--label", "ci:42", "--status", "failed")
+	if code != 0 || !strings.Contains(out, beta) || strings.Contains(out, alpha) || !strings.HasPrefix(out, "RUN") {
+		t.Errorf("runs list --label --status: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "runs", "get", beta, "--link", u)
+	if code != 0 || !strings.Contains(out, "Run "+beta+": failed") || !strings.Contains(out, `snapshot "basket"`) {
+		t.Errorf("runs get: exit %d\n%s", code, out)
+	}
+	code, _, errOut = runCLI(t, "runs", "cancel", beta, "--link", u)
+	if code != 2 || !strings.Contains(errOut, "is failed, not running") {
+		t.Errorf("runs cancel of an ended run: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "runs", "get", "99999999-2222-4333-8444-555555555555", "--link", u)
+	if code != 2 || !strings.Contains(errOut, "no run 99999999-2222-4333-8444-555555555555") {
+		t.Errorf("runs get of an unknown run: exit %d\n%s", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"flow", "run", "alpha", "--project", root, "--detach"},
+		{"flow", "run", "alpha", "--project", root, "--detach", "--link", u, "--update-baselines"},
+		{"flow", "run", "alpha", "--project", root, "--label", "a:b"},
+		{"runs", "list"},
+	} {
+		if code, _, errOut := runCLI(t, args...); code != 2 || errOut == "" {
+			t.Errorf("%q: exit %d, want a usage error\n%s", args, code, errOut)
+		}
+	}
+}

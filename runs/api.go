@@ -1,0 +1,51 @@
+package runs
+
+// The wire of the /v1 control plane that both its server (package
+// server) and its client (Client) speak: the error envelope and its
+// codes, the start request and answer. One owner, so the two ends cannot
+// disagree.
+
+// The codes of the /v1 error envelope.
+const (
+	CodeBadRequest      = "bad_request"
+	CodeUnauthorized    = "unauthorized"
+	CodeUnknownRun      = "unknown_run"
+	CodeRunExists       = "run_exists"
+	CodeWrongState      = "wrong_state"
+	CodePayloadTooLarge = "payload_too_large"
+	CodeInternal        = "internal"
+	// CodeNotFound is a route or a feature the server does not have.
+	CodeNotFound = "not_found"
+)
+
+// ErrorBody is the /v1 error envelope:
+// {"error": {"code", "message", "details"?}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the envelope's error.
+type ErrorDetail struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// StartRequest is POST /v1/runs's body.
+type StartRequest struct {
+	// ToolArgs are flow-execute's arguments, members included.
+	ToolArgs any               `json:"tool_args"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	RunID    string            `json:"run_id,omitempty"`
+}
+
+// Started is POST /v1/runs's answer.
+type Started struct {
+	Run    string `json:"run"`
+	Status string `json:"status"`
+}
+
+// EndFrame is the data of an event stream's end frame.
+type EndFrame struct {
+	Status string `json:"status"`
+}

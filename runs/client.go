@@ -1,0 +1,243 @@
+package runs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Client is a client of a tool-server's /v1 control plane.
+type Client struct {
+	base, token string
+	hc          *http.Client
+	// Reconnects bounds how often Follow reconnects a dropped stream in
+	// a row (default 10); Backoff is the first wait (doubling, at most 5 s).
+	Reconnects int
+	Backoff    time.Duration
+}
+
+// NewClient returns a client of the tool-server at baseURL, sending
+// token as a bearer token when it is not empty.
+func NewClient(baseURL, token string) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, hc: &http.Client{}, Reconnects: 10, Backoff: 200 * time.Millisecond}
+}
+
+// APIError is an error answer of /v1.
+type APIError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("%s (%d %s)", e.Message, e.Status, e.Code) }
+
+// Is matches the store's errors by code, so a caller branches alike on
+// a local store and a remote one.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrUnknownRun:
+		return e.Code == CodeUnknownRun
+	case ErrRunExists:
+		return e.Code == CodeRunExists
+	case ErrWrongState:
+		return e.Code == CodeWrongState
+	}
+	return false
+}
+
+func (c *Client) request(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		var env ErrorBody
+		if json.Unmarshal(b, &env) != nil || env.Error.Code == "" {
+			return nil, &APIError{Status: resp.StatusCode, Code: "", Message: fmt.Sprintf("%s %s: %s", method, path, strings.TrimSpace(string(b)))}
+		}
+		return nil, &APIError{Status: resp.StatusCode, Code: env.Error.Code, Message: env.Error.Message}
+	}
+	return resp, nil
+}
+
+func (c *Client) getJSON(ctx context.Context, method, path string, body, out any) error {
+	resp, err := c.request(ctx, method, path, body, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(out)
+}
+
+// Start starts a run of flow-execute with args (members included).
+func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
+	var out Started
+	err := c.getJSON(ctx, http.MethodPost, "/v1/runs", req, &out)
+	return out, err
+}
+
+// List lists runs, newest first.
+func (c *Client) List(ctx context.Context, f Filter) ([]Run, error) {
+	q := url.Values{}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	for k, v := range f.Labels {
+		q.Add("label", k+":"+v)
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	if f.Before != "" {
+		q.Set("before", f.Before)
+	}
+	var out struct {
+		Runs []Run `json:"runs"`
+	}
+	err := c.getJSON(ctx, http.MethodGet, "/v1/runs?"+q.Encode(), nil, &out)
+	return out.Runs, err
+}
+
+// Get returns a run with its steps and snapshots.
+func (c *Client) Get(ctx context.Context, id string) (*Detail, error) {
+	var out Detail
+	if err := c.getJSON(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Cancel cancels a running run.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	var out map[string]any
+	return c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/cancel", nil, &out)
+}
+
+// Follow streams a run's events from seq from on to each, then returns
+// the run's final status. A dropped connection is reconnected with its
+// cursor (Last-Event-ID), so each event arrives once and in order; onDrop,
+// when set, hears of each reconnect.
+func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Event) error, onDrop func(error)) (string, error) {
+	next := from
+	fails := 0
+	wait := c.Backoff
+	for {
+		hdr := map[string]string{"Accept": "text/event-stream"}
+		path := "/v1/runs/" + url.PathEscape(id) + "/events"
+		if next > 0 {
+			hdr["Last-Event-ID"] = strconv.FormatInt(next-1, 10)
+		}
+		status, got, err := c.followOnce(ctx, path, hdr, &next, each)
+		switch {
+		case err == nil:
+			return status, nil
+		case ctx.Err() != nil:
+			return "", ctx.Err()
+		}
+		var api *APIError
+		if errors.As(err, &api) {
+			return "", err
+		}
+		var cb *callbackError
+		if errors.As(err, &cb) {
+			return "", cb.err
+		}
+		if got {
+			fails, wait = 0, c.Backoff
+		}
+		fails++
+		if fails > c.Reconnects {
+			return "", fmt.Errorf("the event stream of run %s: %w (gave up after %d reconnects)", id, err, c.Reconnects)
+		}
+		if onDrop != nil {
+			onDrop(err)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// callbackError is an error of Follow's callback: it ends the follow.
+type callbackError struct{ err error }
+
+func (e *callbackError) Error() string { return e.err.Error() }
+
+// followOnce reads one connection of a run's stream; got tells whether
+// it brought any event.
+func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]string, next *int64, each func(Event) error) (status string, got bool, err error) {
+	resp, err := c.request(ctx, http.MethodGet, path, nil, hdr)
+	if err != nil {
+		return "", false, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var event, data string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			data = strings.TrimPrefix(line, "data: ")
+		case line == "" && data != "":
+			if event == "end" {
+				var end EndFrame
+				json.Unmarshal([]byte(data), &end)
+				return end.Status, got, nil
+			}
+			var e Event
+			if err := json.Unmarshal([]byte(data), &e); err != nil {
+				return "", got, fmt.Errorf("a frame of the stream is not an event: %w", err)
+			}
+			if e.Seq == *next {
+				if err := each(e); err != nil {
+					return "", got, &callbackError{err}
+				}
+				*next = e.Seq + 1
+				got = true
+			}
+			event, data = "", ""
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", got, err
+	}
+	return "", got, io.ErrUnexpectedEOF
+}
