@@ -126,4 +126,8 @@ set -e
 "$bin" flow run remote --project "$work/remote" --link "http://127.0.0.1:$port" --update-baselines || fail "linked --update-baselines failed"
 [ -f "$work/remote/.argent/flows/__baselines__/remote/basket__chromium-1280x800.png" ] || fail "the linked run did not write the baseline into the local project"
 "$bin" flow run remote --project "$work/remote" --link "http://127.0.0.1:$port" || fail "the linked compare did not pass"
+
+section the run store in its volume
+"$bin" runs list --link "http://127.0.0.1:$port" --status passed | grep -q remote || fail "the container's run store does not list the passing run"
+docker exec "$cid" test -s /var/lib/toolserver/runs.db || fail "no run store in /var/lib/toolserver"
 echo "smoke: PASS in ${SECONDS}s (image $image, $((size / 1000000)) MB, server uid $server_uid, runner uid $uid, read-only root)"
