@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	mcpserver "github.com/toolserver/toolserver/server/mcp"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -35,6 +36,9 @@ var (
 // its in-process runs.
 type streams struct {
 	stdout, stderr io.Writer
+	// stdin is what `toolserver mcp` reads its client's messages from
+	// (os.Stdin in main); no other command reads it.
+	stdin io.Reader
 	// getenv reads an environment variable ("" when unset): os.Getenv in
 	// main, a test's own variables in a test, so tests that set different
 	// variables run in parallel.
@@ -43,6 +47,10 @@ type streams struct {
 	// of a pool of their own, and leave open (tests share one browser this
 	// way); nil in main.
 	pool *cdp.Pool
+	// runs, when set, is the run store the MCP tools list_runs and
+	// get_run read (`mcp`, `serve`); nil in main until the run store is
+	// wired in, and then the tools are not offered.
+	runs mcpserver.Runs
 }
 
 // annotationExitStatus is the annotation holding a command's EXIT STATUS
@@ -119,6 +127,7 @@ baseline PNGs, and speaks Argent's tool-server protocol.`,
 		newReportCommand(s),
 		newVersionCommand(s),
 		newHealthcheckCommand(s),
+		newMCPCommand(s),
 		newCompletionCommand(s, root),
 	)
 	return root

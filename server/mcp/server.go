@@ -8,6 +8,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -74,7 +75,7 @@ func New(cfg Config) *Server {
 	s := &Server{cfg: cfg}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolserver", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       cfg.Log,
+		Logger:       sdkLog(cfg.Log),
 	})
 	for _, t := range cfg.Tools.List() {
 		s.addTool(cfg.Tools, t)
@@ -89,9 +90,23 @@ func New(cfg Config) *Server {
 }
 
 // Run serves one session over t (stdin/stdout for `toolserver mcp`) until
-// the client closes it or ctx ends.
+// the client closes it (nil) or ctx ends (nil too: the caller asked), and
+// cancels the calls still running.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	return s.sdk.Run(ctx, t)
+	ss, err := s.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-done
+		return nil
+	}
 }
 
 // Handler serves the streamable HTTP transport. It is mounted behind the
@@ -106,7 +121,7 @@ func (s *Server) Handler() http.Handler {
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        MaxRequestBody,
 		SessionTimeout:             sessionIdle,
-		Logger:                     s.cfg.Log,
+		Logger:                     sdkLog(s.cfg.Log),
 	})
 }
 
@@ -117,4 +132,29 @@ func (s *Server) Close() {
 	for _, ss := range slices.Collect(s.sdk.Sessions()) {
 		_ = ss.Close()
 	}
+}
+
+// sdkLog is log for the SDK: its warnings and errors only. At info it
+// logs every session's connect, initialize and disconnect, which the
+// access log already tells for HTTP.
+func sdkLog(log *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{log.Handler(), slog.LevelWarn})
+}
+
+// minLevel is a handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
 }
