@@ -54,6 +54,9 @@ type Config struct {
 	// (default DefaultReadTimeout). It covers the request only: a call
 	// may then run, and stream, for as long as it needs.
 	ReadTimeout time.Duration
+	// MCP, when set, serves /mcp (MCP's streamable HTTP transport, see
+	// server/mcp) behind the same token and guards as every route.
+	MCP http.Handler
 }
 
 // The default timeouts of a Config.
@@ -144,6 +147,9 @@ func (s *Server) Handler() http.Handler {
 	if s.cfg.Dashboard != nil {
 		r.Handle("/dashboard", s.cfg.Dashboard)
 		r.Handle("/dashboard/*", s.cfg.Dashboard)
+	}
+	if s.cfg.MCP != nil {
+		r.Handle("/mcp", s.cfg.MCP)
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})

@@ -98,6 +98,7 @@ func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
 	c.Capabilities.Runs = s.cfg.Runs != nil
 	c.Capabilities.Events = s.cfg.Runs != nil
 	c.Capabilities.Dashboard = s.cfg.Dashboard != nil
+	c.Capabilities.MCP = s.cfg.MCP != nil
 	c.Server.Version, c.Server.Commit = s.cfg.Version, s.cfg.Commit
 	writeJSON(w, http.StatusOK, c)
 }

@@ -36,6 +36,9 @@ var (
 // its in-process runs.
 type streams struct {
 	stdout, stderr io.Writer
+	// stdin is what `toolserver mcp` reads its client's messages from
+	// (os.Stdin in main); no other command reads it.
+	stdin io.Reader
 	// getenv reads an environment variable ("" when unset): os.Getenv in
 	// main, a test's own variables in a test, so tests that set different
 	// variables run in parallel.
@@ -121,6 +124,7 @@ baseline PNGs, and speaks Argent's tool-server protocol.`,
 		newRunsCommand(s),
 		newVersionCommand(s),
 		newHealthcheckCommand(s),
+		newMCPCommand(s),
 		newCompletionCommand(s, root),
 	)
 	return root

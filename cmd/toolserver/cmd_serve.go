@@ -13,6 +13,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server"
+	mcpserver "github.com/toolserver/toolserver/server/mcp"
 )
 
 // serveOptions are the flags of serve.
@@ -36,7 +37,8 @@ func newServeCommand(s streams) *cobra.Command {
 		Use:   "serve [flags]",
 		Short: "Run the HTTP tool-server",
 		Long: `Serve Argent's tool-server protocol over HTTP: GET /tools, POST /tools/{name}
-(JSON or an NDJSON stream), POST /upload, GET /artifacts/{id}, GET /healthz.
+(JSON or an NDJSON stream), POST /upload, GET /artifacts/{id}, GET /healthz;
+and the same tools to coding agents over MCP's streamable HTTP at /mcp.
 With ARGENT_AUTH_TOKEN set every request needs "Authorization: Bearer <token>".
 A wildcard bind (0.0.0.0, ::) refuses to start without a token unless
 --insecure is given. With --allow-hosts, pages come only from the hosts
@@ -91,6 +93,8 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if a.pool.Err() != nil {
 		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
 	}
+	// MCP at /mcp, always on: the same tools behind the same token.
+	mcfg := mcpserver.Config{Tools: a.tools, Artifacts: a.artifacts, TempDir: a.tmp, Version: version, Log: a.log}
 	cfg := server.Config{
 		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
@@ -106,6 +110,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		defer st.Close()
 		cfg.Runs = st
 		a.flowTools.Runs = st
+		mcfg.Runs = storeRuns{st}
 	}
 	if opts.dashboard {
 		if cfg.Runs == nil {
@@ -113,6 +118,13 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		}
 		cfg.Dashboard = dashboard.Handler()
 	}
+	agents := mcpserver.New(mcfg)
+	defer agents.Close()
+	// An agent's open event stream would hold the graceful shutdown for
+	// its 10 s: its session ends as the server starts to stop.
+	stopAgents := context.AfterFunc(ctx, agents.Close)
+	defer stopAgents()
+	cfg.MCP = agents.Handler()
 	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		return err

@@ -37,6 +37,8 @@ const (
 2  a usage error`
 	exitStatusServe = `0  the server stopped on SIGINT or SIGTERM
 2  a usage error (a wildcard bind without a token included), or the server could not start`
+	exitStatusMCP = `0  stdin closed (the client ended the session), or SIGINT or SIGTERM
+2  a usage error, or the session failed (a message on stdin that is not JSON-RPC, stdout closed)`
 	exitStatusApprove = `0  every selected baseline was written (or, with --dry-run, would be)
 1  a baseline was refused (changed since the run, outside the baseline directories, unreadable image)
 2  a usage error (nothing selected, nothing matched, no report in the directory)`

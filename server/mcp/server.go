@@ -1,0 +1,160 @@
+// Package mcp serves the tool registry over the Model Context Protocol, on
+// the official Go SDK: `toolserver mcp` over stdin/stdout and /mcp on
+// `toolserver serve` (streamable HTTP). Every tool of the registry is an
+// MCP tool with the same name, description and input schema; a flow's
+// steps become progress notifications, screenshots image content, and,
+// when a run store is configured, list_runs and get_run read it.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/tool"
+)
+
+// MaxRequestBody caps a request to /mcp, as server.MaxCallBody caps a POST
+// /tools/{name}: a flow with inline members and a 32 MiB file argument in
+// base64 fit. The SDK's default, 4 MiB, would refuse a file input the
+// tools take over HTTP.
+const MaxRequestBody = 48 << 20
+
+// sessionIdle ends an HTTP session whose client sent nothing for that
+// long and holds no stream open: an agent that went away without a
+// DELETE leaves no session behind for ever.
+const sessionIdle = 30 * time.Minute
+
+// instructions tell an agent how the tools fit together.
+const instructions = `toolserver drives headless Chromium devices named by their viewport, chromium-cdp-<W>x<H> (chromium-cdp-1280x800). ` +
+	`open-url loads a page on a device (it boots on first use), screenshot returns the viewport as a PNG image, describe lists the page's elements, ` +
+	`the gesture and keyboard tools act on it (coordinates are 0..1 of the viewport). flow-execute runs a YAML flow and reports each step as a progress notification; ` +
+	`screenshot-diff compares two PNGs and returns the diff image.`
+
+// Artifacts is the artifact store a result's handles are read from.
+type Artifacts interface {
+	// Get returns the handle of the artifact id and the path of its file.
+	Get(id string) (store.Artifact, string, error)
+}
+
+// Config is what a Server exposes.
+type Config struct {
+	// Tools are exposed one for one, as they are listed when New runs.
+	Tools *tool.Registry
+	// Artifacts holds the files of the artifact handles results carry
+	// (screenshots, diff images); nil sends no image content.
+	Artifacts Artifacts
+	// Runs, when set, adds the tools list_runs and get_run.
+	Runs Runs
+	// TempDir holds the files of file inputs during a call.
+	TempDir string
+	// Version is the server's version in the MCP handshake.
+	Version string
+	// Log gets internal faults and the SDK's warnings; nil discards them.
+	Log *slog.Logger
+}
+
+// Server is the MCP surface of a tool registry: one SDK server that a
+// stdio session (Run) or HTTP sessions (Handler) connect to.
+type Server struct {
+	cfg Config
+	sdk *sdk.Server
+}
+
+// New returns the MCP server of cfg.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolserver", Version: cfg.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       sdkLog(cfg.Log),
+	})
+	for _, t := range cfg.Tools.List() {
+		s.addTool(cfg.Tools, t)
+	}
+	if cfg.Runs != nil {
+		runs := runsRegistry(cfg.Runs)
+		for _, t := range runs.List() {
+			s.addTool(runs, t)
+		}
+	}
+	return s
+}
+
+// Run serves one session over t (stdin/stdout for `toolserver mcp`) until
+// the client closes it (nil) or ctx ends (nil too: the caller asked), and
+// cancels the calls still running.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	ss, err := s.sdk.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-done
+		return nil
+	}
+}
+
+// Handler serves the streamable HTTP transport. It is mounted behind the
+// tool-server's own middleware: the bearer token, the Host guard and the
+// cross-site guard. The Host guard stands in for the SDK's own DNS
+// rebinding check, turned off here: that one refuses any Host but a
+// loopback name on a loopback connection, so a proxy on this machine in
+// front of a wildcard bind (with its token) would reach /tools and not
+// /mcp.
+func (s *Server) Handler() http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        MaxRequestBody,
+		SessionTimeout:             sessionIdle,
+		Logger:                     sdkLog(s.cfg.Log),
+	})
+}
+
+// Close ends every session: their calls are cancelled and their open
+// streams (an HTTP client's GET) end, so a server shutting down does not
+// wait for them.
+func (s *Server) Close() {
+	for _, ss := range slices.Collect(s.sdk.Sessions()) {
+		_ = ss.Close()
+	}
+}
+
+// sdkLog is log for the SDK: its warnings and errors only. At info it
+// logs every session's connect, initialize and disconnect, which the
+// access log already tells for HTTP.
+func sdkLog(log *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{log.Handler(), slog.LevelWarn})
+}
+
+// minLevel is a handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}
