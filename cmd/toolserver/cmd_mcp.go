@@ -72,7 +72,7 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 		}
 		defer st.Close()
 		a.flowTools.Runs = st
-		cfg.Runs = storeRuns{st}
+		cfg.Runs = mcpserver.StoreRuns(st)
 	}
 	srv := mcpserver.New(cfg)
 	// The session closes its reader when it ends: a pipe's pending read

@@ -110,7 +110,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		defer st.Close()
 		cfg.Runs = st
 		a.flowTools.Runs = st
-		mcfg.Runs = storeRuns{st}
+		mcfg.Runs = mcpserver.StoreRuns(st)
 	}
 	if opts.dashboard {
 		if cfg.Runs == nil {

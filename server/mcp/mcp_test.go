@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -23,39 +22,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server/mcp"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// memRuns is a run store in memory: the Runs the tests read.
-type memRuns struct {
-	runs []map[string]any // newest first
-}
-
-func (m *memRuns) List(ctx context.Context, status string, limit int) (any, error) {
-	out := []map[string]any{}
-	for _, r := range m.runs {
-		if status == "" || r["status"] == status {
-			out = append(out, r)
-		}
-		if len(out) == limit {
-			break
-		}
-	}
-	return map[string]any{"runs": out}, nil
-}
-
-func (m *memRuns) Get(ctx context.Context, id string) (any, error) {
-	for _, r := range m.runs {
-		if r["id"] == id {
-			return r, nil
-		}
-	}
-	return nil, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("unknown run %q", id)}
-}
 
 // fixture is a registry of small tools and the artifact store they write.
 type fixture struct {
@@ -381,11 +354,27 @@ func TestImageContent(t *testing.T) {
 func TestRunsTools(t *testing.T) {
 	f := newFixture(t)
 	c := f.config()
-	c.Runs = &memRuns{runs: []map[string]any{
-		{"id": "r3", "flow": "login", "status": "running"},
-		{"id": "r2", "flow": "home", "status": "failed"},
-		{"id": "r1", "flow": "home", "status": "passed"},
-	}}
+	st, err := runs.Open(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ids := map[string]string{}
+	for _, r := range []struct {
+		name string
+		rep  *flow.Report
+	}{{"home-passed", &flow.Report{OK: true, Passed: 1}}, {"home-failed", &flow.Report{Failed: 1}}, {"login", nil}} {
+		name, _, _ := strings.Cut(r.name, "-")
+		rec, err := st.Start(t.Context(), runs.Begin{Flow: name, Source: "tools"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.rep != nil {
+			rec.End(r.rep, nil, nil)
+		}
+		ids[r.name] = rec.ID()
+	}
+	c.Runs = mcp.StoreRuns(st)
 	cs, _ := connect(t, c)
 	var names []string
 	for tl, err := range cs.Tools(context.Background(), nil) {
@@ -403,19 +392,44 @@ func TestRunsTools(t *testing.T) {
 		want    string
 		isError bool
 	}{
-		{"list_runs", map[string]any{}, `{"runs":[{"flow":"login","id":"r3","status":"running"},{"flow":"home","id":"r2","status":"failed"},{"flow":"home","id":"r1","status":"passed"}]}`, false},
-		{"list_runs", map[string]any{"status": "failed"}, `{"runs":[{"flow":"home","id":"r2","status":"failed"}]}`, false},
-		{"list_runs", map[string]any{"limit": 1}, `{"runs":[{"flow":"login","id":"r3","status":"running"}]}`, false},
+		{"list_runs", map[string]any{}, "login running, home failed, home passed", false},
+		{"list_runs", map[string]any{"status": "failed"}, "home failed", false},
+		{"list_runs", map[string]any{"limit": 1}, "login running", false},
 		{"list_runs", map[string]any{"status": "lost"}, `status`, true},
 		{"list_runs", map[string]any{"limit": 0}, `limit`, true},
-		{"get_run", map[string]any{"id": "r2"}, `{"flow":"home","id":"r2","status":"failed"}`, false},
-		{"get_run", map[string]any{"id": "nope"}, `unknown run "nope"`, true},
+		{"get_run", map[string]any{"id": ids["home-failed"]}, "home failed", false},
+		{"get_run", map[string]any{"id": "99999999-2222-4333-8444-555555555555"}, `no run 99999999-2222-4333-8444-555555555555`, true},
 		{"get_run", map[string]any{}, `id`, true},
 	} {
 		res := call(t, cs, tc.name, tc.args, nil)
 		got := text(t, res, 0)
+		if !res.IsError {
+			got = runsOf(t, got)
+		}
 		if res.IsError != tc.isError || (tc.isError && !strings.Contains(got, tc.want)) || (!tc.isError && got != tc.want) {
 			t.Errorf("%s %v: got error=%v %s, want error=%v %s", tc.name, tc.args, res.IsError, got, tc.isError, tc.want)
 		}
 	}
+}
+
+// runsOf names the runs of a list_runs or get_run answer as
+// "flow status, …".
+func runsOf(t *testing.T, answer string) string {
+	t.Helper()
+	var v struct {
+		Runs   []runs.Run
+		Flow   string
+		Status string
+	}
+	if err := json.Unmarshal([]byte(answer), &v); err != nil {
+		t.Fatalf("%s: %v", answer, err)
+	}
+	if v.Runs == nil {
+		return v.Flow + " " + v.Status
+	}
+	var out []string
+	for _, r := range v.Runs {
+		out = append(out, r.Flow+" "+r.Status)
+	}
+	return strings.Join(out, ", ")
 }

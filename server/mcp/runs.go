@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
+	"errors"
 
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -20,8 +22,30 @@ type Runs interface {
 	Get(ctx context.Context, id string) (any, error)
 }
 
-// RunStatuses are the statuses list_runs filters on (issue 14's run store).
-var RunStatuses = []string{"running", "passed", "failed", "errored", "cancelled", "interrupted"}
+// RunStatuses are the statuses list_runs filters on.
+var RunStatuses = runs.Statuses
+
+// StoreRuns is a run store as Runs: the /v1 shapes, an unknown run a
+// not-found tool error the agent reads.
+func StoreRuns(st *runs.Store) Runs { return storeRuns{st} }
+
+type storeRuns struct{ st *runs.Store }
+
+func (s storeRuns) List(ctx context.Context, status string, limit int) (any, error) {
+	list, err := s.st.List(ctx, runs.Filter{Status: status, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"runs": list}, nil
+}
+
+func (s storeRuns) Get(ctx context.Context, id string) (any, error) {
+	d, err := s.st.Get(ctx, id)
+	if errors.Is(err, runs.ErrUnknownRun) {
+		return nil, &tool.Error{Kind: tool.KindNotFound, Message: err.Error()}
+	}
+	return d, err
+}
 
 // The bounds of list_runs's limit.
 const (
