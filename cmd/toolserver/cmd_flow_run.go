@@ -31,6 +31,9 @@ type flowRunOptions struct {
 	// /v1/runs) and print their ids; labels are their --label values.
 	detach bool
 	labels []string
+	// workers is --workers: flows at once; shard is --shard i/n.
+	workers int
+	shard   shardFlag
 	// format is -o/--output json|yaml (or --json); outputDir is a value of
 	// --output that is not a format: the artifacts directory, as --output
 	// named it before --artifacts.
@@ -125,6 +128,8 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE` (a failed snapshot's images as [[ATTACHMENT|path]])")
 	f.StringVar(&opts.reportDir, "report", "", "write the HTML report of the run to `DIR` (index.html, report.json, images/; default $"+envReport+")")
 	opts.limits.register(f)
+	f.IntVar(&opts.workers, "workers", 1, "run `N` flows at once, each on a device of its own (a page and browser contexts of its own)")
+	f.Var(&opts.shard, "shard", "run shard `i/n` of the sorted flows (Playwright's split: CI jobs 1/n … n/n cover every flow once)")
 	f.BoolVar(&opts.detach, "detach", false, "with --link: start each flow as a run of the tool-server and print its id, without waiting (toolserver runs events ID follows it)")
 	f.StringArrayVar(&opts.labels, "label", nil, "with --detach: label the runs `KEY:VALUE` (repeatable)")
 	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
@@ -187,6 +192,17 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if opts.snapshot, err = opts.limits.snapshotDefaults(opts.project); err != nil {
 		return err
 	}
+	if opts.workers < 1 || opts.workers > maxWorkers {
+		return usageError("flow run: --workers %d: want 1 to %d", opts.workers, maxWorkers)
+	}
+	if opts.shard.n > 0 {
+		all := len(targets)
+		targets = opts.shard.of(targets)
+		if len(targets) == 0 {
+			out.note(fmt.Sprintf("shard %s has no flows (%d %s in all): nothing to run", opts.shard.String(), all, plural(all, "flow", "flows")))
+			return nil
+		}
+	}
 	if opts.detach || len(opts.labels) > 0 {
 		return runDetached(ctx, opts, args[0], targets, format)
 	}
@@ -197,52 +213,69 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	// runOne runs one flow: in-process, or on a tool-server over a link.
 	// notWritten counts the baselines of the result the client refused;
 	// plans are the baselines a dry run would have written.
-	var runOne func(ctx context.Context, t flowTarget) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
+	var runOne func(ctx context.Context, t flowTarget, worker int, out *renderer) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
 	if u := opts.linkURL(opts.link); u != "" {
 		lr, err := newLinkedRun(u, args[0], opts, out)
 		if err != nil {
 			return err
 		}
-		runOne = lr.run
+		runOne = func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []baselinePlan, error) {
+			mine := *lr
+			mine.out = out
+			return mine.run(ctx, t)
+		}
 	} else {
-		a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool})
+		a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool, maxDevices: max(defaultMaxDevices, opts.workers)})
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		runOne = func(ctx context.Context, t flowTarget) (*flow.Report, int, []baselinePlan, error) {
-			rep, plans, err := a.runLocalFlow(ctx, t, opts, out)
+		runOne = func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []baselinePlan, error) {
+			rep, plans, err := a.runLocalFlow(ctx, t, worker, opts, out)
 			return rep, 0, plans, err
 		}
 	}
 
+	results := runTargets(ctx, targets, opts.workers, out, func(ctx context.Context, t flowTarget, worker int, out *renderer) flowResult {
+		rep, notWritten, planned, err := runOne(ctx, t, worker, out)
+		r := flowResult{ran: true, rep: rep, notWritten: notWritten, plans: planned, err: err}
+		var usage *exitError
+		switch {
+		case errors.As(err, &usage), errors.Is(err, flow.ErrInfrastructure):
+		case err != nil:
+			out.rejected(t.name, err)
+		default:
+			out.finished(rep)
+		}
+		return r
+	})
 	var reports []runReport
 	var plans []baselinePlan
 	// failure fails the run outside its reports: a baseline the client
 	// did not write (seed, "Baselines in the result").
 	var failure error
-	for _, t := range targets {
-		if ctx.Err() != nil {
-			break
+	for i, r := range results {
+		if !r.ran {
+			continue
 		}
-		rep, notWritten, planned, err := runOne(ctx, t)
+		t := targets[i]
 		var usage *exitError
 		switch {
-		case errors.As(err, &usage):
-			return err // a bad --device
-		case errors.Is(err, flow.ErrInfrastructure):
+		case errors.As(r.err, &usage):
+			return r.err // a bad --device
+		case errors.Is(r.err, flow.ErrInfrastructure):
 			if rerr := finishReport(rb, reports, out); rerr != nil {
 				out.warn(rerr.Error())
 			}
-			return withExit(flowExit(nil, err))
-		case err != nil:
-			out.rejected(t.name, err)
-			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, err)})
+			return withExit(flowExit(nil, r.err))
+		case r.err != nil:
+			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
 			continue
 		}
-		rr := runReport{Report: rep}
+		rr := runReport{Report: r.rep}
 		if opts.dryRun {
-			markDryRun(rep)
+			markDryRun(r.rep)
+			planned := r.plans
 			rr.WouldWrite = &planned
 			if planned == nil {
 				rr.WouldWrite = &[]baselinePlan{}
@@ -250,8 +283,7 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 			plans = append(plans, planned...)
 		}
 		reports = append(reports, rr)
-		out.finished(rep)
-		if notWritten > 0 {
+		if r.notWritten > 0 {
 			failure = errors.New("a baseline was not written")
 		}
 	}
@@ -316,7 +348,7 @@ func rejectedReport(name, device string, err error) *flow.Report {
 
 // runLocalFlow runs one flow in-process on the app's device pool. In a
 // dry run it returns the baselines it would have written.
-func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, out *renderer) (*flow.Report, []baselinePlan, error) {
+func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flowRunOptions, out *renderer) (*flow.Report, []baselinePlan, error) {
 	file, err := flow.Disk{}.OpenFile(t.path)
 	if err != nil {
 		return nil, nil, err
@@ -325,7 +357,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, o flowRunOptions, 
 	if _, err := flow.Prepare(entry); err != nil {
 		return nil, nil, err
 	}
-	d, err := a.pool.Device(ctx, o.device)
+	d, err := a.pool.Instance(ctx, o.device, worker)
 	if err != nil {
 		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == tool.KindValidation {
 			return nil, nil, withExit(exitUsage, fmt.Errorf("--device: %w", err))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -217,6 +218,23 @@ func (p *Pool) browserLocked(w, h int) *browser {
 // Device returns the device id, booting it on first use, or booting a fresh
 // one when its browser died.
 func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
+	return p.device(ctx, id, id)
+}
+
+// Instance returns instance n of device id: n 0 is Device(id); any other
+// is a device of its own with the same id and viewport (a page of its
+// own, its own browser contexts), for runs of several flows at once that
+// must not share a page. It counts against MaxDevices like any device.
+func (p *Pool) Instance(ctx context.Context, id string, n int) (*Device, error) {
+	if n == 0 {
+		return p.device(ctx, id, id)
+	}
+	return p.device(ctx, fmt.Sprintf("%s#%d", id, n), id)
+}
+
+// device returns the device under key (its id, or id#n for an
+// instance), booting it on first use.
+func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
 	if p.missing != nil {
 		return nil, p.missing
 	}
@@ -229,9 +247,9 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 		p.mu.Unlock()
 		return nil, ErrClosed
 	}
-	d := p.devices[id]
+	d := p.devices[key]
 	if d != nil && d.Dead() {
-		delete(p.devices, id)
+		delete(p.devices, key)
 		p.releaseLocked(d)
 		d = nil
 	}
@@ -248,14 +266,14 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 		return nil, fmt.Errorf("%w: %d devices are booted (%v), the limit is %d; stop one with stop-device or raise --max-devices", ErrTooManyDevices, len(ids), ids, p.max)
 	}
 	d, life := newDevice(id, w, h, p.urls, p.browserLocked(w, h))
-	p.devices[id] = d
+	p.devices[key] = d
 	p.mu.Unlock()
 
 	err = d.boot(ctx, life)
 	if err != nil {
 		p.mu.Lock()
-		if p.devices[id] == d {
-			delete(p.devices, id)
+		if p.devices[key] == d {
+			delete(p.devices, key)
 		}
 		p.releaseLocked(d)
 		p.mu.Unlock()
@@ -332,7 +350,7 @@ func (p *Pool) List() []Info {
 
 // Stop closes the device's pages (and its browser, unless the pool shares
 // one) and waits until they are gone. Stopping a device that is not booted
-// returns ErrNotBooted.
+// returns ErrNotBooted. Its instances (Instance) stop with it.
 func (p *Pool) Stop(id string) error {
 	if p.missing != nil {
 		return p.missing
@@ -341,16 +359,21 @@ func (p *Pool) Stop(id string) error {
 		return err
 	}
 	p.mu.Lock()
-	d := p.devices[id]
-	delete(p.devices, id)
-	if d != nil {
-		p.releaseLocked(d)
+	var gone []*Device
+	for key, d := range p.devices {
+		if key == id || strings.HasPrefix(key, id+"#") {
+			delete(p.devices, key)
+			p.releaseLocked(d)
+			gone = append(gone, d)
+		}
 	}
 	p.mu.Unlock()
-	if d == nil {
+	if len(gone) == 0 {
 		return fmt.Errorf("%w: %s", ErrNotBooted, id)
 	}
-	d.wait()
+	for _, d := range gone {
+		d.wait()
+	}
 	return nil
 }
 
