@@ -36,8 +36,15 @@ func decode(t *testing.T, b []byte) image.Image {
 	return img
 }
 
-// rgb is the colour of the pixel at (x, y), 8 bits a channel.
+// rgb is the colour of the pixel at (x, y), 8 bits a channel. The
+// opaque captures Chromium encodes decode to *image.RGBA, read straight
+// from Pix: TestCaptureClip compares a few million pixels, and At with
+// a colour conversion costs several times as much under -race.
 func rgb(img image.Image, x, y int) color.RGBA {
+	if m, ok := img.(*image.RGBA); ok {
+		p := m.Pix[m.PixOffset(x, y):]
+		return color.RGBA{R: p[0], G: p[1], B: p[2]}
+	}
 	c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
 	c.A = 0
 	return c

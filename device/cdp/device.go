@@ -254,6 +254,7 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 		}
 	}()
 
+	used := false // whether a call has run on pg
 	for {
 		var req request
 		select {
@@ -262,9 +263,12 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 			return
 		}
 		// A launch starts on a fresh page; any call after a crash of the
-		// page gets one too, rather than a page that never answers.
+		// page gets one too, rather than a page that never answers. The
+		// boot's page, while no call has run on it, is as fresh as the
+		// spare (a browser context of its own, nothing loaded): the first
+		// launch takes it, and the spare stays for the next.
 		crashed := pg.gone.Err() != nil
-		if req.fresh || crashed {
+		if (req.fresh && used) || crashed {
 			select {
 			case <-spareReady:
 			case <-req.abort:
@@ -295,6 +299,7 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 				d.setURL("")
 			}
 		}
+		used = true
 		req.done <- d.answer(pg, life, req)
 	}
 }

@@ -16,11 +16,14 @@ package cdptest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +51,7 @@ func Main(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	raiseParallel()
 	pool = cdp.NewPool(cdp.Options{SharedBrowser: true, MaxDevices: MaxDevices, Log: os.Stderr})
 	if err := pool.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "cdptest:", err)
@@ -69,6 +73,27 @@ func run(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// parallelPerCPU is how many tests run at once per CPU when the run does
+// not say (-parallel): a test on the rig spends most of its time waiting
+// for the browser (loads, settling, the interval between captures), so at
+// testing's default of one per CPU the CPUs are half idle. Two per CPU
+// fill them; more made the suite slower, the browser and the race
+// detector then contending for the CPUs.
+const parallelPerCPU = 2
+
+// raiseParallel sets -test.parallel to parallelPerCPU tests per CPU
+// unless the command line gave it.
+func raiseParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(parallelPerCPU*runtime.GOMAXPROCS(0)))
+	}
 }
 
 // pagesDir finds testdata/pages at the root of the module, above the
