@@ -138,7 +138,8 @@ func (d *dropper) URL() string { return "http://" + d.ln.Addr().String() }
 // Last-Event-ID), shows it end failed with each of its steps once; it
 // opens the failed snapshot in the report's viewer: baseline, current
 // and diff loaded (fetched with the token, shown by blob: URLs), the
-// slider, and n.
+// slider, and n; and the label filter, one that matches nothing and
+// the run's own.
 func TestDashboardInChromium(t *testing.T) {
 	t.Parallel()
 	const token = "dash-s3cret-token"
@@ -186,6 +187,10 @@ func TestDashboardInChromium(t *testing.T) {
   - await: { visible: { id: snap-0-slider } }
   - press: n
   - await: { visible: { text: "Failure 1 of 1" } }
+  - type: { into: { id: filter-label }, text: "suite:other", submit: true }
+  - await: { visible: { text: No runs match the filters } }
+  - type: { into: { id: filter-label }, text: "suite:dash", submit: true }
+  - await: { text: { in: { id: runs }, contains: held } }
 `,
 	}, "{{DASH}}", proxy.URL(), "{{TOKEN}}", token)
 	listed, running := newLineWatch("›", "lists no runs"), newLineWatch("›", "is running")
@@ -195,7 +200,7 @@ func TestDashboardInChromium(t *testing.T) {
 		testStreams(t, nil, out, errOut))
 	awaitLine(t, listed, errOut, done)
 
-	id := startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"held","project_root":%q,"device":%q}}`, root, device))
+	id := startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"held","project_root":%q,"device":%q},"labels":{"suite":"dash"}}`, root, device))
 	awaitLine(t, running, errOut, done)
 	// The page's two streams (the list's and the run's) are open.
 	if n := proxy.Drop(); n < 2 {
