@@ -3,12 +3,36 @@
 package dashboard
 
 import (
+	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"net/http"
+
+	"github.com/toolserver/toolserver/report"
 )
 
 //go:embed page/index.html
-var page []byte
+var source []byte
+
+// page is index.html with the report's snapshot viewer inlined: the page
+// is one response, because every other path of the server needs the
+// bearer token, which a <script src> or <link> cannot send.
+var page = report.Inline(source)
+
+// csp is the page's Content-Security-Policy: its one inline script by
+// its hash (no other script runs, inline or not), its own style, images
+// from the server or the blob: URLs of the images it fetched with the
+// token, requests to its own origin only, and no framing.
+var csp = "default-src 'none'; script-src '" + scriptHash(page) + "'; style-src 'unsafe-inline'; img-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// scriptHash is the CSP source of the text of the page's script element.
+func scriptHash(p []byte) string {
+	_, rest, _ := bytes.Cut(p, []byte("<script>"))
+	body, _, _ := bytes.Cut(rest, []byte("</script>"))
+	sum := sha256.Sum256(body)
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
 
 // Handler serves the dashboard's page at /dashboard. The page holds no
 // data: it asks for the token and reads /v1 with it.
@@ -16,7 +40,9 @@ func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'")
+		w.Header().Set("Content-Security-Policy", csp)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		w.Write(page)
 	})
 }

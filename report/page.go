@@ -10,13 +10,19 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 )
 
-// page is index.html with dataMark where the report's data goes. The page
-// is one file with its style and script inline: a browser opens it from
-// file:// with no server and no network, and reads the data from the page
-// itself (a fetch of report.json beside it is what file:// refuses).
+// pageSource is index.html as written, with the viewer's marks.
 //
 //go:embed page/index.html
-var page []byte
+var pageSource []byte
+
+// page is index.html with the viewer inlined and dataMark where the
+// report's data goes. The page is one file with its style and script
+// inline: a browser opens it from file:// with no server and no network,
+// and reads the data from the page itself (a fetch of report.json or
+// viewer.js beside it is what file:// refuses). The viewer goes in
+// first, so the data (which may hold any text) is never searched for a
+// mark.
+var page = Inline(pageSource)
 
 // dataMark is the text of page that Write replaces by the data.
 var dataMark = []byte("__REPORT_DATA__")

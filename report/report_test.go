@@ -347,3 +347,26 @@ func TestMergeKeepsEveryFlowOfBoth(t *testing.T) {
 		t.Errorf("the refused merge damaged its input: %v", err)
 	}
 }
+
+// TestViewerInlined: the report's page carries the shared viewer inline
+// (it opens from file:// and fetches nothing), once, with no mark left;
+// the viewer's own text cannot end the elements it is inlined into.
+func TestViewerInlined(t *testing.T) {
+	t.Parallel()
+	// A flow named like a mark stays data: the viewer went in first.
+	page := report.Page([]byte(`{"flows":[{"report":{"flow":"/*__VIEWER_JS__*/"}}]}`))
+	for _, part := range [][]byte{report.ViewerJS, report.ViewerCSS} {
+		if n := bytes.Count(page, part); n != 1 {
+			t.Errorf("the page holds the viewer's %.30q %d times, want 1", part, n)
+		}
+		if low := bytes.ToLower(part); bytes.Contains(low, []byte("</script")) || bytes.Contains(low, []byte("</style")) {
+			t.Errorf("the viewer's %.30q holds an end tag", part)
+		}
+	}
+	if n := bytes.Count(page, []byte("__VIEWER_")); n != 1 {
+		t.Errorf("the page holds __VIEWER_ %d times, want once (in its data)", n)
+	}
+	if !bytes.Contains(page, []byte(`const viewer = (function`)) {
+		t.Error("the page does not define the viewer")
+	}
+}

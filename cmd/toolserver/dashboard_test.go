@@ -1,0 +1,294 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolserver/toolserver/runs"
+)
+
+// heldSite serves the pages of a held run: /basket.html in the banner
+// colour of the moment, and /hold.html, whose script fetches /hold and
+// shows "released" once it answers. While hold is on, /hold answers only
+// after release.
+type heldSite struct {
+	URL     string
+	hold    atomic.Bool
+	banner  atomic.Value // string
+	release func()
+}
+
+func newHeldSite(t *testing.T) *heldSite {
+	t.Helper()
+	s := &heldSite{}
+	s.banner.Store("#243b6b")
+	released := make(chan struct{})
+	var once sync.Once
+	s.release = func() { once.Do(func() { close(released) }) }
+	mux := http.NewServeMux()
+	mux.HandleFunc("/basket.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><style>body{margin:0;font:16px "DejaVu Sans",sans-serif}
+header{background:%s;color:#fff;padding:12px 16px;font-weight:bold}main{padding:12px 16px}</style>
+<header>Fernhouse</header><main><p>Three ferns in your basket.</p></main>`, s.banner.Load())
+	})
+	mux.HandleFunc("/hold.html", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p id="state">holding</p>
+<script>fetch("/hold").then(() => { document.getElementById("state").textContent = "released"; });</script>`)
+	})
+	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
+		if s.hold.Load() {
+			select {
+			case <-released:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		fmt.Fprint(w, "ok")
+	})
+	srv := httptest.NewServer(mux)
+	s.URL = srv.URL
+	t.Cleanup(func() {
+		s.release()
+		srv.Close()
+	})
+	return s
+}
+
+// dropper forwards TCP connections to a server and, on Drop, resets
+// every connection open at that moment while it goes on accepting new
+// ones: to a page, the network dropped its streams once.
+type dropper struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns [][2]net.Conn // each from the client, to the server
+	wg    sync.WaitGroup
+}
+
+func newDropper(t *testing.T, target string) *dropper {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dropper{ln: ln}
+	d.wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			d.mu.Lock()
+			d.conns = append(d.conns, [2]net.Conn{in, out})
+			d.mu.Unlock()
+			d.wg.Go(func() { io.Copy(out, in); out.Close() })
+			d.wg.Go(func() { io.Copy(in, out); in.Close() })
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		d.Drop()
+		d.wg.Wait()
+	})
+	return d
+}
+
+// Drop resets every connection open now and returns how many were.
+func (d *dropper) Drop() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := 0
+	for _, pair := range d.conns {
+		open := false
+		for _, c := range pair {
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			open = c.Close() == nil || open
+		}
+		if open {
+			n++
+		}
+	}
+	d.conns = nil
+	return n
+}
+
+func (d *dropper) URL() string { return "http://" + d.ln.Addr().String() }
+
+// TestDashboardInChromium: our own runner drives the dashboard of
+// `serve --dashboard` in Chromium as a user would. It enters the token,
+// sees the empty list, sees a run started by POST /v1/runs appear live
+// while the run is held mid-way, opens it (its first step shown, a
+// Cancel button). Then the network drops the page's streams, the run is
+// released, and the page, reconnected (the run's events resumed by
+// Last-Event-ID), shows it end failed with each of its steps once; it
+// opens the failed snapshot in the report's viewer: baseline, current
+// and diff loaded (fetched with the token, shown by blob: URLs), the
+// slider, and n; and the label filter, one that matches nothing and
+// the run's own.
+func TestDashboardInChromium(t *testing.T) {
+	t.Parallel()
+	const token = "dash-s3cret-token"
+	device := sharedDevice(t, "chromium-cdp-333x213")
+
+	// The watched run's project: its baseline adopted, then the banner
+	// changed, so its snapshot fails; and held at /hold until released.
+	site := newHeldSite(t)
+	root := writeProject(t, map[string]string{
+		"held.yaml": "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 60000 }\n  - launch: \"{{SITE}}/basket.html\"\n  - snapshot: basket\n",
+	}, "{{SITE}}", site.URL)
+	if code, out, errOut := runCLI(t, "flow", "run", "held", "--project", root, "--device", device, "--update-baselines"); code != 0 {
+		t.Fatalf("adopting the baseline: exit %d\n%s\n%s", code, out, errOut)
+	}
+	site.banner.Store("#8a1538")
+	site.hold.Store(true)
+
+	u := startServe(t, env{envAuthToken: token}, false, "--dashboard", "--state-dir", t.TempDir())
+	proxy := newDropper(t, strings.TrimPrefix(u, "http://"))
+
+	// The user, on a device of its own.
+	user := sharedDevice(t, "chromium-cdp-1100x700")
+	dash := writeProject(t, map[string]string{
+		"dashboard.yaml": `steps:
+  - launch: "{{DASH}}/dashboard"
+  - await: { visible: { id: token } }
+  - type: { into: { id: token }, text: "{{TOKEN}}", submit: false }
+  - tap: Connect
+  - await: { visible: { text: No runs yet } }
+  - echo: the dashboard lists no runs
+  - await: { text: { in: { id: runs }, contains: held }, timeout: 60000 }
+  - assert: { text: { in: { id: runs }, contains: running } }
+  - tap: { text: held, within: { id: runs } }
+  - await: { visible: { id: run-detail } }
+  - await: { visible: { role: button, text: Cancel, within: { id: run-detail } } }
+  - await: { text: { in: { id: step-1 }, contains: launch }, timeout: 60000 }
+  - echo: the run is running and shows its first step
+  - await: { text: { in: { id: run-status }, equals: failed }, timeout: 60000 }
+  - await: { text: { in: { id: runs }, contains: failed } }
+  - await: { text: { in: { id: step-4 }, contains: snapshot } }
+  - await: { text: { in: { id: snap-0 }, contains: "Baseline 333×213" } }
+  - await: { text: { in: { id: snap-0 }, contains: "Current 333×213" } }
+  - await: { text: { in: { id: snap-0 }, contains: "Diff 333×213" } }
+  - tap: { role: tab, text: Slider, within: { id: snap-0 } }
+  - await: { visible: { id: snap-0-slider } }
+  - press: n
+  - await: { visible: { text: "Failure 1 of 1" } }
+  - type: { into: { id: filter-label }, text: "suite:other", submit: true }
+  - await: { visible: { text: No runs match the filters } }
+  - type: { into: { id: filter-label }, text: "suite:dash", submit: true }
+  - await: { text: { in: { id: runs }, contains: held } }
+`,
+	}, "{{DASH}}", proxy.URL(), "{{TOKEN}}", token)
+	listed, running := newLineWatch("›", "lists no runs"), newLineWatch("›", "is running")
+	errOut := newLineWatch()
+	out := io.MultiWriter(listed, running)
+	done := runAsync([]string{"flow", "run", "dashboard", "--project", dash, "--device", user},
+		testStreams(t, nil, out, errOut))
+	awaitLine(t, listed, errOut, done)
+
+	id := startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"held","project_root":%q,"device":%q},"labels":{"suite":"dash"}}`, root, device))
+	awaitLine(t, running, errOut, done)
+	// The page's two streams (the list's and the run's) are open.
+	if n := proxy.Drop(); n < 2 {
+		t.Fatalf("the drop reset %d connections, want the page's two streams at least", n)
+	}
+	site.release()
+	if code := waitExit(t, done, listed, errOut); code != 0 {
+		t.Fatalf("the dashboard flow: exit %d\n%s\n%s", code, listed, errOut)
+	}
+
+	// The store agrees with what the page showed.
+	var d runs.Detail
+	getV1(t, u+"/v1/runs/"+id, token, &d)
+	if d.Status != runs.Failed || len(d.Snapshots) != 1 || len(d.Snapshots[0].Files) != 3 {
+		t.Fatalf("the run: got %s with snapshots %+v, want failed with one snapshot of three images", d.Status, d.Snapshots)
+	}
+	// The page is served without the token; nothing else is.
+	resp, err := http.Get(u + "/dashboard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "connect-src 'self'") {
+		t.Errorf("GET /dashboard without the token: got %d, CSP %q; want 200 with its CSP", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+	resp, err = http.Get(u + "/v1/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /v1/runs without the token: got %d, want 401", resp.StatusCode)
+	}
+}
+
+// awaitLine waits until w holds its line; the run ending first, or two
+// minutes going by, fails the test.
+func awaitLine(t *testing.T, w, errOut *lineWatch, done <-chan int) {
+	t.Helper()
+	select {
+	case <-w.seen:
+	case code := <-done:
+		t.Fatalf("flow run exited %d before the line %q\n%s\n%s", code, w.want, w, errOut)
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no line %q\n%s\n%s", w.want, w, errOut)
+	}
+}
+
+// startV1Run starts a run by POST /v1/runs with body and returns its id.
+func startV1Run(t *testing.T, base, token, body string) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", base+"/v1/runs", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Run, Status string }
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &out); err != nil || resp.StatusCode != http.StatusCreated || !runs.ValidID(out.Run) {
+		t.Fatalf("POST /v1/runs: got %d %s, want 201 with a run id", resp.StatusCode, b)
+	}
+	return out.Run
+}
+
+// getV1 decodes GET url, sent with the token, into v.
+func getV1(t *testing.T, url, token string, v any) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: got %d %s, want 200", url, resp.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
