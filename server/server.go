@@ -73,13 +73,18 @@ type Server struct {
 	cfg Config
 	// baseCtx is the context of the server's life, set by Serve: runs
 	// started by POST /v1/runs live in it, not in their request's.
-	baseCtx  context.Context
-	runsWG   sync.WaitGroup
-	mu       sync.Mutex
-	ln       net.Listener
-	srv      *http.Server
-	wildcard bool
-	bindHost string
+	baseCtx context.Context
+	runsWG  sync.WaitGroup
+	mu      sync.Mutex
+	// stopping is closed when the server starts to stop: the event
+	// streams end then, so an open dashboard does not hold the graceful
+	// shutdown for its whole grace.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
+	ln           net.Listener
+	srv          *http.Server
+	wildcard     bool
+	bindHost     string
 }
 
 // New returns a server for cfg; call Listen, then Serve.
@@ -95,7 +100,7 @@ func New(cfg Config) *Server {
 			*d.v = d.def
 		}
 	}
-	s := &Server{cfg: cfg}
+	s := &Server{cfg: cfg, stopping: make(chan struct{})}
 	host, _, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		host = cfg.Addr
@@ -212,6 +217,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	s.stoppingOnce.Do(func() { close(s.stopping) })
 	err := s.srv.Shutdown(sctx)
 	if s.cfg.Runs != nil {
 		// Runs going on end interrupted, their events kept.

@@ -356,7 +356,7 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 			sse.frame("end", "", runs.EndFrame{Status: status})
 			return
 		}
-		if !sse.wait(r.Context(), changed) {
+		if !sse.wait(r.Context(), changed, s.stopping) {
 			return
 		}
 	}
@@ -388,7 +388,7 @@ func (s *Server) v1Changes(w http.ResponseWriter, r *http.Request) {
 		if len(out) > 0 && !sse.frame("", "", map[string]any{"runs": out}) {
 			return
 		}
-		if !sse.wait(r.Context(), changed) {
+		if !sse.wait(r.Context(), changed, s.stopping) {
 			return
 		}
 	}
@@ -434,8 +434,8 @@ func (s *sseWriter) frame(event, id string, v any) bool {
 }
 
 // wait waits for a change, sending heartbeats; false when the client is
-// gone.
-func (s *sseWriter) wait(ctx context.Context, changed <-chan struct{}) bool {
+// gone or the server stops (a client reconnects with its cursor).
+func (s *sseWriter) wait(ctx context.Context, changed, stopping <-chan struct{}) bool {
 	poll := time.NewTimer(eventPoll)
 	defer poll.Stop()
 	beat := time.NewTicker(sseHeartbeat)
@@ -443,6 +443,8 @@ func (s *sseWriter) wait(ctx context.Context, changed <-chan struct{}) bool {
 	for {
 		select {
 		case <-ctx.Done():
+			return false
+		case <-stopping:
 			return false
 		case <-changed:
 			return true
