@@ -118,7 +118,7 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 			if uploads == nil {
 				err = unprocessable("member %q: uploads are off on this tool-server", m.Path)
 			} else if u, err = uploads.Take(m.UploadID); err != nil {
-				err = unprocessable("member %q: unknown upload %q (an uploadId is good for one call only)", m.Path, m.UploadID)
+				err = unprocessable("member %q: unknown upload %q (an uploadId is good for one call only): this tool-server never received it, or it was used or expired; if several tool-servers share this address (replicas behind a load balancer), the upload reached another one: give them a shared --upload-dir, or pin each client to one (sessionAffinity: ClientIP, nginx ip_hash)", m.Path, m.UploadID)
 			} else {
 				taken = append(taken, u)
 			}

@@ -16,6 +16,9 @@ const (
 	CodeInternal        = "internal"
 	// CodeNotFound is a route or a feature the server does not have.
 	CodeNotFound = "not_found"
+	// CodeUnavailable is a server that is stopping (draining): another
+	// replica takes the request.
+	CodeUnavailable = "unavailable"
 )
 
 // ErrorBody is the /v1 error envelope:

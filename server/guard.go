@@ -120,6 +120,12 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	}
 	want := []byte("Bearer " + s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") {
+			// Probes (a load balancer's, Kubernetes') carry no token;
+			// these two tell only whether the server is up and ready.
+			next.ServeHTTP(w, r)
+			return
+		}
 		if s.cfg.Dashboard != nil && r.Method == http.MethodGet && (r.URL.Path == "/dashboard" || r.URL.Path == "/dashboard/") {
 			// The dashboard's page holds no data: it asks for the token
 			// and sends it with every request it makes.

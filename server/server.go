@@ -45,6 +45,13 @@ type Config struct {
 	Runs *runs.Store
 	// Dashboard, when set, is served at /dashboard.
 	Dashboard http.Handler
+	// Ready, when set, says why the server cannot take calls (no browser
+	// can start), for /readyz; nil means it can.
+	Ready func() error
+	// DrainTimeout is how long the calls in flight get when the server
+	// stops (default DefaultDrainTimeout): readiness turns false and new
+	// calls get 503 at once.
+	DrainTimeout time.Duration
 	// HeaderTimeout bounds reading a request's headers (default 10 s).
 	HeaderTimeout time.Duration
 	// IdleTimeout closes a keep-alive connection that sends no next
@@ -66,6 +73,8 @@ const (
 	// DefaultReadTimeout is sized for the largest file a call carries on
 	// a slow link: 32 MiB is 43 MiB in base64, about 6 minutes at 1 Mbit/s.
 	DefaultReadTimeout = 10 * time.Minute
+	// DefaultDrainTimeout is the drain a stopping server gives its calls.
+	DefaultDrainTimeout = 30 * time.Second
 )
 
 // Server is the HTTP tool-server.
@@ -81,6 +90,7 @@ type Server struct {
 	// shutdown for its whole grace.
 	stopping     chan struct{}
 	stoppingOnce sync.Once
+	drain        *drainer
 	ln           net.Listener
 	srv          *http.Server
 	wildcard     bool
@@ -100,7 +110,10 @@ func New(cfg Config) *Server {
 			*d.v = d.def
 		}
 	}
-	s := &Server{cfg: cfg, stopping: make(chan struct{})}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	s := &Server{cfg: cfg, stopping: make(chan struct{}), drain: newDrainer()}
 	host, _, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		host = cfg.Addr
@@ -142,8 +155,9 @@ func IsWildcard(addr string) bool {
 // Handler returns the routes with their middleware.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.crossSite, s.auth)
+	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.crossSite, s.auth, s.drainGuard)
 	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
 	r.Get("/tools", s.listTools)
 	r.Post("/tools/{name}", s.callTool)
 	r.Post("/upload", s.upload)
@@ -215,9 +229,24 @@ func (s *Server) Serve(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
+	// The drain: readiness false and new calls 503 at once, the event
+	// streams end (their clients reconnect elsewhere), the calls in
+	// flight get DrainTimeout to finish.
+	idle := s.drain.start()
+	s.stoppingOnce.Do(func() { close(s.stopping) })
+	drainTimer := time.NewTimer(s.cfg.DrainTimeout)
+	select {
+	case <-idle:
+	case <-drainTimer.C:
+		s.cfg.Log.Warn("drain timeout: calls still in flight are cancelled", "in_flight", s.drain.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
+	}
+	drainTimer.Stop()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s.stoppingOnce.Do(func() { close(s.stopping) })
+	if s.drain.inFlight() > 0 {
+		// Past the drain: cut the calls short rather than wait more.
+		cancelBase()
+	}
 	err := s.srv.Shutdown(sctx)
 	if s.cfg.Runs != nil {
 		// Runs going on end interrupted, their events kept.

@@ -31,6 +31,7 @@ const (
 	codePayloadTooLarge = runs.CodePayloadTooLarge
 	codeInternal        = runs.CodeInternal
 	codeNotFound        = runs.CodeNotFound
+	codeUnavailable     = runs.CodeUnavailable
 )
 
 // v1Error is an error of the /v1 surface: its status and code.
@@ -58,6 +59,8 @@ func v1Of(e *tool.Error) v1Error {
 		code = codePayloadTooLarge
 	case tool.KindInternal:
 		code = codeInternal
+	case tool.KindUnavailable:
+		code = codeUnavailable
 	}
 	return v1Error{Status: e.HTTPStatus(), Code: code, Message: e.Message}
 }
@@ -170,16 +173,22 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	var name string
 	json.Unmarshal(args["name"], &name)
 	_, members := args["members"]
+	// The run goes on without the connection, counted in flight: a
+	// stopping server's drain waits for it.
+	if !s.drain.enter() {
+		writeV1Error(w, v1Error{http.StatusServiceUnavailable, codeUnavailable, "this tool-server is stopping and starts no run; send it to another replica"})
+		return
+	}
 	rec, err := st.Start(r.Context(), runs.Begin{ID: req.RunID, Flow: name, Labels: req.Labels, Source: "v1", Linked: members})
 	if err != nil {
+		s.drain.leave()
 		s.runError(w, r, err)
 		return
 	}
-	// The run goes on without the connection; the server's stop
-	// interrupts it.
 	s.runsWG.Add(1)
 	go func() {
 		defer s.runsWG.Done()
+		defer s.drain.leave()
 		ctx := runs.WithRecorder(s.base(), rec)
 		_, err := s.cfg.Tools.Invoke(ctx, "flow-execute", req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
 		// A call refused before the flow ran (bad arguments) ends here;

@@ -44,6 +44,8 @@ type Uploads struct {
 	ttl        time.Duration
 	now        func() time.Time
 
+	shared bool
+
 	mu       sync.Mutex
 	uploads  map[string]*pending
 	reserved int64
@@ -56,6 +58,12 @@ type UploadConfig struct {
 	MaxPending int64         // cap on the bytes of all pending uploads
 	TTL        time.Duration // an unused upload is removed after this
 	Now        func() time.Time
+	// Shared makes Dir a directory several tool-servers share (replicas
+	// behind a load balancer on one volume): an upload is a file there
+	// that any of them can take, once, so the upload and the call that
+	// uses it may reach different replicas. Without it the uploads are
+	// this process's own.
+	Shared bool
 }
 
 // NewUploads returns a store; Dir is created if needed.
@@ -67,17 +75,18 @@ func NewUploads(cfg UploadConfig) (*Uploads, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Uploads{dir: cfg.Dir, maxUpload: cfg.MaxUpload, maxPending: cfg.MaxPending, ttl: cfg.TTL, now: now, uploads: map[string]*pending{}}, nil
+	return &Uploads{dir: cfg.Dir, maxUpload: cfg.MaxUpload, maxPending: cfg.MaxPending, ttl: cfg.TTL, now: now, uploads: map[string]*pending{}, shared: cfg.Shared}, nil
 }
 
 // MaxUpload returns the per-upload cap in bytes.
 func (s *Uploads) MaxUpload() int64 { return s.maxUpload }
 
-// reserve claims n more pending bytes, or fails with ErrUploadSpace.
+// reserve claims n more pending bytes, or fails with ErrUploadSpace. In
+// a shared directory the uploads every replica holds there count too.
 func (s *Uploads) reserve(n int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.reserved+n > s.maxPending {
+	if s.reserved+n > s.maxPending || (s.shared && s.reserved+n+s.sharedBytes() > s.maxPending) {
 		return fmt.Errorf("%w: %d bytes are pending, the limit is %d", ErrUploadSpace, s.reserved, s.maxPending)
 	}
 	s.reserved += n
@@ -157,6 +166,18 @@ func (s *Uploads) Receive(ctx context.Context, r io.Reader) (Upload, error) {
 		return Upload{}, err
 	}
 	u := Upload{ID: id, Path: f.Name(), Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	if s.shared {
+		// One rename makes it takeable by every replica: its name is its
+		// id, its mtime its age.
+		final := s.sharedPath(id)
+		if err := os.Rename(f.Name(), final); err != nil {
+			os.Remove(f.Name())
+			s.release(cw.n)
+			return Upload{}, fmt.Errorf("upload: %w", err)
+		}
+		s.release(cw.n) // counted from the directory now
+		u.Path = final
+	}
 	s.mu.Lock()
 	s.uploads[id] = &pending{u: u, expires: s.now().Add(s.ttl)}
 	s.mu.Unlock()
@@ -171,6 +192,9 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // Take hands the upload id out once: it leaves the store, and the caller
 // must call Remove when done with the file.
 func (s *Uploads) Take(id string) (Upload, error) {
+	if s.shared {
+		return s.takeShared(id)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.uploads[id]
@@ -184,7 +208,9 @@ func (s *Uploads) Take(id string) (Upload, error) {
 // Remove deletes a taken upload's file and releases its bytes.
 func (s *Uploads) Remove(u Upload) {
 	os.Remove(u.Path)
-	s.release(u.Size)
+	if !s.shared {
+		s.release(u.Size)
+	}
 }
 
 // Sweep removes the uploads that expired by now and returns how many.
@@ -201,6 +227,9 @@ func (s *Uploads) Sweep() int {
 	s.mu.Unlock()
 	for _, u := range gone {
 		s.Remove(u)
+	}
+	if s.shared {
+		return len(gone) + s.sweepShared(now)
 	}
 	return len(gone)
 }
@@ -222,9 +251,15 @@ func (s *Uploads) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Close removes every pending upload and releases its bytes. Uploads
-// already taken stay their taker's to Remove.
+// Close removes every pending upload and releases its bytes (in a shared
+// directory it leaves them to the other replicas). Uploads already taken
+// stay their taker's to Remove.
 func (s *Uploads) Close() error {
+	if s.shared {
+		// Another replica may still take them; the replicas' sweeps
+		// remove them when they expire.
+		return nil
+	}
 	s.mu.Lock()
 	all := s.uploads
 	s.uploads = map[string]*pending{}

@@ -300,3 +300,59 @@ func TestUploadClose(t *testing.T) {
 		t.Fatalf("got files %v, want none", got)
 	}
 }
+
+// TestUploadSharedDirectory: two replicas on one directory take each
+// other's uploads, each once; an expired one goes in either's sweep; a
+// replica that closes leaves the others' uploads alone.
+func TestUploadSharedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	replica := func() *store.Uploads {
+		s, err := store.NewUploads(store.UploadConfig{Dir: dir, MaxUpload: 1 << 20, MaxPending: 3 << 19, TTL: time.Minute, Now: clock, Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, b := replica(), replica()
+	data := gz(t, 4096)
+	u, err := receive(t, a, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Take(u.ID)
+	if err != nil || got.SHA256 != u.SHA256 || got.Size != u.Size {
+		t.Fatalf("the other replica's take: %+v %v, want %+v", got, err, u)
+	}
+	if _, err := a.Take(u.ID); !errors.Is(err, store.ErrNoUpload) {
+		t.Errorf("a second take: %v, want ErrNoUpload", err)
+	}
+	b.Remove(got)
+	if names := files(t, dir); len(names) != 0 {
+		t.Errorf("after the take and remove: %v", names)
+	}
+	// The pending cap counts every replica's uploads in the directory.
+	if _, err := receive(t, a, gz(t, 800<<10)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := receive(t, b, gz(t, 800<<10)); !errors.Is(err, store.ErrUploadSpace) {
+		t.Errorf("over the shared pending cap: %v, want ErrUploadSpace", err)
+	}
+	// Expired: either replica's sweep removes it; closing removes nothing.
+	old, _ := receive(t, a, data)
+	a.Close()
+	if _, err := os.Stat(old.Path); err != nil {
+		t.Errorf("a replica's close removed an upload the others may take: %v", err)
+	}
+	now = now.Add(2 * time.Minute)
+	if n := b.Sweep(); n < 1 {
+		t.Errorf("the sweep removed %d uploads, want the expired ones", n)
+	}
+	if _, err := b.Take(old.ID); !errors.Is(err, store.ErrNoUpload) {
+		t.Errorf("an expired upload: %v", err)
+	}
+	if _, err := a.Take("../../etc"); !errors.Is(err, store.ErrNoUpload) {
+		t.Errorf("an id that is a path: %v", err)
+	}
+}

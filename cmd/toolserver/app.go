@@ -269,6 +269,9 @@ type appOptions struct {
 	// pool is a pool to use instead of a new one (streams.pool); its own
 	// options stand, maxDevices and denyFileURLs are not applied to it.
 	pool *cdp.Pool
+	// uploadDir, when set, is a directory the uploads share with other
+	// tool-servers (serve --upload-dir) instead of one in the app's temp.
+	uploadDir string
 }
 
 func newApp(o appOptions) (*app, error) {
@@ -283,12 +286,16 @@ func newApp(o appOptions) (*app, error) {
 		a.Close()
 		return nil, err
 	}
-	a.uploads, err = store.NewUploads(store.UploadConfig{
+	ucfg := store.UploadConfig{
 		Dir:        filepath.Join(tmp, "uploads"),
 		MaxUpload:  64 << 20,
 		MaxPending: 512 << 20,
 		TTL:        10 * time.Minute,
-	})
+	}
+	if o.uploadDir != "" {
+		ucfg.Dir, ucfg.Shared = o.uploadDir, true
+	}
+	a.uploads, err = store.NewUploads(ucfg)
 	if err != nil {
 		a.Close()
 		return nil, err

@@ -29,6 +29,10 @@ type serveOptions struct {
 	stateDir  string
 	keepRuns  int
 	dashboard bool
+	// uploadDir is --upload-dir, shared with other replicas;
+	// drainTimeout bounds the calls in flight at SIGTERM.
+	uploadDir    string
+	drainTimeout time.Duration
 }
 
 func newServeCommand(s streams) *cobra.Command {
@@ -62,6 +66,9 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f.StringVar(&opts.stateDir, "state-dir", defaultStateDir(s.getenv), "keep the run store (every flow run, its events and images) in `DIR`; empty keeps none")
 	f.IntVar(&opts.keepRuns, "keep-runs", runs.DefaultKeep, "keep the newest `N` finished runs; older ones and their images are pruned")
 	f.BoolVar(&opts.dashboard, "dashboard", false, "serve the runs dashboard at /dashboard")
+	f.StringVar(&opts.uploadDir, "upload-dir", "", "keep POST /upload archives in `DIR`, shared with the other replicas behind the same address (one volume), so an upload and the call that uses it may reach different ones (default: this process's own temp dir)")
+	f.DurationVar(&opts.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long calls in flight get to finish (readiness turns false at once, new calls get 503)")
+	_ = cmd.MarkFlagDirname("upload-dir")
 	_ = cmd.MarkFlagDirname("state-dir")
 	f.StringSliceVar(&opts.allowHosts, "allow-hosts", nil, "the only `hosts` pages may come from (launch, open-url, and every request of a page): names, *.example.com, IP addresses; comma-separated or repeated")
 	return cmd
@@ -84,7 +91,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	// A server that answers other machines never opens its own files for
 	// them, unless told to.
-	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr), pool: opts.pool})
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr), pool: opts.pool, uploadDir: opts.uploadDir})
 	if err != nil {
 		return err
 	}
@@ -98,6 +105,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	cfg := server.Config{
 		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
+		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout,
 	}
 	if opts.keepRuns < 1 {
 		return usageError("serve: --keep-runs %d: keep at least one run", opts.keepRuns)

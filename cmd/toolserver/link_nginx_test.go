@@ -31,11 +31,16 @@ http {
   uwsgi_temp_path %[1]s/uwsgi;
   scgi_temp_path %[1]s/scgi;
   client_max_body_size %[4]s;
+  upstream toolservers {
+%[3]s  }
   server {
     listen %[2]s;
     location / {
-      proxy_pass %[3]s;
+      proxy_pass http://toolservers;
       proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_buffering off;
       proxy_read_timeout 300s;
     }
   }
@@ -46,6 +51,18 @@ http {
 // upstream and returns the proxy's URL.
 func startNginx(t *testing.T, upstream, maxBody string) string {
 	t.Helper()
+	return startNginxUpstream(t, []string{upstream}, maxBody)
+}
+
+// startNginxUpstream runs nginx in front of the tool-servers at urls, a
+// plain round-robin upstream (each request to the next), and returns the
+// proxy's URL.
+func startNginxUpstream(t *testing.T, urls []string, maxBody string) string {
+	t.Helper()
+	var servers strings.Builder
+	for _, u := range urls {
+		fmt.Fprintf(&servers, "    server %s;\n", strings.TrimPrefix(u, "http://"))
+	}
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		bin = "/usr/sbin/nginx"
@@ -61,7 +78,7 @@ func startNginx(t *testing.T, upstream, maxBody string) string {
 	ln.Close()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, addr, upstream, maxBody)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, addr, servers.String(), maxBody)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// noisePage draws a canvas of deterministic noise, seeded by n: its
+// capture is a PNG over 256 KiB, so a linked run sends its baseline
+// through POST /upload, not inline.
+func noisePage(n int) string {
+	return fmt.Sprintf(`<!doctype html><body style="margin:0"><canvas id="c" width="640" height="400"></canvas><script>
+const c = document.getElementById("c").getContext("2d"), img = c.createImageData(640, 400);
+let x = %d * 2654435761 >>> 0;
+for (let i = 0; i < img.data.length; i += 4) { x = (x * 1664525 + 1013904223) >>> 0; img.data[i] = x >>> 24; img.data[i+1] = (x >>> 16) & 255; img.data[i+2] = (x >>> 8) & 255; img.data[i+3] = 255; }
+c.putImageData(img, 0, 0);
+</script><p style="position:absolute;top:0;left:0;margin:0;background:#fff">noise %d</p>`, n+1, n)
+}
+
+// TestReplicasBehindNginx: three tool-servers sharing an --upload-dir
+// behind a plain round-robin nginx upstream run a 20-flow suite whose
+// baselines go through POST /upload: every flow passes, though an
+// upload and the call that uses it land on different replicas.
+func TestReplicasBehindNginx(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
+		io.WriteString(w, noisePage(n))
+	}))
+	defer site.Close()
+	root := t.TempDir()
+	flows := filepath.Join(root, ".argent", "flows")
+	os.MkdirAll(flows, 0o755)
+	for i := range 20 {
+		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
+		os.WriteFile(filepath.Join(flows, fmt.Sprintf("f%02d.yaml", i)), []byte(body), 0o644)
+	}
+	device := sharedDevice(t, "chromium-cdp-640x400")
+	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
+		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(flows, "__baselines__", "f07", "noise__chromium-640x400.png"))
+	if len(b) <= 256<<10 {
+		t.Fatalf("a baseline of %d bytes: want one over 256 KiB, so that it travels by POST /upload", len(b))
+	}
+
+	e := env{envAuthToken: "fleet"}
+	shared := t.TempDir()
+	var urls []string
+	for range 3 {
+		urls = append(urls, startServe(t, e, true, "--upload-dir", shared))
+	}
+	u := startNginxUpstream(t, urls, "64m")
+	code, out, errOut := runCLIEnv(t, e, "flow", "run", flows, "--device", device, "--link", u)
+	if code != 0 || !strings.Contains(out, "20 flows: 20 passed, 0 failed") {
+		t.Fatalf("20 flows through nginx over 3 replicas: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Nothing waits in the shared directory: every upload was taken.
+	left, _ := filepath.Glob(filepath.Join(shared, "*.upload"))
+	if len(left) != 0 {
+		t.Errorf("uploads left in the shared directory: %v", left)
+	}
+}
+
+// TestDrain: SIGTERM (the context's end) turns readiness false at once,
+// refuses new calls with 503, lets the call in flight finish, then the
+// server exits 0.
+func TestDrain(t *testing.T) {
+	t.Parallel()
+	released, reached := make(chan struct{}), make(chan struct{})
+	var once, reachOnce sync.Once
+	release := func() { once.Do(func() { close(released) }) }
+	defer release()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			reachOnce.Do(func() { close(reached) })
+			select {
+			case <-released:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		io.WriteString(w, `<!doctype html><p>here</p>`)
+	}))
+	defer site.Close()
+	root := writeProject(t, map[string]string{
+		"held.yaml": "steps:\n  - launch: \"" + site.URL + "/slow\"\n  - await: { visible: { text: here } }\n",
+	})
+	device := sharedDevice(t, "chromium-cdp-337x217")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &syncBuffer{started: make(chan struct{})}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--drain-timeout", "1m"}, testStreams(t, nil, io.Discard, stderr))
+	}()
+	select {
+	case <-stderr.started:
+	case code := <-done:
+		t.Fatalf("serve exited %d: %s", code, stderr)
+	}
+	m := regexp.MustCompile(`listening on (http://\S+) `).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no address in %q", stderr)
+	}
+	u := m[1]
+	get := func(path string) (int, string) {
+		resp, err := http.Get(u + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/readyz"); code != 200 {
+		t.Fatalf("/readyz before the drain: %d %s", code, body)
+	}
+
+	// A call in flight: the flow waits on the held page, which says when
+	// the browser asked for it.
+	type answer struct {
+		code int
+		body string
+	}
+	inFlight := make(chan answer, 1)
+	go func() {
+		body := fmt.Sprintf(`{"name":"held","project_root":%q,"device":%q}`, root, device)
+		req, _ := http.NewRequest("POST", u+"/tools/flow-execute", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/x-ndjson")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			inFlight <- answer{0, err.Error()}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		inFlight <- answer{resp.StatusCode, string(b)}
+	}()
+	select {
+	case <-reached:
+	case a := <-inFlight:
+		t.Fatalf("the call in flight: %+v", a)
+	case <-time.After(time.Minute):
+		t.Fatal("the flow never reached the held page")
+	}
+	cancel() // SIGTERM
+
+	// Readiness turns false and a new call is refused, while the call in
+	// flight goes on.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, _ := get("/readyz")
+		if code == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("/readyz stayed ready after SIGTERM")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition, with a deadline
+	}
+	req, _ := http.NewRequest("POST", u+"/tools/list-devices", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var e struct {
+		ErrorCode string `json:"error_code"`
+	}
+	json.Unmarshal(b, &e)
+	if resp.StatusCode != http.StatusServiceUnavailable || e.ErrorCode != "DRAINING" || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a new call while draining: %d %s, want 503 DRAINING with Retry-After", resp.StatusCode, b)
+	}
+	select {
+	case code := <-done:
+		t.Fatalf("serve exited %d with a call in flight", code)
+	default:
+	}
+
+	release()
+	var a answer
+	select {
+	case a = <-inFlight:
+	case <-time.After(time.Minute):
+		t.Fatal("the call in flight never ended")
+	}
+	if a.code != 200 || !strings.Contains(a.body, `"event":"result"`) || !bytes.Contains([]byte(a.body), []byte(`"ok":true`)) {
+		t.Errorf("the call in flight: %d %s, want its result", a.code, a.body)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve: exit %d, want 0", code)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not exit after the drain")
+	}
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/toolserver/toolserver/tool"
+)
+
+// drainer counts the calls in flight and, once the server drains,
+// refuses new ones and tells when the last has ended.
+type drainer struct {
+	mu       sync.Mutex
+	n        int
+	draining bool
+	idle     chan struct{}
+}
+
+func newDrainer() *drainer { return &drainer{idle: make(chan struct{})} }
+
+// enter counts a call in, or refuses it while draining.
+func (d *drainer) enter() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.draining {
+		return false
+	}
+	d.n++
+	return true
+}
+
+// leave counts a call out.
+func (d *drainer) leave() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.n--
+	if d.draining && d.n == 0 {
+		close(d.idle)
+	}
+}
+
+// start begins the drain and returns a channel closed when no call is in
+// flight.
+func (d *drainer) start() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.draining {
+		d.draining = true
+		if d.n == 0 {
+			close(d.idle)
+		}
+	}
+	return d.idle
+}
+
+// isDraining reports whether the drain has begun.
+func (d *drainer) isDraining() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.draining
+}
+
+// inFlight returns how many calls are in flight.
+func (d *drainer) inFlight() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n
+}
+
+// isCall reports whether r starts work the drain waits for: a tool call,
+// an upload, a run.
+func isCall(r *http.Request) bool {
+	return r.Method == http.MethodPost && (strings.HasPrefix(r.URL.Path, "/tools/") || r.URL.Path == "/upload" || r.URL.Path == "/v1/runs")
+}
+
+// drainGuard counts the calls in flight and, while the server drains,
+// answers new ones 503 so that a client or a load balancer sends them to
+// another replica.
+func (s *Server) drainGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isCall(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !s.drain.enter() {
+			w.Header().Set("Retry-After", "1")
+			refuse(w, r, &tool.Error{Kind: tool.KindUnavailable, Code: "DRAINING",
+				Message: fmt.Sprintf("%s %s: this tool-server is stopping and takes no new calls; send it to another replica (nothing ran)", r.Method, r.URL.Path)})
+			return
+		}
+		defer s.drain.leave()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readyz answers readiness: 200 when the server takes calls, 503 while it
+// drains or when no browser can start.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case s.drain.isDraining():
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": "draining: the server is stopping"})
+	case s.cfg.Ready != nil && s.cfg.Ready() != nil:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": s.cfg.Ready().Error()})
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "inFlight": s.drain.inFlight()})
+	}
+}
