@@ -63,6 +63,7 @@ func TestDockerfile(t *testing.T) {
 		{"port", `^EXPOSE 3000$`},
 		{"healthcheck on /healthz", `^HEALTHCHECK .*toolserver", "healthcheck"`},
 		{"workdir", `^WORKDIR /project$`},
+		{"the upload dir of deploy/ owned by the user", `chown toolserver:toolserver .*/var/lib/toolserver-uploads`},
 	} {
 		if !has(tc.re) {
 			t.Errorf("Dockerfile lacks %s (%s)", tc.what, tc.re)

@@ -1,0 +1,255 @@
+package deploy
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/toolserver/toolserver/server"
+)
+
+// composeFile is the part of the Compose format compose.yaml uses. It is
+// decoded with KnownFields, so a misspelt key fails here rather than being
+// ignored by docker compose; a key compose.yaml starts to use gets added.
+type composeFile struct {
+	Name     string                    `yaml:"name"`
+	Services map[string]composeService `yaml:"services"`
+	Volumes  map[string]*struct{}      `yaml:"volumes"`
+}
+
+type composeService struct {
+	Image  string `yaml:"image"`
+	Deploy struct {
+		Replicas *int `yaml:"replicas"`
+	} `yaml:"deploy"`
+	Command         []string          `yaml:"command"`
+	Environment     map[string]string `yaml:"environment"`
+	ReadOnly        bool              `yaml:"read_only"`
+	Tmpfs           []string          `yaml:"tmpfs"`
+	CapDrop         []string          `yaml:"cap_drop"`
+	SecurityOpt     []string          `yaml:"security_opt"`
+	Volumes         []string          `yaml:"volumes"`
+	StopGracePeriod string            `yaml:"stop_grace_period"`
+	DependsOn       map[string]struct {
+		Condition string `yaml:"condition"`
+	} `yaml:"depends_on"`
+	Ports   []string `yaml:"ports"`
+	Restart string   `yaml:"restart"`
+}
+
+func loadCompose(t *testing.T) *composeFile {
+	t.Helper()
+	b, err := os.ReadFile("compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c composeFile
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("compose.yaml: %v", err)
+	}
+	return &c
+}
+
+// replicas returns the services that run the tool-server image, by name.
+func (c *composeFile) replicas() map[string]composeService {
+	out := map[string]composeService{}
+	for name, s := range c.Services {
+		if strings.HasPrefix(s.Image, "toolserver:") {
+			out[name] = s
+		}
+	}
+	return out
+}
+
+// TestComposeReplicas: every tool-server replica mounts the shared upload
+// volume where its --upload-dir points, takes the token from the
+// environment, and is given the time its drain needs.
+func TestComposeReplicas(t *testing.T) {
+	c := loadCompose(t)
+	reps := c.replicas()
+	n := 0
+	for name, s := range reps {
+		if s.Deploy.Replicas != nil {
+			n += *s.Deploy.Replicas
+		} else {
+			n++
+		}
+		if len(s.Command) == 0 || s.Command[0] != "serve" {
+			t.Errorf("%s: command %q, want serve", name, s.Command)
+			continue
+		}
+		dir := flag(t, s.Command, "upload-dir")
+		var shared string
+		for _, v := range s.Volumes {
+			src, dst, _ := strings.Cut(v, ":")
+			if strings.TrimSuffix(dst, ":rw") == dir {
+				shared = src
+			}
+		}
+		if _, named := c.Volumes[shared]; shared == "" || !named {
+			t.Errorf("%s: --upload-dir %s is on %q, want a named volume of the file (volumes: %q)", name, dir, shared, s.Volumes)
+		}
+		if tok := s.Environment["ARGENT_AUTH_TOKEN"]; !strings.HasPrefix(tok, "${ARGENT_AUTH_TOKEN") {
+			t.Errorf("%s: ARGENT_AUTH_TOKEN is %q, want it from the environment (${ARGENT_AUTH_TOKEN…})", name, tok)
+		}
+		drain, err := time.ParseDuration(flag(t, s.Command, "drain-timeout"))
+		if err != nil {
+			t.Fatalf("%s: --drain-timeout: %v", name, err)
+		}
+		// Docker sends SIGKILL stop_grace_period after SIGTERM (10 s
+		// unless set).
+		grace, err := time.ParseDuration(s.StopGracePeriod)
+		if err != nil || grace <= drain {
+			t.Errorf("%s: stop_grace_period %q, want longer than --drain-timeout %v", name, s.StopGracePeriod, drain)
+		}
+		if !s.ReadOnly || !slices.Contains(s.Tmpfs, "/tmp") || !slices.Contains(s.CapDrop, "ALL") {
+			t.Errorf("%s: read_only %v, tmpfs %q, cap_drop %q, want a read-only root, /tmp a tmpfs and every capability dropped", name, s.ReadOnly, s.Tmpfs, s.CapDrop)
+		}
+	}
+	// Shared uploads matter only with several replicas.
+	if n < 2 {
+		t.Errorf("compose.yaml runs %d tool-server replicas, want several", n)
+	}
+}
+
+// nginxDirectives returns the simple directives of an nginx config (`name
+// args;`), comments dropped, by name.
+func nginxDirectives(conf string) map[string][]string {
+	conf = regexp.MustCompile(`#[^\n]*`).ReplaceAllString(conf, "")
+	out := map[string][]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*([a-z_]+)\s+([^;{}]*);`).FindAllStringSubmatch(conf, -1) {
+		out[m[1]] = append(out[m[1]], strings.TrimSpace(m[2]))
+	}
+	return out
+}
+
+// nginxSize parses an nginx size (64m, 512k, 1g or bytes).
+func nginxSize(s string) (int64, error) {
+	mult := map[byte]int64{'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30}
+	m := int64(1)
+	if k, ok := mult[s[len(s)-1]|0x20]; ok && len(s) > 1 {
+		m, s = k, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n * m, err
+}
+
+// maxUpload is serve's cap on one POST /upload (cmd/toolserver/app.go).
+const maxUpload = 64 << 20
+
+// TestNginxConf: the proxy in front of the replicas balances over all of
+// them, passes the largest body the server takes, and streams.
+func TestNginxConf(t *testing.T) {
+	c := loadCompose(t)
+	var mounted bool
+	for _, s := range c.Services {
+		mounted = mounted || slices.Contains(s.Volumes, "./nginx.conf:/etc/nginx/conf.d/default.conf:ro")
+	}
+	if !mounted {
+		t.Error("compose.yaml: no service mounts ./nginx.conf as nginx's default.conf")
+	}
+	b, err := os.ReadFile("nginx.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := nginxDirectives(string(b))
+	var servers []string
+	for _, s := range d["server"] {
+		servers = append(servers, strings.Fields(s)[0])
+	}
+	for name, s := range c.replicas() {
+		_, p, _ := strings.Cut(flag(t, s.Command, "addr"), ":")
+		if !slices.Contains(servers, name+":"+p) {
+			t.Errorf("nginx.conf: upstream servers %q, want %s:%s", servers, name, p)
+		}
+	}
+	if d["ip_hash"] != nil || d["hash"] != nil {
+		t.Error("nginx.conf: sticky upstream; the shipped config is round-robin over the shared upload volume")
+	}
+	body := d["client_max_body_size"]
+	if len(body) != 1 {
+		t.Fatalf("nginx.conf: client_max_body_size %q, want one (nginx's default is 1m)", body)
+	}
+	if n, err := nginxSize(body[0]); err != nil || n < max(server.MaxCallBody, maxUpload) {
+		t.Errorf("nginx.conf: client_max_body_size %s, want at least %d MiB (a call body is up to %d MiB, an upload %d MiB)",
+			body[0], max(server.MaxCallBody, maxUpload)>>20, server.MaxCallBody>>20, maxUpload>>20)
+	}
+	for _, want := range []struct{ name, value string }{
+		{"proxy_http_version", "1.1"},
+		// NDJSON progress and SSE reach the client as they are flushed.
+		{"proxy_buffering", "off"},
+	} {
+		if got := d[want.name]; !slices.Contains(got, want.value) {
+			t.Errorf("nginx.conf: %s %q, want %s", want.name, got, want.value)
+		}
+	}
+	rt := d["proxy_read_timeout"]
+	if len(rt) != 1 {
+		t.Fatalf("nginx.conf: proxy_read_timeout %q, want one (nginx's default of 60s cuts a quiet stream)", rt)
+	}
+	if dur, err := time.ParseDuration(rt[0]); err != nil || dur < 5*time.Minute {
+		t.Errorf("nginx.conf: proxy_read_timeout %s, want at least 5m", rt[0])
+	}
+	// nginx must not send a call again to another replica.
+	for _, v := range d["proxy_next_upstream"] {
+		if strings.Contains(v, "non_idempotent") {
+			t.Errorf("nginx.conf: proxy_next_upstream %s would send a call twice", v)
+		}
+	}
+}
+
+// TestNginxConfLoads: nginx itself accepts the config (`nginx -t`), with
+// the replicas' names, which only Docker's DNS resolves, made loopback.
+func TestNginxConfLoads(t *testing.T) {
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		bin = "/usr/sbin/nginx"
+		if _, serr := os.Stat(bin); serr != nil {
+			t.Fatalf("nginx is missing (%v): make test installs it (EXTRA_PACKAGES=nginx docker/install-runtime.sh)", err)
+		}
+	}
+	b, err := os.ReadFile("nginx.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(b)
+	for name := range loadCompose(t).replicas() {
+		conf = regexp.MustCompile(`(?m)^(\s*server\s+)`+regexp.QuoteMeta(name)+`:`).ReplaceAllString(conf, "${1}127.0.0.1:")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "default.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The nginx image's own nginx.conf includes conf.d/*.conf in http {}.
+	top := fmt.Sprintf(`pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 64; }
+http {
+  client_body_temp_path %[1]s/body;
+  proxy_temp_path %[1]s/proxy;
+  fastcgi_temp_path %[1]s/fastcgi;
+  uwsgi_temp_path %[1]s/uwsgi;
+  scgi_temp_path %[1]s/scgi;
+  include %[1]s/default.conf;
+}
+`, dir)
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(top), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-t", "-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", filepath.Join(dir, "error.log")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nginx -t: %v\n%s", err, out)
+	}
+}
