@@ -170,7 +170,7 @@ func (c *Client) Tools(ctx context.Context) ([]ToolEntry, error) {
 	// the token, or is not a tool-server.
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: %w", c.base, err))
+		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: %w: %w", c.base, ErrNotSent, err))
 	}
 	defer resp.Body.Close()
 	body, err := readAnswerCapped(resp.Body, MaxListingBytes, "the GET /tools answer")
@@ -354,7 +354,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 		if wrote.Load() {
 			return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 		}
-		return nil, flow.Infrastructure(fmt.Errorf("POST %s: %w", u, err))
+		return nil, flow.Infrastructure(fmt.Errorf("POST %s: %w: %w", u, ErrNotSent, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 && isNDJSON(resp.Header.Get("Content-Type")) {

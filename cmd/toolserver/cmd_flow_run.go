@@ -34,6 +34,9 @@ type flowRunOptions struct {
 	// workers is --workers: flows at once; shard is --shard i/n.
 	workers int
 	shard   shardFlag
+	// workersSet tells --workers given from its default (several --link
+	// URLs then default to one worker each).
+	workersSet bool
 	// format is -o/--output json|yaml (or --json); outputDir is a value of
 	// --output that is not a format: the artifacts directory, as --output
 	// named it before --artifacts.
@@ -111,6 +114,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 		Args:              exactArgs(1, "one flow name, .yaml file or directory"),
 		ValidArgsFunction: completeFlowNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.workersSet = cmd.Flags().Changed("workers")
 			return runFlowRun(cmd.Context(), opts, args)
 		},
 	}
@@ -132,7 +136,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.Var(&opts.shard, "shard", "run shard `i/n` of the sorted flows (Playwright's split: CI jobs 1/n … n/n cover every flow once)")
 	f.BoolVar(&opts.detach, "detach", false, "with --link: start each flow as a run of the tool-server and print its id, without waiting (toolserver runs events ID follows it)")
 	f.StringArrayVar(&opts.labels, "label", nil, "with --detach: label the runs `KEY:VALUE` (repeatable)")
-	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL`, sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	f.StringVar(&opts.link, "link", "", "run on the tool-server at `URL` (several, comma-separated: flows spread over them), sending the flow's files with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	_ = cmd.MarkFlagDirname("project")
 	_ = cmd.MarkFlagDirname("artifacts")
 	_ = cmd.MarkFlagDirname("report")
@@ -215,15 +219,15 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	// plans are the baselines a dry run would have written.
 	var runOne func(ctx context.Context, t flowTarget, worker int, out *renderer) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
 	if u := opts.linkURL(opts.link); u != "" {
-		lr, err := newLinkedRun(u, args[0], opts, out)
+		urls := linkURLs(u)
+		if len(urls) > 1 && !opts.workersSet {
+			opts.workers = len(urls)
+		}
+		spread, err := newSpread(urls, args[0], opts, out)
 		if err != nil {
 			return err
 		}
-		runOne = func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []baselinePlan, error) {
-			mine := *lr
-			mine.out = out
-			return mine.run(ctx, t)
-		}
+		runOne = spread.run
 	} else {
 		a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool, maxDevices: max(defaultMaxDevices, opts.workers)})
 		if err != nil {

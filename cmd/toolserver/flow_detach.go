@@ -19,6 +19,8 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 		return usageError("flow run: --label labels a detached run; add --detach")
 	case u == "":
 		return usageError("flow run: --detach starts the runs on a tool-server: give --link URL (or $%s)", envToolsURL)
+	case len(linkURLs(u)) > 1:
+		return usageError("flow run: --detach starts the runs on one tool-server; give one --link URL (runs events follows them there)")
 	case opts.update:
 		return usageError("flow run: --detach cannot --update-baselines: a detached run's baselines never come back to this project; run it attached")
 	case opts.reportDir != "" || opts.junit != "" || opts.artifacts != "":

@@ -149,3 +149,21 @@ func TestShards(t *testing.T) {
 		t.Errorf("an empty shard: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestSeveralLinks: flows spread over several tool-servers; one that
+// cannot be reached runs nothing, so its flows go to the next.
+func TestSeveralLinks(t *testing.T) {
+	t.Parallel()
+	device := sharedDevice(t, "chromium-cdp-338x218")
+	root := workersProject(t, 4)
+	flows := filepath.Join(root, ".argent", "flows")
+	live := startServe(t, nil, false)
+	dead := "http://127.0.0.1:1" // nothing listens on port 1
+	code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--link", dead+","+live)
+	if code != 0 || !strings.Contains(out, "4 flows: 4 passed, 0 failed") {
+		t.Fatalf("--link dead,live: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, dead+" did not run it") || !strings.Contains(errOut, "sending it to "+live) {
+		t.Errorf("no word of the flows that moved:\n%s", errOut)
+	}
+}
