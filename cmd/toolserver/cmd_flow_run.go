@@ -245,7 +245,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		r := flowResult{ran: true, rep: rep, notWritten: notWritten, plans: planned, err: err}
 		var usage *exitError
 		switch {
-		case errors.As(err, &usage), errors.Is(err, flow.ErrInfrastructure):
+		case errors.As(err, &usage):
+		case errors.Is(err, flow.ErrInfrastructure):
+			out.broke(t.name, err)
 		case err != nil:
 			out.rejected(t.name, err)
 		default:
@@ -256,8 +258,10 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	var reports []runReport
 	var plans []baselinePlan
 	// failure fails the run outside its reports: a baseline the client
-	// did not write (seed, "Baselines in the result").
-	var failure error
+	// did not write (seed, "Baselines in the result"); broken is the
+	// first flow whose machinery failed (the run goes on with the others,
+	// and exits 2).
+	var failure, broken error
 	for i, r := range results {
 		if !r.ran {
 			continue
@@ -268,10 +272,11 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		case errors.As(r.err, &usage):
 			return r.err // a bad --device
 		case errors.Is(r.err, flow.ErrInfrastructure):
-			if rerr := finishReport(rb, reports, out); rerr != nil {
-				out.warn(rerr.Error())
+			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
+			if broken == nil {
+				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
 			}
-			return withExit(flowExit(nil, r.err))
+			continue
 		case r.err != nil:
 			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
 			continue
@@ -321,6 +326,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	}
 	if ctx.Err() != nil {
 		return withExit(exitInfra, errors.New("interrupted"))
+	}
+	if broken != nil {
+		return withExit(flowExit(nil, broken))
 	}
 	reps := make([]*flow.Report, len(reports))
 	for i, r := range reports {

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -212,5 +214,99 @@ func TestDrain(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("serve did not exit after the drain")
+	}
+}
+
+// startServeProcess runs `toolserver serve` as a process of its own (the
+// test binary is the CLI when started as toolserver, see TestMain), with
+// the token and its own browsers, and returns its URL and process.
+func startServeProcess(t *testing.T, token string, args ...string) (string, *os.Process) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "toolserver")
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), envAuthToken+"="+token)
+	stderr := newLineWatch("listening on")
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	select {
+	case <-stderr.seen:
+	case <-exited:
+		t.Fatalf("serve exited: %s", stderr)
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not listen: %s", stderr)
+	}
+	m := regexp.MustCompile(`listening on (http://\S+) `).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no address in %q", stderr)
+	}
+	return m[1], cmd.Process
+}
+
+// TestReplicaKilledMidSuite: one of three replicas behind nginx is
+// killed (SIGKILL) in the middle of a 20-flow suite: the flows it had
+// fail (a call that may have run is never sent again) or go to the
+// others, every other flow passes, and nothing hangs.
+func TestReplicaKilledMidSuite(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
+		io.WriteString(w, noisePage(n))
+	}))
+	defer site.Close()
+	root := t.TempDir()
+	flows := filepath.Join(root, ".argent", "flows")
+	os.MkdirAll(flows, 0o755)
+	for i := range 20 {
+		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
+		os.WriteFile(filepath.Join(flows, fmt.Sprintf("k%02d.yaml", i)), []byte(body), 0o644)
+	}
+	device := sharedDevice(t, "chromium-cdp-642x402")
+	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
+		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
+	}
+	shared := t.TempDir()
+	var urls []string
+	var procs []*os.Process
+	for range 3 {
+		u, p := startServeProcess(t, "kill", "--upload-dir", shared, "--state-dir", "")
+		urls, procs = append(urls, u), append(procs, p)
+	}
+	u := startNginxUpstream(t, urls, "64m")
+	stdout := newLineWatch("PASS k05")
+	var stderr syncBuffer
+	done := runAsync([]string{"flow", "run", flows, "--device", device, "--link", u}, testStreams(t, env{envAuthToken: "kill"}, stdout, &stderr))
+	select {
+	case <-stdout.seen:
+	case code := <-done:
+		t.Fatalf("the suite ended (exit %d) before the kill\n%s\n%s", code, stdout, stderr.String())
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the suite did not reach k05\n%s", stdout)
+	}
+	procs[1].Signal(syscall.SIGKILL)
+	code := waitExit(t, done, stdout, &stderr)
+	out := stdout.String()
+	passed := strings.Count(out, "PASS k")
+	failed := strings.Count(out, "not finished") + strings.Count(out, "FAIL k")
+	if passed+failed != 20 || failed > 2 || !strings.Contains(out, "PASS k19") {
+		t.Fatalf("after a replica was killed: exit %d, %d passed, %d failed; want 20 reported, at most the flow or two it had in flight failed\n%s\n%s", code, passed, failed, out, stderr.String())
+	}
+	if failed > 0 && code != 2 {
+		t.Errorf("a flow broke under a killed replica: exit %d, want 2", code)
 	}
 }

@@ -136,6 +136,17 @@ func (r *renderer) rejected(name string, err error) {
 	fmt.Fprintf(r.stderr, "%s\n\n", err)
 }
 
+// broke says a flow's run broke under it: the machinery failed (the
+// tool-server's connection closed, Chromium died before a step).
+func (r *renderer) broke(name string, err error) {
+	if r.asJSON {
+		r.json(map[string]any{"event": "error", "flow": name, "error": err.Error(), "infrastructure": true})
+		return
+	}
+	fmt.Fprintf(r.stdout, "  ✗ not finished: the machinery under it failed\n")
+	fmt.Fprintf(r.stderr, "toolserver: flow %s: %s\n\n", name, err)
+}
+
 func (r *renderer) total(reps []runReport) {
 	passed := 0
 	for _, rep := range reps {

@@ -32,13 +32,15 @@ type flowResult struct {
 // results in the targets' order. With one worker each flow's lines go to
 // out as they happen; with several, each flow prints to a buffer of its
 // own, which goes to out whole when the flow ends, so two flows' lines
-// never interleave. A usage or infrastructure error stops the flows not
-// yet started.
+// never interleave.
 func runTargets(ctx context.Context, targets []flowTarget, workers int, out *renderer, run func(ctx context.Context, t flowTarget, worker int, out *renderer) flowResult) []flowResult {
 	results := make([]flowResult, len(targets))
+	// A usage error (a bad --device) stops the flows not yet started; a
+	// flow whose machinery failed does not stop the others (a replica
+	// behind a load balancer died: the others may still run them).
 	stops := func(err error) bool {
 		var usage *exitError
-		return errors.As(err, &usage) || errors.Is(err, flow.ErrInfrastructure)
+		return errors.As(err, &usage)
 	}
 	if workers <= 1 {
 		for i, t := range targets {
