@@ -59,8 +59,11 @@ func workersProject(t *testing.T, n int) string {
 		name := fmt.Sprintf("w%d", i)
 		// The first flows wait longest, so they end last.
 		page := fmt.Sprintf(`<!doctype html><input id="name"><button onclick="setTimeout(()=>out.textContent='hello '+document.getElementById('name').value, %d)">Greet</button><p id="out"></p><script>localStorage.seen=(localStorage.seen||'')+'%s'</script>`, (n-i)*150, name)
-		body := fmt.Sprintf("steps:\n  - launch: %q\n  - type: { into: { id: name }, text: %s, submit: false }\n  - tap: Greet\n  - await: { text: { in: { id: out }, equals: hello %s } }\n",
-			"data:text/html,"+url.PathEscape(page), name, name)
+		// The open-url step names no device: the run binds its own, so
+		// it must reach this flow's page, not another worker's.
+		u := "data:text/html," + url.PathEscape(page)
+		body := fmt.Sprintf("steps:\n  - launch: %q\n  - tool: open-url\n    args: { url: %q }\n  - type: { into: { id: name }, text: %s, submit: false }\n  - tap: Greet\n  - await: { text: { in: { id: out }, equals: hello %s } }\n",
+			u, u, name, name)
 		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -20,8 +20,15 @@ const (
 // with both sides within MinSide..MaxSide.
 var ErrBadID = errors.New("bad device id")
 
-// ParseID returns the viewport of a device id such as chromium-cdp-1280x800.
+// ParseID returns the viewport of a device id such as chromium-cdp-1280x800,
+// or of an instance of one (chromium-cdp-1280x800#2, see Pool.Instance).
 func ParseID(id string) (width, height int, err error) {
+	if base, n, ok := strings.Cut(id, "#"); ok {
+		if k, err := strconv.Atoi(n); err != nil || k < 1 || n != strconv.Itoa(k) {
+			return 0, 0, fmt.Errorf("%w %q: an instance is %s<W>x<H>#<n>, n from 1", ErrBadID, id, IDPrefix)
+		}
+		id = base
+	}
 	rest, ok := strings.CutPrefix(id, IDPrefix)
 	if !ok {
 		return 0, 0, fmt.Errorf("%w %q: want %s<W>x<H>, for example %s1280x800", ErrBadID, id, IDPrefix, IDPrefix)

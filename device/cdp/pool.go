@@ -222,14 +222,16 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 }
 
 // Instance returns instance n of device id: n 0 is Device(id); any other
-// is a device of its own with the same id and viewport (a page of its
-// own, its own browser contexts), for runs of several flows at once that
-// must not share a page. It counts against MaxDevices like any device.
+// is the device id#n, with the same viewport and a page and browser
+// contexts of its own, for runs of several flows at once that must not
+// share a page. Its id names it to the tools (a flow's tool: steps reach
+// it, not id's page). It counts against MaxDevices like any device.
 func (p *Pool) Instance(ctx context.Context, id string, n int) (*Device, error) {
 	if n == 0 {
 		return p.device(ctx, id, id)
 	}
-	return p.device(ctx, fmt.Sprintf("%s#%d", id, n), id)
+	key := fmt.Sprintf("%s#%d", id, n)
+	return p.device(ctx, key, key)
 }
 
 // device returns the device under key (its id, or id#n for an
