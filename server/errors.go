@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/toolserver/toolserver/tool"
 )
@@ -30,8 +32,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// writeError answers e with the status of its kind, the one table.
+// writeError answers e with the status of its kind, the one table, and
+// its Retry-After in whole seconds, rounded up (RFC 9110 section 10.2.3).
 func writeError(w http.ResponseWriter, e *tool.Error) {
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
+	}
 	writeJSON(w, e.HTTPStatus(), envelope(e))
 }
 

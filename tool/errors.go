@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Kind classifies a tool error; each kind has one HTTP status, so the
@@ -137,6 +138,10 @@ type Error struct {
 	Field   string
 	Message string
 	Err     error
+	// RetryAfter, when set, is when the call may succeed if sent again
+	// (every device busy and the queue full): the server answers it in a
+	// Retry-After header.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

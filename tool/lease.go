@@ -46,9 +46,14 @@ type Waiting struct {
 	Ahead int `json:"ahead"`
 	// Holder is the tool of the call that holds the device, HeldMs how
 	// long it has held it.
-	Holder  string `json:"holder"`
-	HeldMs  int64  `json:"heldMs"`
-	Message string `json:"message"`
+	Holder string `json:"holder,omitempty"`
+	HeldMs int64  `json:"heldMs,omitempty"`
+	// Position is set instead when the call waits for any device to free
+	// up, every one of the server's being busy: its place in the
+	// server's queue, 1 for the next call served (Ahead is then the calls
+	// before it in the queue). Device is then the device it will boot.
+	Position int    `json:"position,omitempty"`
+	Message  string `json:"message"`
 }
 
 // StreamEvent names the stream line Waiting travels in.
@@ -152,6 +157,13 @@ func busy(id string, holder *lease, why string) *Error {
 	return &Error{Kind: KindConflict, Code: CodeDeviceBusy, Field: "device",
 		Message: fmt.Sprintf("device %s is busy: %s has held it for %s, and %s; try again when it ends, or use another device",
 			id, holder.tool, time.Since(holder.since).Round(time.Second), why)}
+}
+
+// HoldsDevice reports whether ctx is that of a call that holds a device
+// (HoldDevice): such a call does not wait for another device, since two
+// calls could then each wait for the other's.
+func (c *Call) HoldsDevice(ctx context.Context) bool {
+	return c.leases != nil && len(c.leases.held(ctx)) > 0
 }
 
 // HoldDevice makes the call the only one that drives device id until it

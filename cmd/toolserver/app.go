@@ -272,7 +272,18 @@ type appOptions struct {
 	// uploadDir, when set, is a directory the uploads share with other
 	// tool-servers (serve --upload-dir) instead of one in the app's temp.
 	uploadDir string
+	// queue is serve's --queue: the pool then stops idle devices to make
+	// room and queues the calls that find every device busy
+	// (cdp.Options.Evict). Nil for the in-process commands, whose full
+	// pool refuses at once.
+	queue *int
 }
+
+// defaultQueue is serve's --queue: a waiting call costs a goroutine and
+// an open connection, so 16 (four turns of the default 4 devices) is
+// cheap; a client further back does better to try another tool-server or
+// come back later, as the 503's Retry-After tells it.
+const defaultQueue = 16
 
 func newApp(o appOptions) (*app, error) {
 	tmp, err := os.MkdirTemp("", "toolserver-")
@@ -303,7 +314,11 @@ func newApp(o appOptions) (*app, error) {
 	if o.pool != nil {
 		a.pool, a.borrowed = o.pool, true
 	} else {
-		a.pool = cdp.NewPool(cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs, AllowHosts: o.allowHosts})
+		po := cdp.Options{MaxDevices: o.maxDevices, Log: o.stderr, DenyFileURLs: o.denyFileURLs, AllowHosts: o.allowHosts}
+		if o.queue != nil {
+			po.Evict, po.Queue = true, *o.queue
+		}
+		a.pool = cdp.NewPool(po)
 	}
 	registerTools(a)
 	return a, nil

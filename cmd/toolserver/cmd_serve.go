@@ -21,6 +21,7 @@ type serveOptions struct {
 	streams
 	addr        string
 	maxDevices  int
+	queue       int
 	insecure    bool
 	allowFiles  bool
 	noHostFiles bool
@@ -60,6 +61,7 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:3000", "`host:port` to listen on")
 	f.IntVar(&opts.maxDevices, "max-devices", 4, "how many devices may be booted at once")
+	f.IntVar(&opts.queue, "queue", defaultQueue, "how many calls may wait for a device when all --max-devices are busy; past it a call gets 503 with Retry-After (0: no waiting)")
 	f.BoolVar(&opts.insecure, "insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
 	f.BoolVar(&opts.allowFiles, "allow-file-urls", false, "let callers open file: URLs even with a wildcard bind (remote callers could then screenshot this machine's files)")
 	f.BoolVar(&opts.noHostFiles, "no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
@@ -81,6 +83,9 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if server.IsWildcard(opts.addr) && token == "" && !opts.insecure {
 		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set ARGENT_AUTH_TOKEN, or pass --insecure if the network is yours alone", opts.addr)
 	}
+	if opts.queue < 0 {
+		return usageError("serve: --queue %d: give 0 or more", opts.queue)
+	}
 	var hosts *cdp.HostList
 	if opts.allowHosts != nil {
 		h, err := cdp.ParseHostList(opts.allowHosts)
@@ -91,7 +96,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	// A server that answers other machines never opens its own files for
 	// them, unless told to.
-	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr), pool: opts.pool, uploadDir: opts.uploadDir})
+	a, err := newApp(appOptions{maxDevices: opts.maxDevices, stderr: stderr, denyFileURLs: server.IsWildcard(opts.addr) && !opts.allowFiles, allowHosts: hosts, remote: server.IsWildcard(opts.addr), pool: opts.pool, uploadDir: opts.uploadDir, queue: &opts.queue})
 	if err != nil {
 		return err
 	}

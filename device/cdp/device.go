@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto"
 	proto "github.com/chromedp/cdproto/cdp"
@@ -46,6 +47,15 @@ type Device struct {
 	cause   error // why the life ended, as given to kill
 	bootErr error
 	url     string
+
+	// The pool's bookkeeping of the device (queue.go), guarded by
+	// Pool.mu, not mu: uses counts the calls that use it (Pool.Acquire),
+	// busySince is when the first of them began, idleSince when the last
+	// one ended (or when it was booted), which orders idle devices for
+	// eviction.
+	uses      int
+	busySince time.Time
+	idleSince time.Time
 }
 
 // request is one call on the device, run by serve.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultMaxDevices bounds the devices booted at once unless Options says
@@ -98,6 +99,18 @@ type Options struct {
 	// call boots a fresh process). A tool-server keeps the default: one
 	// device's crash never touches another.
 	SharedBrowser bool
+	// Evict makes the pool a server's (queue.go): when it is full, the
+	// least recently used idle device (one no call uses, see Acquire)
+	// stops to make room for the one a call asks for, and a call that
+	// finds every device in use waits its turn in a FIFO queue of at most
+	// Queue calls, refused with ErrQueueFull past it. Without Evict a
+	// full pool refuses at once with ErrTooManyDevices, busy or not: a
+	// command that runs on devices of its own wants them kept. A device
+	// got through Device or Instance counts as idle.
+	Evict bool
+	// Queue bounds the calls waiting for a device when Evict is set; 0
+	// refuses at once with ErrQueueFull when every device is in use.
+	Queue int
 }
 
 // Pool holds the booted devices, at most one per id. It owns the goroutine
@@ -109,6 +122,8 @@ type Pool struct {
 	log      io.Writer
 	shared   bool
 	urls     urlPolicy
+	evict    bool // Options.Evict
+	queueMax int  // Options.Queue
 
 	wg sync.WaitGroup // the goroutines of the browsers (browser.run)
 
@@ -118,6 +133,11 @@ type Pool struct {
 	browser   *browser // the process of a SharedBrowser pool; nil until needed
 	closed    bool
 	notices   map[string]bool
+	// queue holds the calls waiting for a device to free up, oldest
+	// first; busyAvg is the running mean of how long a device stays in
+	// use, from which a refused call learns when to come back (queue.go).
+	queue   []*waiter
+	busyAvg time.Duration
 }
 
 // findChromium returns the Chromium binary to use: explicit, then
@@ -165,6 +185,8 @@ func NewPool(opts Options) *Pool {
 		max:      max,
 		log:      log,
 		shared:   opts.SharedBrowser,
+		evict:    opts.Evict,
+		queueMax: opts.Queue,
 		urls:     urlPolicy{denyFiles: opts.DenyFileURLs, hosts: opts.AllowHosts},
 		// Root cannot use Chromium's sandbox at all.
 		noSandbox: os.Getuid() == 0 || os.Getenv("TOOLSERVER_NO_SANDBOX") == "1",
@@ -253,6 +275,7 @@ func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
 	if d != nil && d.Dead() {
 		delete(p.devices, key)
 		p.releaseLocked(d)
+		p.dispatchLocked()
 		d = nil
 	}
 	if d != nil {
@@ -263,9 +286,9 @@ func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
 		return d, nil
 	}
 	if len(p.devices) >= p.max {
-		ids := p.idsLocked()
+		err := p.tooManyLocked()
 		p.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d devices are booted (%v), the limit is %d; stop one with stop-device or raise --max-devices", ErrTooManyDevices, len(ids), ids, p.max)
+		return nil, err
 	}
 	d, life := newDevice(id, w, h, p.urls, p.browserLocked(w, h))
 	p.devices[key] = d
@@ -278,6 +301,7 @@ func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
 			delete(p.devices, key)
 		}
 		p.releaseLocked(d)
+		p.dispatchLocked()
 		p.mu.Unlock()
 		return nil, fmt.Errorf("boot %s: %w", id, err)
 	}
@@ -369,6 +393,7 @@ func (p *Pool) Stop(id string) error {
 			gone = append(gone, d)
 		}
 	}
+	p.dispatchLocked()
 	p.mu.Unlock()
 	if len(gone) == 0 {
 		return fmt.Errorf("%w: %s", ErrNotBooted, id)
@@ -389,6 +414,10 @@ func (p *Pool) Close() error {
 		d.b.close()
 	}
 	p.devices = map[string]*Device{}
+	for _, w := range p.queue {
+		w.grant(nil, nil, ErrClosed)
+	}
+	p.queue = nil
 	if p.browser != nil {
 		p.browser.close()
 	}

@@ -78,7 +78,7 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 		if err != nil {
 			return nil, err
 		}
-		d, err := t.deviceByID(ctx, id)
+		d, err := Acquire(ctx, t.Pool, call, id)
 		if err != nil {
 			return nil, err
 		}
@@ -98,13 +98,44 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 	}
 }
 
-// device resolves the call's device, booting it if needed.
-func (t *Tools) deviceByID(ctx context.Context, id string) (*cdp.Device, error) {
-	d, err := t.Pool.Device(ctx, id)
+// CodeQueueFull is the error code of a call refused because every
+// device is busy and the queue of calls waiting for one is full.
+const CodeQueueFull = "QUEUE_FULL"
+
+// Acquire returns the device id of pool for call, booting it on first
+// use, and keeps it in use until the call ends, so that the pool does
+// not stop it to make room for another. When every device is busy the
+// call waits its turn in the pool's queue and its stream says where it
+// stands (tool.Waiting with a Position); a call inside one that holds a
+// device does not wait (tool.Call.HoldsDevice). Errors are tool errors.
+func Acquire(ctx context.Context, pool *cdp.Pool, call *tool.Call, id string) (*cdp.Device, error) {
+	var waiting func(cdp.QueuePosition)
+	if !call.HoldsDevice(ctx) {
+		waiting = func(q cdp.QueuePosition) { call.Progress(queueWaiting(id, q)) }
+	}
+	d, release, err := pool.Acquire(ctx, id, waiting)
 	if err != nil {
 		return nil, DeviceError(err)
 	}
+	call.OnDone(release)
 	return d, nil
+}
+
+// queueWaiting is the waiting line of a call at q in the pool's queue.
+func queueWaiting(id string, q cdp.QueuePosition) tool.Waiting {
+	where := "next in line"
+	if ahead := q.Position - 1; ahead > 0 {
+		where = fmt.Sprintf("%d %s ahead of this one", ahead, plural(ahead, "call", "calls"))
+	}
+	return tool.Waiting{Device: id, Ahead: q.Position - 1, Position: q.Position,
+		Message: fmt.Sprintf("waiting for a device: %s (--max-devices %d, all busy)", where, q.MaxDevices)}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // DeviceError maps an error of device/cdp to a tool error of the right kind.
@@ -113,6 +144,7 @@ func DeviceError(err error) error {
 		return nil
 	}
 	var te *tool.Error
+	var full *cdp.QueueFullError
 	switch {
 	case errors.As(err, &te):
 		return err
@@ -121,6 +153,9 @@ func DeviceError(err error) error {
 	case errors.Is(err, cdp.ErrFileURL), errors.Is(err, cdp.ErrBadURL), errors.Is(err, cdp.ErrHostNotAllowed), errors.Is(err, cdp.ErrPageLoad):
 		// The URL a caller gave: refused, or its page did not load.
 		return &tool.Error{Kind: tool.KindValidation, Field: "url", Message: err.Error(), Err: err}
+	case errors.As(err, &full):
+		return &tool.Error{Kind: tool.KindUnavailable, Code: CodeQueueFull, RetryAfter: full.RetryAfter, Err: err,
+			Message: fmt.Sprintf("the tool-server is busy: %v; try again in %s, or another tool-server (its --max-devices and --queue set these bounds)", err, full.RetryAfter.Round(time.Second))}
 	case errors.Is(err, cdp.ErrTooManyDevices):
 		return &tool.Error{Kind: tool.KindConflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed), errors.Is(err, cdp.ErrNoNetwork):

@@ -209,7 +209,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		opts.Artifacts = artifactSink{t.Artifacts}
 	}
 	if needsDevice(fl) || a.Device != "" {
-		dev, err := t.resolveDevice(ctx, a.Device)
+		dev, err := t.resolveDevice(ctx, call, a.Device)
 		if err != nil {
 			return nil, err
 		}

@@ -185,8 +185,9 @@ func needsDevice(f *flow.Flow) bool {
 }
 
 // resolveDevice picks the run's device: the one named, else the single
-// booted one, else DefaultDevice; several booted ones need a name.
-func (t *Tools) resolveDevice(ctx context.Context, id string) (flow.Device, error) {
+// booted one, else DefaultDevice; several booted ones need a name. The
+// device stays in use until the call ends (devicetool.Acquire).
+func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (flow.Device, error) {
 	if id == "" {
 		booted := t.Pool.List()
 		switch len(booted) {
@@ -203,9 +204,9 @@ func (t *Tools) resolveDevice(ctx context.Context, id string) (flow.Device, erro
 				Message: fmt.Sprintf("%d booted devices matched — pass device to disambiguate. Available devices: %s.", len(booted), strings.Join(ids, ", "))}
 		}
 	}
-	d, err := t.Pool.Device(ctx, id)
+	d, err := devicetool.Acquire(ctx, t.Pool, call, id)
 	if err != nil {
-		return nil, devicetool.DeviceError(err)
+		return nil, err
 	}
 	return Device{D: d}, nil
 }

@@ -121,9 +121,9 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		if id == "" {
 			return nil, tool.FieldError("currentPath", "give currentPath, or device to compare with a live capture")
 		}
-		d, err := t.Pool.Device(ctx, id)
+		d, err := devicetool.Acquire(ctx, t.Pool, call, id)
 		if err != nil {
-			return nil, devicetool.DeviceError(err)
+			return nil, err
 		}
 		// The capture is a call on the device like any other: it takes
 		// its turn (tool.Call.HoldDevice).
