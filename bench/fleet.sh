@@ -45,14 +45,17 @@ echo "24 flows ($(ls .argent/flows/*.yaml | wc -l) files), $reps runs each, $(np
 time_it "in-process --workers 1" --workers 1
 time_it "in-process --workers 2" --workers 2
 time_it "in-process --workers 4" --workers 4
+# serve N starts a tool-server (its output to files: a command
+# substitution would wait for its stdout) and sets url to its address.
 serve() {
-  "$bin" serve --addr 127.0.0.1:0 --state-dir '' 2>"$tmp/serve$1.err" &
+  "$bin" serve --addr 127.0.0.1:0 --state-dir '' >"$tmp/serve$1.out" 2>"$tmp/serve$1.err" &
   pids+=($!)
   for _ in $(seq 100); do grep -q 'listening on' "$tmp/serve$1.err" && break; sleep 0.1; done
-  grep -o 'http://[0-9.:]*' "$tmp/serve$1.err" | head -n1
+  url=$(grep -o 'http://[0-9.:]*' "$tmp/serve$1.err" | head -n1)
+  [ -n "$url" ] || { echo "serve $1 did not start: $(cat "$tmp/serve$1.err")" >&2; exit 2; }
 }
-u1=$(serve 1)
-u2=$(serve 2)
+serve 1; u1=$url
+serve 2; u2=$url
 time_it "linked, 1 server" --link "$u1"
 time_it "linked, 2 servers" --link "$u1,$u2"
 echo "load at end $(cut -d' ' -f1-3 /proc/loadavg)"

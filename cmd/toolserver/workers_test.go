@@ -3,12 +3,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestShardSplit: n shards of any number of flows cover every flow
@@ -168,5 +173,46 @@ func TestSeveralLinks(t *testing.T) {
 	}
 	if !strings.Contains(errOut, dead+" did not run it") || !strings.Contains(errOut, "sending it to "+live) {
 		t.Errorf("no word of the flows that moved:\n%s", errOut)
+	}
+}
+
+// TestSeveralLinksBusyServer: a tool-server whose devices are all busy
+// and whose queue is full refuses a flow before running it (503
+// QUEUE_FULL), so the flow goes to the next tool-server.
+func TestSeveralLinksBusyServer(t *testing.T) {
+	t.Parallel()
+	released, reached := make(chan struct{}), make(chan struct{})
+	var reachOnce sync.Once
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reachOnce.Do(func() { close(reached) })
+		select {
+		case <-released:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, `<!doctype html><p>here</p>`)
+	}))
+	defer site.Close()
+	defer close(released)
+	busy := startServe(t, nil, true, "--max-devices", "1", "--queue", "0")
+	free := startServe(t, nil, false)
+	// Hold the busy server's only device with a flow on a page that does
+	// not answer.
+	held := writeProject(t, map[string]string{"held.yaml": "steps:\n  - launch: \"" + site.URL + "/held\"\n"})
+	go runCLI(t, "flow", "run", "held", "--project", held, "--device", "chromium-cdp-339x219", "--link", busy)
+	select {
+	case <-reached:
+	case <-time.After(time.Minute):
+		t.Fatal("the holding flow never reached its page")
+	}
+	device := sharedDevice(t, "chromium-cdp-340x220")
+	root := workersProject(t, 3)
+	flows := filepath.Join(root, ".argent", "flows")
+	code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--link", busy+","+free, "--workers", "1")
+	if code != 0 || !strings.Contains(out, "3 flows: 3 passed, 0 failed") {
+		t.Fatalf("--link busy,free: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, busy+" did not run it") || !strings.Contains(errOut, "queue") {
+		t.Errorf("no word of the flows the busy server refused:\n%s", errOut)
 	}
 }
