@@ -31,29 +31,37 @@ c.putImageData(img, 0, 0);
 </script><p style="position:absolute;top:0;left:0;margin:0;background:#fff">noise %d</p>`, n+1, n)
 }
 
+// noiseSuite writes 20 flows (prefix00 … prefix19), each on a noise page
+// served by httptest, and adopts their baselines on device; it returns
+// the flows' directory.
+func noiseSuite(t *testing.T, prefix, device string) string {
+	t.Helper()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
+		io.WriteString(w, noisePage(n))
+	}))
+	t.Cleanup(site.Close)
+	flows := filepath.Join(t.TempDir(), ".argent", "flows")
+	os.MkdirAll(flows, 0o755)
+	for i := range 20 {
+		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
+		os.WriteFile(filepath.Join(flows, fmt.Sprintf("%s%02d.yaml", prefix, i)), []byte(body), 0o644)
+	}
+	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
+		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
+	}
+	return flows
+}
+
 // TestReplicasBehindNginx: three tool-servers sharing an --upload-dir
 // behind a plain round-robin nginx upstream run a 20-flow suite whose
 // baselines go through POST /upload: every flow passes, though an
 // upload and the call that uses it land on different replicas.
 func TestReplicasBehindNginx(t *testing.T) {
 	t.Parallel()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n int
-		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
-		io.WriteString(w, noisePage(n))
-	}))
-	defer site.Close()
-	root := t.TempDir()
-	flows := filepath.Join(root, ".argent", "flows")
-	os.MkdirAll(flows, 0o755)
-	for i := range 20 {
-		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
-		os.WriteFile(filepath.Join(flows, fmt.Sprintf("f%02d.yaml", i)), []byte(body), 0o644)
-	}
 	device := sharedDevice(t, "chromium-cdp-640x400")
-	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
-		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
-	}
+	flows := noiseSuite(t, "f", device)
 	b, _ := os.ReadFile(filepath.Join(flows, "__baselines__", "f07", "noise__chromium-640x400.png"))
 	if len(b) <= 256<<10 {
 		t.Fatalf("a baseline of %d bytes: want one over 256 KiB, so that it travels by POST /upload", len(b))
@@ -263,23 +271,8 @@ func startServeProcess(t *testing.T, token string, args ...string) (string, *os.
 // others, every other flow passes, and nothing hangs.
 func TestReplicaKilledMidSuite(t *testing.T) {
 	t.Parallel()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n int
-		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
-		io.WriteString(w, noisePage(n))
-	}))
-	defer site.Close()
-	root := t.TempDir()
-	flows := filepath.Join(root, ".argent", "flows")
-	os.MkdirAll(flows, 0o755)
-	for i := range 20 {
-		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
-		os.WriteFile(filepath.Join(flows, fmt.Sprintf("k%02d.yaml", i)), []byte(body), 0o644)
-	}
 	device := sharedDevice(t, "chromium-cdp-642x402")
-	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
-		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
-	}
+	flows := noiseSuite(t, "k", device)
 	shared := t.TempDir()
 	var urls []string
 	var procs []*os.Process
