@@ -165,32 +165,32 @@ func TestDashboardInChromium(t *testing.T) {
 	dash := writeProject(t, map[string]string{
 		"dashboard.yaml": `steps:
   - launch: "{{DASH}}/dashboard"
-  - await: { visible: { id: token } }
+  - await: { visible: { id: token }, timeout: 30000 }
   - type: { into: { id: token }, text: "{{TOKEN}}", submit: false }
   - tap: Connect
-  - await: { visible: { text: No runs yet } }
+  - await: { visible: { text: No runs yet }, timeout: 30000 }
   - echo: the dashboard lists no runs
   - await: { text: { in: { id: runs }, contains: held }, timeout: 60000 }
   - assert: { text: { in: { id: runs }, contains: running } }
   - tap: { text: held, within: { id: runs } }
-  - await: { visible: { id: run-detail } }
-  - await: { visible: { role: button, text: Cancel, within: { id: run-detail } } }
+  - await: { visible: { id: run-detail }, timeout: 30000 }
+  - await: { visible: { role: button, text: Cancel, within: { id: run-detail } }, timeout: 30000 }
   - await: { text: { in: { id: step-1 }, contains: launch }, timeout: 60000 }
   - echo: the run is running and shows its first step
   - await: { text: { in: { id: run-status }, equals: failed }, timeout: 60000 }
-  - await: { text: { in: { id: runs }, contains: failed } }
-  - await: { text: { in: { id: step-4 }, contains: snapshot } }
-  - await: { text: { in: { id: snap-0 }, contains: "Baseline 333×213" } }
-  - await: { text: { in: { id: snap-0 }, contains: "Current 333×213" } }
-  - await: { text: { in: { id: snap-0 }, contains: "Diff 333×213" } }
+  - await: { text: { in: { id: runs }, contains: failed }, timeout: 30000 }
+  - await: { text: { in: { id: step-4 }, contains: snapshot }, timeout: 30000 }
+  - await: { text: { in: { id: snap-0 }, contains: "Baseline 333×213" }, timeout: 30000 }
+  - await: { text: { in: { id: snap-0 }, contains: "Current 333×213" }, timeout: 30000 }
+  - await: { text: { in: { id: snap-0 }, contains: "Diff 333×213" }, timeout: 30000 }
   - tap: { role: tab, text: Slider, within: { id: snap-0 } }
-  - await: { visible: { id: snap-0-slider } }
+  - await: { visible: { id: snap-0-slider }, timeout: 30000 }
   - press: n
-  - await: { visible: { text: "Failure 1 of 1" } }
+  - await: { visible: { text: "Failure 1 of 1" }, timeout: 30000 }
   - type: { into: { id: filter-label }, text: "suite:other", submit: true }
-  - await: { visible: { text: No runs match the filters } }
+  - await: { visible: { text: No runs match the filters }, timeout: 30000 }
   - type: { into: { id: filter-label }, text: "suite:dash", submit: true }
-  - await: { text: { in: { id: runs }, contains: held } }
+  - await: { text: { in: { id: runs }, contains: held }, timeout: 30000 }
 `,
 	}, "{{DASH}}", proxy.URL(), "{{TOKEN}}", token)
 	listed, running := newLineWatch("›", "lists no runs"), newLineWatch("›", "is running")
