@@ -233,6 +233,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	// streams end (their clients reconnect elsewhere), the calls in
 	// flight get DrainTimeout to finish.
 	idle := s.drain.start()
+	s.cfg.Log.Info("draining: readiness is false, new calls get 503", "in_flight", s.drain.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
 	s.stoppingOnce.Do(func() { close(s.stopping) })
 	drainTimer := time.NewTimer(s.cfg.DrainTimeout)
 	select {
