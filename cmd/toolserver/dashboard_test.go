@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,72 +62,6 @@ header{background:%s;color:#fff;padding:12px 16px;font-weight:bold}main{padding:
 	return s
 }
 
-// dropper forwards TCP connections to a server and, on Drop, resets
-// every connection open at that moment while it goes on accepting new
-// ones: to a page, the network dropped its streams once.
-type dropper struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns [][2]net.Conn // each from the client, to the server
-	wg    sync.WaitGroup
-}
-
-func newDropper(t *testing.T, target string) *dropper {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dropper{ln: ln}
-	d.wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			d.mu.Lock()
-			d.conns = append(d.conns, [2]net.Conn{in, out})
-			d.mu.Unlock()
-			d.wg.Go(func() { io.Copy(out, in); out.Close() })
-			d.wg.Go(func() { io.Copy(in, out); in.Close() })
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		d.Drop()
-		d.wg.Wait()
-	})
-	return d
-}
-
-// Drop resets every connection open now and returns how many were.
-func (d *dropper) Drop() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	n := 0
-	for _, pair := range d.conns {
-		open := false
-		for _, c := range pair {
-			if tc, ok := c.(*net.TCPConn); ok {
-				tc.SetLinger(0)
-			}
-			open = c.Close() == nil || open
-		}
-		if open {
-			n++
-		}
-	}
-	d.conns = nil
-	return n
-}
-
-func (d *dropper) URL() string { return "http://" + d.ln.Addr().String() }
-
 // TestDashboardInChromium: our own runner drives the dashboard of
 // `serve --dashboard` in Chromium as a user would. It enters the token,
 // sees the empty list, sees a run started by POST /v1/runs appear live
@@ -158,7 +91,7 @@ func TestDashboardInChromium(t *testing.T) {
 	site.hold.Store(true)
 
 	u := startServe(t, env{envAuthToken: token}, false, "--dashboard", "--state-dir", t.TempDir())
-	proxy := newDropper(t, strings.TrimPrefix(u, "http://"))
+	proxy := newTCPProxy(t, strings.TrimPrefix(u, "http://"))
 
 	// The user, on a device of its own.
 	user := sharedDevice(t, "chromium-cdp-1100x700")

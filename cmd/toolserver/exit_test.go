@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
 	"sync"
 	"syscall"
@@ -147,79 +145,6 @@ func TestFlowRunExitsOneWhenAssertionFails(t *testing.T) {
 	}
 }
 
-// cutter forwards TCP connections to a server until cut, when it closes
-// every connection at once: to the client, the server went away as a
-// crashed host would, in the middle of whatever it was sending.
-type cutter struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	cut   bool
-	wg    sync.WaitGroup
-}
-
-func newCutter(t *testing.T, target string) *cutter {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &cutter{ln: ln}
-	c.wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			if !c.track(in, out) {
-				return
-			}
-			c.wg.Go(func() { io.Copy(out, in); out.Close() })
-			c.wg.Go(func() { io.Copy(in, out); in.Close() })
-		}
-	})
-	t.Cleanup(func() {
-		c.Cut()
-		c.wg.Wait()
-	})
-	return c
-}
-
-func (c *cutter) track(conns ...net.Conn) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cut {
-		for _, cn := range conns {
-			cn.Close()
-		}
-		return false
-	}
-	c.conns = append(c.conns, conns...)
-	return true
-}
-
-// Cut closes the listener and every connection.
-func (c *cutter) Cut() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.cut = true
-	c.ln.Close()
-	for _, cn := range c.conns {
-		// Reset rather than FIN: the other side sees the connection die.
-		if tc, ok := cn.(*net.TCPConn); ok {
-			tc.SetLinger(0)
-		}
-		cn.Close()
-	}
-}
-
-func (c *cutter) URL() string { return "http://" + c.ln.Addr().String() }
-
 // TestLinkedFlowRunExitsTwoWhenServerGoesAway runs a flow on a real
 // `toolserver serve` over a link and cuts the server off while the flow
 // streams (after its first progress line): the link broke, so flow run
@@ -229,7 +154,7 @@ func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 	root := exitProject(t)
 	e := env{envAuthToken: "exit-token"}
 	dev := sharedDevice(t, "chromium-cdp-617x421")
-	srv := newCutter(t, strings.TrimPrefix(startServe(t, e, false), "http://"))
+	srv := newTCPProxy(t, strings.TrimPrefix(startServe(t, e, false), "http://"))
 	out, errOut := newLineWatch("✓", "launch"), newLineWatch()
 	done := runAsync([]string{"flow", "run", "dies", "--project", root, "--link", srv.URL(), "--device", dev}, testStreams(t, e, out, errOut))
 	awaitLaunch(t, out, errOut, done)

@@ -85,29 +85,37 @@ func TestReplicasBehindNginx(t *testing.T) {
 	}
 }
 
+// heldPage serves a page that answers only once release is called;
+// reached is closed when a browser first asks for it.
+func heldPage(t *testing.T) (url string, reached <-chan struct{}, release func()) {
+	t.Helper()
+	released, asked := make(chan struct{}), make(chan struct{})
+	var once, askOnce sync.Once
+	release = func() { once.Do(func() { close(released) }) }
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		askOnce.Do(func() { close(asked) })
+		select {
+		case <-released:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, `<!doctype html><p>here</p>`)
+	}))
+	t.Cleanup(func() {
+		release()
+		site.Close()
+	})
+	return site.URL, asked, release
+}
+
 // TestDrain: SIGTERM (the context's end) turns readiness false at once,
 // refuses new calls with 503, lets the call in flight finish, then the
 // server exits 0.
 func TestDrain(t *testing.T) {
 	t.Parallel()
-	released, reached := make(chan struct{}), make(chan struct{})
-	var once, reachOnce sync.Once
-	release := func() { once.Do(func() { close(released) }) }
-	defer release()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/slow" {
-			reachOnce.Do(func() { close(reached) })
-			select {
-			case <-released:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		io.WriteString(w, `<!doctype html><p>here</p>`)
-	}))
-	defer site.Close()
+	site, reached, release := heldPage(t)
 	root := writeProject(t, map[string]string{
-		"held.yaml": "steps:\n  - launch: \"" + site.URL + "/slow\"\n  - await: { visible: { text: here } }\n",
+		"held.yaml": "steps:\n  - launch: \"" + site + "/held\"\n  - await: { visible: { text: here } }\n",
 	})
 	device := sharedDevice(t, "chromium-cdp-337x217")
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -76,3 +77,98 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// tcpProxy forwards TCP connections to a server. Drop resets every
+// connection open at that moment and goes on accepting new ones (to a
+// page, the network dropped its streams once); Cut closes the listener
+// too (to a client, the server went away as a crashed host would, in the
+// middle of whatever it was sending).
+type tcpProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns [][2]net.Conn // each from the client, to the server
+	cut   bool
+	wg    sync.WaitGroup
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{ln: ln}
+	p.wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			if !p.track(in, out) {
+				return
+			}
+			p.wg.Go(func() { io.Copy(out, in); out.Close() })
+			p.wg.Go(func() { io.Copy(in, out); in.Close() })
+		}
+	})
+	t.Cleanup(func() {
+		p.Cut()
+		p.wg.Wait()
+	})
+	return p
+}
+
+// track keeps a connection's pair, or closes it when the proxy is cut.
+func (p *tcpProxy) track(in, out net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cut {
+		in.Close()
+		out.Close()
+		return false
+	}
+	p.conns = append(p.conns, [2]net.Conn{in, out})
+	return true
+}
+
+// Drop resets every connection open now and returns how many were.
+func (p *tcpProxy) Drop() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dropLocked()
+}
+
+func (p *tcpProxy) dropLocked() int {
+	n := 0
+	for _, pair := range p.conns {
+		open := false
+		for _, c := range pair {
+			// Reset rather than FIN: the other side sees the connection die.
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			open = c.Close() == nil || open
+		}
+		if open {
+			n++
+		}
+	}
+	p.conns = nil
+	return n
+}
+
+// Cut closes the listener and resets every connection.
+func (p *tcpProxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	p.ln.Close()
+	p.dropLocked()
+}
+
+func (p *tcpProxy) URL() string { return "http://" + p.ln.Addr().String() }

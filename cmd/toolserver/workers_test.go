@@ -3,15 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -181,24 +177,12 @@ func TestSeveralLinks(t *testing.T) {
 // QUEUE_FULL), so the flow goes to the next tool-server.
 func TestSeveralLinksBusyServer(t *testing.T) {
 	t.Parallel()
-	released, reached := make(chan struct{}), make(chan struct{})
-	var reachOnce sync.Once
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reachOnce.Do(func() { close(reached) })
-		select {
-		case <-released:
-		case <-r.Context().Done():
-			return
-		}
-		io.WriteString(w, `<!doctype html><p>here</p>`)
-	}))
-	defer site.Close()
-	defer close(released)
+	site, reached, _ := heldPage(t)
 	busy := startServe(t, nil, true, "--max-devices", "1", "--queue", "0")
 	free := startServe(t, nil, false)
 	// Hold the busy server's only device with a flow on a page that does
 	// not answer.
-	held := writeProject(t, map[string]string{"held.yaml": "steps:\n  - launch: \"" + site.URL + "/held\"\n"})
+	held := writeProject(t, map[string]string{"held.yaml": "steps:\n  - launch: \"" + site + "/held\"\n"})
 	go runCLI(t, "flow", "run", "held", "--project", held, "--device", "chromium-cdp-339x219", "--link", busy)
 	select {
 	case <-reached:
