@@ -1,12 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +153,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req startRequest
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): " + err.Error()})
@@ -220,7 +222,7 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	f := runs.Filter{Status: q.Get("status"), Before: q.Get("before")}
-	if f.Status != "" && !validStatus(f.Status) {
+	if f.Status != "" && !slices.Contains(runs.Statuses, f.Status) {
 		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("status %q: want one of %s", f.Status, strings.Join(runs.Statuses, ", "))})
 		return
 	}
@@ -249,15 +251,6 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": list})
-}
-
-func validStatus(s string) bool {
-	for _, v := range runs.Statuses {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {

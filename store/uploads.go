@@ -81,12 +81,13 @@ func NewUploads(cfg UploadConfig) (*Uploads, error) {
 // MaxUpload returns the per-upload cap in bytes.
 func (s *Uploads) MaxUpload() int64 { return s.maxUpload }
 
-// reserve claims n more pending bytes, or fails with ErrUploadSpace. In
-// a shared directory the uploads every replica holds there count too.
-func (s *Uploads) reserve(n int64) error {
+// reserve claims n more pending bytes, or fails with ErrUploadSpace;
+// others are the bytes waiting in a shared directory (0 when it is not),
+// which count too.
+func (s *Uploads) reserve(n, others int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.reserved+n > s.maxPending || (s.shared && s.reserved+n+s.sharedBytes() > s.maxPending) {
+	if s.reserved+n+others > s.maxPending {
 		return fmt.Errorf("%w: %d bytes are pending, the limit is %d", ErrUploadSpace, s.reserved, s.maxPending)
 	}
 	s.reserved += n
@@ -105,13 +106,16 @@ type capWriter struct {
 	s    *Uploads
 	n    int64
 	head []byte
+	// others are the bytes of the shared directory when the upload
+	// began, read once, not at every write.
+	others int64
 }
 
 func (w *capWriter) Write(p []byte) (int, error) {
 	if w.n+int64(len(p)) > w.s.maxUpload {
 		return 0, fmt.Errorf("%w: over %d bytes", ErrUploadTooLarge, w.s.maxUpload)
 	}
-	if err := w.s.reserve(int64(len(p))); err != nil {
+	if err := w.s.reserve(int64(len(p)), w.others); err != nil {
 		return 0, err
 	}
 	if len(w.head) < 2 {
@@ -138,6 +142,9 @@ func (s *Uploads) Receive(ctx context.Context, r io.Reader) (Upload, error) {
 		return Upload{}, fmt.Errorf("upload: %w", err)
 	}
 	cw := &capWriter{s: s}
+	if s.shared {
+		cw.others = s.sharedBytes()
+	}
 	h := sha256.New()
 	bw := bufio.NewWriterSize(f, 256<<10)
 	// A client that goes away mid-upload ends the copy at its next read.

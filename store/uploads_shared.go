@@ -72,7 +72,7 @@ func (s *Uploads) takeShared(id string) (Upload, error) {
 }
 
 // sharedBytes is the size of the uploads waiting in the shared
-// directory. s.mu is held.
+// directory.
 func (s *Uploads) sharedBytes() int64 {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {

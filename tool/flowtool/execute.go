@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
@@ -135,14 +135,11 @@ func FlowNameOf(args map[string]json.RawMessage) string {
 	for _, k := range []string{"flow_path", "flow_file"} {
 		var p string
 		if json.Unmarshal(args[k], &p) != nil {
-			var in struct {
-				Path string `json:"path"`
-			}
-			json.Unmarshal(args[k], &in)
+			in, _, _ := link.ParseInput(args[k])
 			p = in.Path
 		}
 		if p != "" {
-			return strings.TrimSuffix(path.Base(strings.ReplaceAll(p, `\`, "/")), ".yaml")
+			return strings.TrimSuffix(clientpath.Base(p), ".yaml")
 		}
 	}
 	return ""
