@@ -197,23 +197,35 @@ func baselineTarget(run *Run, p string) (string, string) {
 	return filepath.FromSlash(p), ""
 }
 
+// readImageFile reads the image rel (a path of the report) through
+// root, which keeps it inside the report, capped at MaxImageBytes; the
+// error names it.
+func readImageFile(root *os.Root, rel string) ([]byte, error) {
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, fmt.Errorf("the report's image %s: %w", rel, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the report's image %s: %w", rel, err)
+	case len(data) > MaxImageBytes:
+		return nil, fmt.Errorf("the report's image %s is larger than %d MiB", rel, MaxImageBytes>>20)
+	}
+	return data, nil
+}
+
 // readImage reads a report's image (a path relative to the report's
 // directory, confined to it); else why not.
 func readImage(images *os.Root, rel string) ([]byte, string) {
 	if !filepath.IsLocal(filepath.FromSlash(rel)) || !strings.HasPrefix(rel, ImagesDir+"/") {
 		return nil, fmt.Sprintf("the report's image %q is not in its %s directory", rel, ImagesDir)
 	}
-	f, err := images.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, fmt.Sprintf("the report's image %s: %v", rel, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	data, err := readImageFile(images, rel)
 	switch {
 	case err != nil:
-		return nil, fmt.Sprintf("the report's image %s: %v", rel, err)
-	case len(data) > MaxImageBytes:
-		return nil, fmt.Sprintf("the report's image %s is larger than %d MiB", rel, MaxImageBytes>>20)
+		return nil, err.Error()
 	case !bytes.HasPrefix(data, pngSignature):
 		return nil, fmt.Sprintf("the report's image %s is not a PNG file", rel)
 	}

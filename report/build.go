@@ -144,7 +144,7 @@ func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
 		if run.DryRun {
 			return s // nothing was written to show
 		}
-		if rel, err := b.copyIn(st.Baseline.Path, slug, stem+"-new.png"); err == nil {
+		if rel, _, err := b.copyIn(st.Baseline.Path, slug, stem+"-new.png"); err == nil {
 			s.Images.Current = rel
 		} else {
 			b.warn(fmt.Sprintf("--report: the new baseline %s: %v", st.Baseline.Path, err))
@@ -153,15 +153,18 @@ func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
 	}
 	// Compared: the hash of the baseline the run compared with, from
 	// its artifact when it failed, else from the file.
+	var data []byte
 	if s.Images.Baseline == "" {
-		rel, err := b.copyIn(st.Baseline.Path, slug, stem+"-baseline.png")
+		rel, copied, err := b.copyIn(st.Baseline.Path, slug, stem+"-baseline.png")
 		if err != nil {
 			b.warn(fmt.Sprintf("--report: the baseline %s: %v", st.Baseline.Path, err))
 			return s
 		}
-		s.Images.Baseline = rel
+		s.Images.Baseline, data = rel, copied
+	} else {
+		data, _ = os.ReadFile(filepath.Join(b.dir, filepath.FromSlash(s.Images.Baseline)))
 	}
-	if data, err := os.ReadFile(filepath.Join(b.dir, filepath.FromSlash(s.Images.Baseline))); err == nil {
+	if data != nil {
 		s.BaselineSHA256 = hashOf(data)
 	}
 	return s
@@ -201,25 +204,26 @@ func (b *Builder) take(p, slug string) (string, error) {
 	if rel, err := filepath.Rel(imgs, abs); err == nil && filepath.IsLocal(rel) {
 		return ImagesDir + "/" + filepath.ToSlash(rel), nil
 	}
-	return b.copyIn(p, slug, filepath.Base(p))
+	rel, _, err := b.copyIn(p, slug, filepath.Base(p))
+	return rel, err
 }
 
 // copyIn copies the file at src to images/<slug>/<name> and returns that
-// path; a file already there with the same bytes is kept.
-func (b *Builder) copyIn(src, slug, name string) (string, error) {
+// path and the bytes; a file already there with the same bytes is kept.
+func (b *Builder) copyIn(src, slug, name string) (string, []byte, error) {
 	data, err := os.ReadFile(src)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	rel := ImagesDir + "/" + slug + "/" + name
 	dst := filepath.Join(b.dir, filepath.FromSlash(rel))
 	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, data) {
-		return rel, nil
+		return rel, data, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return rel, atomicfile.WriteFile(dst, data)
+	return rel, data, atomicfile.WriteFile(dst, data)
 }
 
 // Finish ends the run at end and writes the report's page and data.

@@ -3,7 +3,6 @@ package report
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -136,17 +135,9 @@ func (m *merger) move(p *string) error {
 		m.root = r
 	}
 	dst := filepath.Join(m.to, filepath.FromSlash(m.prefix+rest))
-	f, err := m.root.Open(filepath.FromSlash(*p))
+	data, err := readImageFile(m.root, *p)
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(m.from, filepath.FromSlash(*p)), err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > MaxImageBytes {
-		return fmt.Errorf("%s: larger than %d MiB", filepath.Join(m.from, filepath.FromSlash(*p)), MaxImageBytes>>20)
+		return fmt.Errorf("%s: %w", m.from, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err

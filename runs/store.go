@@ -265,13 +265,13 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 		labels = string(lb)
 	}
 	now := time.Now()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	res, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
 		b.ID, b.Flow, b.Device, b.Linked, b.Source, Running, labels, now.UnixMilli())
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
-			return nil, fmt.Errorf("%w: run %s has history already", ErrRunExists, b.ID)
-		}
 		return nil, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return nil, fmt.Errorf("%w: run %s has history already", ErrRunExists, b.ID)
 	}
 	r := &Recorder{s: s, id: b.ID}
 	s.mu.Lock()
