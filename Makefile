@@ -74,7 +74,7 @@ soak: deps build
 
 # The image renders with this machine's Chromium version when it has one, so
 # baselines made here pass in it. --network host: the build needs no bridge.
-CHROMIUM_VERSION ?= $(shell dpkg-query -W -f='$${Version}' chromium 2>/dev/null)
+CHROMIUM_VERSION ?= $(shell dpkg-query -W -f='$${Version}' chromium-headless-shell 2>/dev/null)
 docker:
 	docker build --network host -f docker/Dockerfile --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) \
 	  --build-arg CHROMIUM_VERSION=$(CHROMIUM_VERSION) -t toolserver:$(VERSION) .

@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${1:-20}
-chromium=$(command -v chromium || command -v chromium-browser || true)
+chromium=$(command -v chromium-headless-shell || command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || { echo "no chromium on PATH (make deps installs it)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -95,7 +95,7 @@ func TestInstallScriptPackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"chromium", "fonts-liberation", "fonts-dejavu-core", "fonts-noto-color-emoji"} {
+	for _, p := range []string{"chromium-headless-shell", "fonts-liberation", "fonts-dejavu-core", "fonts-noto-color-emoji"} {
 		if !regexp.MustCompile(`packages=\([^)]*\b` + p + `\b`).Match(b) {
 			t.Errorf("install-runtime.sh does not install %s", p)
 		}

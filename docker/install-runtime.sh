@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what toolserver renders with: Debian's Chromium and a fixed font
-# set. The Docker image runs this same script, and so do `make demo`,
+# Installs what toolserver renders with: Debian's Chromium, as its headless
+# shell (chromium-headless-shell: the same Chromium without the browser's
+# windows, which toolserver looks for first), and a fixed font set. The Docker image runs this same script, and so do `make demo`,
 # `make test` and CI on the host, so baselines made in one pass in the other.
 #
 #   docker/install-runtime.sh          install what is missing (needs root)
@@ -8,7 +9,7 @@
 #   EXTRA_PACKAGES="nginx" docker/install-runtime.sh   also install these
 set -euo pipefail
 
-packages=(chromium fonts-liberation fonts-dejavu-core fonts-noto-color-emoji ca-certificates)
+packages=(chromium-headless-shell fonts-liberation fonts-dejavu-core fonts-noto-color-emoji ca-certificates)
 # Versions that must match wherever baselines are made, so that the host and
 # the image render the same pixels. The fonts are bookworm's own (a stable
 # release keeps them); CHROMIUM_VERSION pins Chromium's Debian version (the
@@ -19,7 +20,7 @@ declare -A pins=(
   [fonts-noto-color-emoji]=2.042-0+deb12u1
 )
 if [ -n "${CHROMIUM_VERSION:-}" ]; then
-  pins[chromium]=$CHROMIUM_VERSION
+  pins[chromium-headless-shell]=$CHROMIUM_VERSION
 fi
 # shellcheck disable=SC2206
 packages+=(${EXTRA_PACKAGES:-})
@@ -48,8 +49,8 @@ args=()
 for p in "${missing[@]}"; do
   if [ -z "${pins[$p]:-}" ]; then
     args+=("$p")
-  elif [ "$p" = chromium ]; then
-    args+=("chromium=${pins[$p]}" "chromium-common=${pins[$p]}")
+  elif [ "$p" = chromium-headless-shell ]; then
+    args+=("chromium-headless-shell=${pins[$p]}" "chromium-common=${pins[$p]}")
   else
     args+=("$p=${pins[$p]}")
   fi

@@ -34,10 +34,10 @@ fail() { echo "smoke: FAIL: $*" >&2; exit 1; }
 section() { echo "== $* [${SECONDS}s]"; }
 
 # What decides the pixels: the image must have this machine's versions.
-render_packages=(chromium chromium-common fonts-liberation fonts-dejavu-core fonts-noto-color-emoji)
+render_packages=(chromium-headless-shell chromium-common fonts-liberation fonts-dejavu-core fonts-noto-color-emoji)
 versions() { dpkg-query -W -f='${Package}=${Version}\n' "${render_packages[@]}"; }
 host_versions=$(versions) || fail "this machine lacks Chromium or the fonts: run docker/install-runtime.sh"
-chromium_version=$(dpkg-query -W -f='${Version}' chromium)
+chromium_version=$(dpkg-query -W -f='${Version}' chromium-headless-shell)
 
 section build
 docker build --network host -f "$root/docker/Dockerfile" \

@@ -21,7 +21,7 @@ pw_version=${PLAYWRIGHT_VERSION:-latest}
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [reps] [toolserver-binary]: reps must be a positive integer, got '$reps'" >&2; exit 2; }
 [ -x "$bin" ] || { echo "no toolserver binary at $bin (make build, or pass its path)" >&2; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-chromium=$(command -v chromium || command -v chromium-browser || true)
+chromium=$(command -v chromium-headless-shell || command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || { echo "no chromium on PATH (make deps installs it)" >&2; exit 2; }
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "node and npm are needed (apt-get install nodejs npm)" >&2

@@ -360,3 +360,12 @@ func (a *app) Close() {
 	}
 	os.RemoveAll(a.tmp)
 }
+
+// warnNoChromium says on w, for the commands that serve tools, that no
+// Chromium was found and how to get one: they still start, and every
+// device tool answers the reason.
+func (a *app) warnNoChromium(w io.Writer) {
+	if a.pool.Err() != nil {
+		fmt.Fprintln(w, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one ("+cdp.InstallHint+")")
+	}
+}

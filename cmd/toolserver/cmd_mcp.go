@@ -61,9 +61,7 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
-	if a.pool.Err() != nil {
-		fmt.Fprintln(opts.stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
-	}
+	a.warnNoChromium(opts.stderr)
 	cfg := mcpserver.Config{Tools: a.tools, Artifacts: a.artifacts, TempDir: a.tmp, Version: version, Log: a.log}
 	if opts.stateDir != "" {
 		st, err := runs.Open(opts.stateDir, opts.keepRuns)

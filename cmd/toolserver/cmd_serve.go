@@ -102,9 +102,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	defer a.Close()
 	a.flowTools.NoHostFiles = opts.noHostFiles
-	if a.pool.Err() != nil {
-		fmt.Fprintln(stderr, "toolserver: warning: no Chromium found; device tools will fail until CHROMIUM_PATH points at one (apt-get install chromium fonts-liberation)")
-	}
+	a.warnNoChromium(stderr)
 	// MCP at /mcp, always on: the same tools behind the same token.
 	mcfg := mcpserver.Config{Tools: a.tools, Artifacts: a.artifacts, TempDir: a.tmp, Version: version, Log: a.log}
 	cfg := server.Config{

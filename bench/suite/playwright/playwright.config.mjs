@@ -16,7 +16,7 @@ export default defineConfig({
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: 1,
     launchOptions: {
-      executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+      executablePath: process.env.CHROMIUM || "/usr/bin/chromium-headless-shell",
       args: ["--no-sandbox", "--hide-scrollbars", "--force-device-scale-factor=1"],
     },
   },
