@@ -19,23 +19,31 @@ import (
 	"time"
 )
 
+// The noise pages fill a viewport of noiseW×noiseH: about 97,000 pixels
+// of noise, a PNG just over 256 KiB that compression cannot shrink.
+const (
+	noiseW, noiseH = 330, 300
+	noiseDevice    = "chromium-cdp-330x300"
+)
+
 // noisePage draws a canvas of deterministic noise, seeded by n: its
 // capture is a PNG over 256 KiB, so a linked run sends its baseline
 // through POST /upload, not inline.
 func noisePage(n int) string {
-	return fmt.Sprintf(`<!doctype html><body style="margin:0"><canvas id="c" width="640" height="400"></canvas><script>
-const c = document.getElementById("c").getContext("2d"), img = c.createImageData(640, 400);
-let x = %d * 2654435761 >>> 0;
+	return fmt.Sprintf(`<!doctype html><body style="margin:0"><canvas id="c" width="%[3]d" height="%[4]d"></canvas><script>
+const c = document.getElementById("c").getContext("2d"), img = c.createImageData(%[3]d, %[4]d);
+let x = %[1]d * 2654435761 >>> 0;
 for (let i = 0; i < img.data.length; i += 4) { x = (x * 1664525 + 1013904223) >>> 0; img.data[i] = x >>> 24; img.data[i+1] = (x >>> 16) & 255; img.data[i+2] = (x >>> 8) & 255; img.data[i+3] = 255; }
 c.putImageData(img, 0, 0);
-</script><p style="position:absolute;top:0;left:0;margin:0;background:#fff">noise %d</p>`, n+1, n)
+</script><p style="position:absolute;top:0;left:0;margin:0;background:#fff">noise %[2]d</p>`, n+1, n, noiseW, noiseH)
 }
 
-// noiseSuite writes 20 flows (prefix00 … prefix19), each on a noise page
-// served by httptest, and adopts their baselines on device; it returns
-// the flows' directory.
-func noiseSuite(t *testing.T, prefix, device string) string {
+// noiseSuite writes 20 flows (f00 … f19), each on a noise page served
+// by httptest, and adopts their baselines on the device noiseDevice; it
+// returns the flows' directory.
+func noiseSuite(t *testing.T) string {
 	t.Helper()
+	device := sharedDevice(t, noiseDevice)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
@@ -46,43 +54,75 @@ func noiseSuite(t *testing.T, prefix, device string) string {
 	os.MkdirAll(flows, 0o755)
 	for i := range 20 {
 		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
-		os.WriteFile(filepath.Join(flows, fmt.Sprintf("%s%02d.yaml", prefix, i)), []byte(body), 0o644)
+		os.WriteFile(filepath.Join(flows, fmt.Sprintf("f%02d.yaml", i)), []byte(body), 0o644)
 	}
 	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
 		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
 	}
-	return flows
-}
-
-// TestReplicasBehindNginx: three tool-servers sharing an --upload-dir
-// behind a plain round-robin nginx upstream run a 20-flow suite whose
-// baselines go through POST /upload: every flow passes, though an
-// upload and the call that uses it land on different replicas.
-func TestReplicasBehindNginx(t *testing.T) {
-	t.Parallel()
-	device := sharedDevice(t, "chromium-cdp-640x400")
-	flows := noiseSuite(t, "f", device)
-	b, _ := os.ReadFile(filepath.Join(flows, "__baselines__", "f07", "noise__chromium-640x400.png"))
+	b, _ := os.ReadFile(filepath.Join(flows, "__baselines__", "f07", fmt.Sprintf("noise__chromium-%dx%d.png", noiseW, noiseH)))
 	if len(b) <= 256<<10 {
 		t.Fatalf("a baseline of %d bytes: want one over 256 KiB, so that it travels by POST /upload", len(b))
 	}
+	return flows
+}
 
-	e := env{envAuthToken: "fleet"}
+// TestReplicasBehindNginx: three tool-server processes sharing an
+// --upload-dir behind a plain round-robin nginx upstream run a 20-flow
+// suite whose baselines go through POST /upload: every flow passes,
+// though an upload and the call that uses it land on different
+// replicas. Then one replica is killed (SIGKILL) in the middle of the
+// suite: the flows it had fail (a call that may have run is never sent
+// again) or go to the others, every other flow passes, and nothing
+// hangs.
+func TestReplicasBehindNginx(t *testing.T) {
+	t.Parallel()
+	flows := noiseSuite(t)
+	const token = "fleet"
 	shared := t.TempDir()
 	var urls []string
+	var procs []*os.Process
 	for range 3 {
-		urls = append(urls, startServe(t, e, true, "--upload-dir", shared))
+		u, p := startServeProcess(t, token, "--upload-dir", shared, "--state-dir", "")
+		urls, procs = append(urls, u), append(procs, p)
 	}
 	u := startNginxUpstream(t, urls, "64m")
-	code, out, errOut := runCLIEnv(t, e, "flow", "run", flows, "--device", device, "--link", u)
-	if code != 0 || !strings.Contains(out, "20 flows: 20 passed, 0 failed") {
-		t.Fatalf("20 flows through nginx over 3 replicas: exit %d\n%s\n%s", code, out, errOut)
-	}
-	// Nothing waits in the shared directory: every upload was taken.
-	left, _ := filepath.Glob(filepath.Join(shared, "*.upload"))
-	if len(left) != 0 {
-		t.Errorf("uploads left in the shared directory: %v", left)
-	}
+	run := []string{"flow", "run", flows, "--device", noiseDevice, "--link", u}
+
+	t.Run("every flow passes", func(t *testing.T) {
+		code, out, errOut := runCLIEnv(t, env{envAuthToken: token}, run...)
+		if code != 0 || !strings.Contains(out, "20 flows: 20 passed, 0 failed") {
+			t.Fatalf("20 flows through nginx over 3 replicas: exit %d\n%s\n%s", code, out, errOut)
+		}
+		// Nothing waits in the shared directory: every upload was taken.
+		left, _ := filepath.Glob(filepath.Join(shared, "*.upload"))
+		if len(left) != 0 {
+			t.Errorf("uploads left in the shared directory: %v", left)
+		}
+	})
+
+	t.Run("a replica killed mid-suite", func(t *testing.T) {
+		stdout := newLineWatch("PASS f05")
+		var stderr syncBuffer
+		done := runAsync(run, testStreams(t, env{envAuthToken: token}, stdout, &stderr))
+		select {
+		case <-stdout.seen:
+		case code := <-done:
+			t.Fatalf("the suite ended (exit %d) before the kill\n%s\n%s", code, stdout, stderr.String())
+		case <-time.After(3 * time.Minute):
+			t.Fatalf("the suite did not reach f05\n%s", stdout)
+		}
+		procs[1].Signal(syscall.SIGKILL)
+		code := waitExit(t, done, stdout, &stderr)
+		out := stdout.String()
+		passed := strings.Count(out, "PASS f")
+		failed := strings.Count(out, "not finished") + strings.Count(out, "FAIL f")
+		if passed+failed != 20 || failed > 2 || !strings.Contains(out, "PASS f19") {
+			t.Fatalf("after a replica was killed: exit %d, %d passed, %d failed; want 20 reported, at most the flow or two it had in flight failed\n%s\n%s", code, passed, failed, out, stderr.String())
+		}
+		if failed > 0 && code != 2 {
+			t.Errorf("a flow broke under a killed replica: exit %d, want 2", code)
+		}
+	})
 }
 
 // heldPage serves a page that answers only once release is called;
@@ -269,43 +309,4 @@ func startServeProcess(t *testing.T, token string, args ...string) (string, *os.
 		t.Fatalf("no address in %q", stderr)
 	}
 	return m[1], cmd.Process
-}
-
-// TestReplicaKilledMidSuite: one of three replicas behind nginx is
-// killed (SIGKILL) in the middle of a 20-flow suite: the flows it had
-// fail (a call that may have run is never sent again) or go to the
-// others, every other flow passes, and nothing hangs.
-func TestReplicaKilledMidSuite(t *testing.T) {
-	t.Parallel()
-	device := sharedDevice(t, "chromium-cdp-642x402")
-	flows := noiseSuite(t, "k", device)
-	shared := t.TempDir()
-	var urls []string
-	var procs []*os.Process
-	for range 3 {
-		u, p := startServeProcess(t, "kill", "--upload-dir", shared, "--state-dir", "")
-		urls, procs = append(urls, u), append(procs, p)
-	}
-	u := startNginxUpstream(t, urls, "64m")
-	stdout := newLineWatch("PASS k05")
-	var stderr syncBuffer
-	done := runAsync([]string{"flow", "run", flows, "--device", device, "--link", u}, testStreams(t, env{envAuthToken: "kill"}, stdout, &stderr))
-	select {
-	case <-stdout.seen:
-	case code := <-done:
-		t.Fatalf("the suite ended (exit %d) before the kill\n%s\n%s", code, stdout, stderr.String())
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("the suite did not reach k05\n%s", stdout)
-	}
-	procs[1].Signal(syscall.SIGKILL)
-	code := waitExit(t, done, stdout, &stderr)
-	out := stdout.String()
-	passed := strings.Count(out, "PASS k")
-	failed := strings.Count(out, "not finished") + strings.Count(out, "FAIL k")
-	if passed+failed != 20 || failed > 2 || !strings.Contains(out, "PASS k19") {
-		t.Fatalf("after a replica was killed: exit %d, %d passed, %d failed; want 20 reported, at most the flow or two it had in flight failed\n%s\n%s", code, passed, failed, out, stderr.String())
-	}
-	if failed > 0 && code != 2 {
-		t.Errorf("a flow broke under a killed replica: exit %d, want 2", code)
-	}
 }
