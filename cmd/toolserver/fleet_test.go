@@ -17,33 +17,46 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolserver/toolserver/snapshot"
 )
 
-// The noise pages fill a viewport of noiseW×noiseH: about 97,000 pixels
-// of noise, a PNG just over 256 KiB that compression cannot shrink.
+// The noise pages fill a viewport of noiseW×noiseH with noise: about
+// 99,000 pixels, a PNG over 256 KiB that compression cannot shrink.
 const (
 	noiseW, noiseH = 330, 300
 	noiseDevice    = "chromium-cdp-330x300"
 )
 
-// noisePage draws a canvas of deterministic noise, seeded by n: its
-// capture is a PNG over 256 KiB, so a linked run sends its baseline
-// through POST /upload, not inline.
+// noisePage draws on a canvas that fills the viewport the noise of
+// noiseImage(n), pixel for pixel (opaque pixels put on a canvas in sRGB
+// come back unchanged).
 func noisePage(n int) string {
-	return fmt.Sprintf(`<!doctype html><body style="margin:0"><canvas id="c" width="%[3]d" height="%[4]d"></canvas><script>
-const c = document.getElementById("c").getContext("2d"), img = c.createImageData(%[3]d, %[4]d);
+	return fmt.Sprintf(`<!doctype html><body style="margin:0"><canvas id="noise" style="display:block" width="%[2]d" height="%[3]d"></canvas><script>
+const c = document.getElementById("noise").getContext("2d"), img = c.createImageData(%[2]d, %[3]d);
 let x = %[1]d * 2654435761 >>> 0;
 for (let i = 0; i < img.data.length; i += 4) { x = (x * 1664525 + 1013904223) >>> 0; img.data[i] = x >>> 24; img.data[i+1] = (x >>> 16) & 255; img.data[i+2] = (x >>> 8) & 255; img.data[i+3] = 255; }
 c.putImageData(img, 0, 0);
-</script><p style="position:absolute;top:0;left:0;margin:0;background:#fff">noise %[2]d</p>`, n+1, n, noiseW, noiseH)
+</script>`, n+1, noiseW, noiseH)
+}
+
+// noiseImage is the image noisePage(n) draws, computed here: the same
+// generator, in the uint32 arithmetic the page's >>> 0 keeps to.
+func noiseImage(n int) *snapshot.Image {
+	img := snapshot.NewImage(noiseW, noiseH)
+	x := uint32(n+1) * 2654435761
+	for i := 0; i < len(img.Pix); i += 4 {
+		x = x*1664525 + 1013904223
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(x>>24), uint8(x>>16), uint8(x>>8), 255
+	}
+	return img
 }
 
 // noiseSuite writes 20 flows (f00 … f19), each on a noise page served
-// by httptest, and adopts their baselines on the device noiseDevice; it
-// returns the flows' directory.
+// by httptest, with their baselines for noiseDevice encoded here from
+// noiseImage; it returns the flows' directory.
 func noiseSuite(t *testing.T) string {
 	t.Helper()
-	device := sharedDevice(t, noiseDevice)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
@@ -51,17 +64,20 @@ func noiseSuite(t *testing.T) string {
 	}))
 	t.Cleanup(site.Close)
 	flows := filepath.Join(t.TempDir(), ".argent", "flows")
-	os.MkdirAll(flows, 0o755)
 	for i := range 20 {
-		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: { text: noise %d } }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i), i)
-		os.WriteFile(filepath.Join(flows, fmt.Sprintf("f%02d.yaml", i)), []byte(body), 0o644)
-	}
-	if code, out, errOut := runCLI(t, "flow", "run", flows, "--device", device, "--update-baselines"); code != 0 {
-		t.Fatalf("adopting the baselines: exit %d\n%s\n%s", code, out, errOut)
-	}
-	b, _ := os.ReadFile(filepath.Join(flows, "__baselines__", "f07", fmt.Sprintf("noise__chromium-%dx%d.png", noiseW, noiseH)))
-	if len(b) <= 256<<10 {
-		t.Fatalf("a baseline of %d bytes: want one over 256 KiB, so that it travels by POST /upload", len(b))
+		name := fmt.Sprintf("f%02d", i)
+		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: noise }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i))
+		png, err := snapshot.EncodePNG(noiseImage(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(png) <= 256<<10 {
+			t.Fatalf("a baseline of %d bytes: want one over 256 KiB, so that it travels by POST /upload", len(png))
+		}
+		dir := filepath.Join(flows, "__baselines__", name)
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(flows, name+".yaml"), []byte(body), 0o644)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("noise__chromium-%dx%d.png", noiseW, noiseH)), png, 0o644)
 	}
 	return flows
 }
