@@ -238,8 +238,9 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 	booted <- nil
 
 	// The next launch's page, a fresh browser context with its viewport
-	// and agent, is made in the background: a new context and page take
-	// ~200 ms that no step waits for. Its variables are written before
+	// and agent, is made in the background: a new context and page add
+	// about 45 ms to a launch that waits for them. spareReady is nil while no spare is
+	// made (Options.NoSparePage); its variables are written before
 	// spareReady closes and read only after.
 	var (
 		spareReady chan struct{}
@@ -247,6 +248,9 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 		spareErr   error
 	)
 	prepare := func() {
+		if d.b.pool.noSpare {
+			return
+		}
 		ready := make(chan struct{})
 		spareReady = ready
 		wg.Go(func() {
@@ -257,6 +261,9 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 	prepare()
 	defer func() {
 		pg.close()
+		if spareReady == nil {
+			return
+		}
 		// The spare's start is bound to life, which is over.
 		<-spareReady
 		if spareErr == nil {
@@ -279,23 +286,28 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 		// launch takes it, and the spare stays for the next.
 		crashed := pg.gone.Err() != nil
 		if (req.fresh && used) || crashed {
-			select {
-			case <-spareReady:
-			case <-req.abort:
-				req.done <- errAborted
-				continue
-			case <-life.Done():
-				req.done <- context.Cause(life)
-				continue
+			var next *devPage
+			var err error
+			if spareReady != nil {
+				select {
+				case <-spareReady:
+				case <-req.abort:
+					req.done <- errAborted
+					continue
+				case <-life.Done():
+					req.done <- context.Cause(life)
+					continue
+				}
+				next, err = spare, spareErr
+				if err == nil && next.gone.Err() != nil {
+					wg.Go(next.close)
+					err = context.Cause(next.gone)
+				}
 			}
-			next, err := spare, spareErr
-			if err == nil && next.gone.Err() != nil {
-				wg.Go(next.close)
-				err = context.Cause(next.gone)
-			}
-			if err != nil {
+			if next == nil || err != nil {
 				next, err = d.newPage(browser, life)
 			}
+			spareReady = nil
 			prepare()
 			if err != nil {
 				req.done <- err

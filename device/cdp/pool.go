@@ -111,6 +111,13 @@ type Options struct {
 	// Queue bounds the calls waiting for a device when Evict is set; 0
 	// refuses at once with ErrQueueFull when every device is in use.
 	Queue int
+	// NoSparePage turns off the page a device prepares in the background
+	// for its next launch (a browser context and a renderer process of
+	// its own): every launch after the first then makes its page while
+	// the caller waits (about 45 ms more on a small page), but a device that launches once
+	// never pays for a page it does not use. For pools whose devices live
+	// for a launch or two, such as a test binary's.
+	NoSparePage bool
 }
 
 // Pool holds the booted devices, at most one per id. It owns the goroutine
@@ -124,6 +131,7 @@ type Pool struct {
 	urls     urlPolicy
 	evict    bool // Options.Evict
 	queueMax int  // Options.Queue
+	noSpare  bool // Options.NoSparePage
 
 	wg sync.WaitGroup // the goroutines of the browsers (browser.run)
 
@@ -198,6 +206,7 @@ func NewPool(opts Options) *Pool {
 		shared:   opts.SharedBrowser,
 		evict:    opts.Evict,
 		queueMax: opts.Queue,
+		noSpare:  opts.NoSparePage,
 		urls:     urlPolicy{denyFiles: opts.DenyFileURLs, hosts: opts.AllowHosts},
 		// Root cannot use Chromium's sandbox at all.
 		noSandbox: os.Getuid() == 0 || os.Getenv("TOOLSERVER_NO_SANDBOX") == "1",

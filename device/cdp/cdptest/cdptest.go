@@ -52,7 +52,7 @@ func Main(m *testing.M) {
 
 func run(m *testing.M) int {
 	raiseParallel()
-	pool = cdp.NewPool(cdp.Options{SharedBrowser: true, MaxDevices: MaxDevices, Log: os.Stderr})
+	pool = cdp.NewPool(cdp.Options{SharedBrowser: true, MaxDevices: MaxDevices, NoSparePage: true, Log: os.Stderr})
 	if err := pool.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "cdptest:", err)
 		return 2
