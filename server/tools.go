@@ -89,6 +89,29 @@ func (s *Server) bodyError(r *http.Request, name string, err error) *tool.Error 
 	return s.toolError(r, name, err)
 }
 
+// readBody reads a request body of at most max bytes whole. A longer one
+// is read on to the cap (the client is not cut off mid-send, so it reads
+// the answer) and refused with *http.MaxBytesError. A body that says its
+// length goes into one buffer of that size, not a growing one; one that
+// says it is over the cap is never buffered.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, max)
+	switch {
+	case r.ContentLength > max:
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			return nil, err
+		}
+		return nil, &http.MaxBytesError{Limit: max}
+	case r.ContentLength >= 0:
+		buf := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(body)
+}
+
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if _, ok := s.cfg.Tools.Get(name); !ok {
@@ -99,7 +122,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, err)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
+	body, err := readBody(w, r, MaxCallBody)
 	if err != nil {
 		writeError(w, s.bodyError(r, name, err))
 		return

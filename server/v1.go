@@ -142,7 +142,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBody))
+	body, err := readBody(w, r, MaxCallBody)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
