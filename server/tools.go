@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -89,27 +90,44 @@ func (s *Server) bodyError(r *http.Request, name string, err error) *tool.Error 
 	return s.toolError(r, name, err)
 }
 
-// readBody reads a request body of at most max bytes whole. A longer one
+// readChunk is the most readBody allocates ahead of the bytes a client
+// has sent.
+const readChunk = 1 << 20
+
+// readBody reads a request body of at most limit bytes whole. A longer one
 // is read on to the cap (the client is not cut off mid-send, so it reads
-// the answer) and refused with *http.MaxBytesError. A body that says its
-// length goes into one buffer of that size, not a growing one; one that
-// says it is over the cap is never buffered.
-func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
-	body := http.MaxBytesReader(w, r.Body, max)
-	switch {
-	case r.ContentLength > max:
+// the answer) and refused with *http.MaxBytesError; one that says it is
+// over the cap is never buffered. A body goes into chunks of readChunk as
+// its bytes arrive, joined once at the end: a client that claims a length
+// it does not send holds at most readChunk more than it sent, and a large
+// body is copied once, not at every doubling of a growing buffer.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if r.ContentLength > limit {
 		if _, err := io.Copy(io.Discard, body); err != nil {
 			return nil, err
 		}
-		return nil, &http.MaxBytesError{Limit: max}
-	case r.ContentLength >= 0:
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(body, buf); err != nil {
+		return nil, &http.MaxBytesError{Limit: limit}
+	}
+	var chunks [][]byte
+	c := make([]byte, 0, min(max(r.ContentLength, 512), readChunk))
+	for {
+		n, err := body.Read(c[len(c):cap(c)])
+		c = c[:len(c)+n]
+		if len(c) == cap(c) {
+			chunks, c = append(chunks, c), make([]byte, 0, readChunk)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			return nil, err
 		}
-		return buf, nil
 	}
-	return io.ReadAll(body)
+	if len(chunks) == 0 {
+		return c, nil
+	}
+	return bytes.Join(append(chunks, c), nil), nil
 }
 
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
