@@ -86,6 +86,12 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if opts.queue < 0 {
 		return usageError("serve: --queue %d: give 0 or more", opts.queue)
 	}
+	if opts.keepRuns < 1 {
+		return usageError("serve: --keep-runs %d: keep at least one run", opts.keepRuns)
+	}
+	if opts.dashboard && opts.stateDir == "" {
+		return usageError("serve: --dashboard shows the run store: give --state-dir")
+	}
 	var hosts *cdp.HostList
 	if opts.allowHosts != nil {
 		h, err := cdp.ParseHostList(opts.allowHosts)
@@ -110,9 +116,6 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
 		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout,
 	}
-	if opts.keepRuns < 1 {
-		return usageError("serve: --keep-runs %d: keep at least one run", opts.keepRuns)
-	}
 	if opts.stateDir != "" {
 		st, err := runs.Open(opts.stateDir, opts.keepRuns)
 		if err != nil {
@@ -124,9 +127,6 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		mcfg.Runs = mcpserver.StoreRuns(st)
 	}
 	if opts.dashboard {
-		if cfg.Runs == nil {
-			return usageError("serve: --dashboard shows the run store: give --state-dir")
-		}
 		cfg.Dashboard = dashboard.Handler()
 	}
 	agents := mcpserver.New(mcfg)
