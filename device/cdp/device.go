@@ -307,7 +307,6 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 			if next == nil || err != nil {
 				next, err = d.newPage(browser, life)
 			}
-			spareReady = nil
 			prepare()
 			if err != nil {
 				req.done <- err

@@ -260,7 +260,7 @@ func (p *Pool) browserLocked(w, h int) *browser {
 // Device returns the device id, booting it on first use, or booting a fresh
 // one when its browser died.
 func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
-	return p.device(ctx, id, id)
+	return p.device(ctx, id)
 }
 
 // Instance returns instance n of device id: n 0 is Device(id); any other
@@ -270,15 +270,14 @@ func (p *Pool) Device(ctx context.Context, id string) (*Device, error) {
 // it, not id's page). It counts against MaxDevices like any device.
 func (p *Pool) Instance(ctx context.Context, id string, n int) (*Device, error) {
 	if n == 0 {
-		return p.device(ctx, id, id)
+		return p.device(ctx, id)
 	}
-	key := fmt.Sprintf("%s#%d", id, n)
-	return p.device(ctx, key, key)
+	return p.device(ctx, fmt.Sprintf("%s#%d", id, n))
 }
 
-// device returns the device under key (its id, or id#n for an
-// instance), booting it on first use.
-func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
+// device returns the device id (or id#n for an instance), booting it on
+// first use.
+func (p *Pool) device(ctx context.Context, id string) (*Device, error) {
 	if p.missing != nil {
 		return nil, p.missing
 	}
@@ -291,11 +290,9 @@ func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
 		p.mu.Unlock()
 		return nil, ErrClosed
 	}
-	d := p.devices[key]
+	d := p.devices[id]
 	if d != nil && d.Dead() {
-		delete(p.devices, key)
-		p.releaseLocked(d)
-		p.dispatchLocked()
+		p.dropLocked(d)
 		d = nil
 	}
 	if d != nil {
@@ -311,21 +308,28 @@ func (p *Pool) device(ctx context.Context, key, id string) (*Device, error) {
 		return nil, err
 	}
 	d, life := newDevice(id, w, h, p.urls, p.browserLocked(w, h))
-	p.devices[key] = d
+	p.devices[id] = d
 	p.mu.Unlock()
 
 	err = d.boot(ctx, life)
 	if err != nil {
 		p.mu.Lock()
-		if p.devices[key] == d {
-			delete(p.devices, key)
-		}
-		p.releaseLocked(d)
-		p.dispatchLocked()
+		p.dropLocked(d)
 		p.mu.Unlock()
 		return nil, fmt.Errorf("boot %s: %w", id, err)
 	}
 	return d, nil
+}
+
+// dropLocked takes d, dead or failed to boot, out of the pool (unless a
+// fresh device already took its id), lets it go and gives its room to
+// the next call in the queue. p.mu is held.
+func (p *Pool) dropLocked(d *Device) {
+	if p.devices[d.id] == d {
+		delete(p.devices, d.id)
+	}
+	p.releaseLocked(d)
+	p.dispatchLocked()
 }
 
 // releaseLocked lets a device that left the pool go: a browser of its own

@@ -126,9 +126,7 @@ func (p *Pool) Acquire(ctx context.Context, id string, waiting func(QueuePositio
 		return nil, nil, ErrClosed
 	}
 	if d := p.devices[id]; d != nil && d.Dead() {
-		delete(p.devices, id)
-		p.releaseLocked(d)
-		p.dispatchLocked()
+		p.dropLocked(d)
 	}
 	if d := p.devices[id]; d != nil {
 		p.useLocked(d)
@@ -219,10 +217,7 @@ func (p *Pool) ready(ctx context.Context, d *Device, life context.Context) (*Dev
 	}
 	if err := d.boot(ctx, life); err != nil {
 		p.mu.Lock()
-		if p.devices[d.id] == d {
-			delete(p.devices, d.id)
-		}
-		p.releaseLocked(d)
+		p.dropLocked(d)
 		p.mu.Unlock()
 		release()
 		return nil, nil, fmt.Errorf("boot %s: %w", d.id, err)
