@@ -105,12 +105,15 @@ func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
 	}
 	slug := slugOf(st.Flow)
 	stem := strings.TrimSuffix(st.SnapshotKey, ".png")
+	// The baseline artifact's bytes when take copied them in: its hash
+	// is taken from them below instead of reading the copy again.
+	var baseline []byte
 	for _, role := range []string{"baseline", "current", "diff"} {
 		a, ok := st.Artifacts[role]
 		if !ok || a.Path == "" {
 			continue
 		}
-		rel, err := b.take(a.Path, slug)
+		rel, copied, err := b.take(a.Path, slug)
 		if err != nil {
 			b.warn(fmt.Sprintf("--report: the %s image of %s (step %d of %s): %v", role, st.SnapshotKey, st.Index+1, st.Flow, err))
 			continue
@@ -118,7 +121,7 @@ func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
 		st.Artifacts[role] = flow.Artifact{Path: rel}
 		switch role {
 		case "baseline":
-			s.Images.Baseline = rel
+			s.Images.Baseline, baseline = rel, copied
 		case "current":
 			s.Images.Current = rel
 		default:
@@ -153,15 +156,16 @@ func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
 	}
 	// Compared: the hash of the baseline the run compared with, from
 	// its artifact when it failed, else from the file.
-	var data []byte
-	if s.Images.Baseline == "" {
+	data := baseline
+	switch {
+	case s.Images.Baseline == "":
 		rel, copied, err := b.copyIn(st.Baseline.Path, slug, stem+"-baseline.png")
 		if err != nil {
 			b.warn(fmt.Sprintf("--report: the baseline %s: %v", st.Baseline.Path, err))
 			return s
 		}
 		s.Images.Baseline, data = rel, copied
-	} else {
+	case data == nil:
 		data, _ = os.ReadFile(filepath.Join(b.dir, filepath.FromSlash(s.Images.Baseline)))
 	}
 	if data != nil {
@@ -191,21 +195,21 @@ func (b *Builder) projectPath(run *Run, p string) string {
 }
 
 // take returns the report's path of an image the run wrote: as it is
-// when it lies in the images directory, else copied there.
-func (b *Builder) take(p, slug string) (string, error) {
+// when it lies in the images directory, else copied there, with the
+// bytes copied (nil when nothing was copied).
+func (b *Builder) take(p, slug string) (string, []byte, error) {
 	imgs, err := filepath.Abs(b.ImagesDir())
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if rel, err := filepath.Rel(imgs, abs); err == nil && filepath.IsLocal(rel) {
-		return ImagesDir + "/" + filepath.ToSlash(rel), nil
+		return ImagesDir + "/" + filepath.ToSlash(rel), nil, nil
 	}
-	rel, _, err := b.copyIn(p, slug, filepath.Base(p))
-	return rel, err
+	return b.copyIn(p, slug, filepath.Base(p))
 }
 
 // copyIn copies the file at src to images/<slug>/<name> and returns that
