@@ -92,7 +92,7 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // be opened; each refusal is a Result.
 func Approve(dir, project string, r *Report, sel Selection, dryRun bool) ([]Result, error) {
 	if sel.Empty() {
-		return nil, errors.New("nothing selected: name flows (--flow), snapshots (--snapshot) or --all")
+		return nil, errors.New("nothing selected: no flow, no snapshot and not all")
 	}
 	images, err := os.OpenRoot(dir)
 	if err != nil {

@@ -31,7 +31,7 @@ func Merge(out string, dirs []string, writer Version, now time.Time) (*Report, e
 		if err != nil {
 			return nil, err
 		}
-		if rel, err := filepath.Rel(absOut, abs); err == nil && filepath.IsLocal(rel) || abs == absOut {
+		if rel, err := filepath.Rel(absOut, abs); err == nil && filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("%s is inside the output %s, which the merge replaces; write the merged report elsewhere", d, out)
 		}
 		if srcs[i], err = Read(d); err != nil {
