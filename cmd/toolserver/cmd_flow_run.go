@@ -271,14 +271,11 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		switch {
 		case errors.As(r.err, &usage):
 			return r.err // a bad --device
-		case errors.Is(r.err, flow.ErrInfrastructure):
-			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
-			if broken == nil {
-				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
-			}
-			continue
 		case r.err != nil:
 			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
+			if broken == nil && errors.Is(r.err, flow.ErrInfrastructure) {
+				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
+			}
 			continue
 		}
 		rr := runReport{Report: r.rep}
