@@ -111,7 +111,7 @@ func Open(dir string, keep int) (*Store, error) {
 	}
 	if err := s.interruptLeftovers(); err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("run store %s: ending the runs a previous process left running: %w", s.dir, err)
 	}
 	return s, nil
 }
@@ -173,7 +173,7 @@ func (s *Store) interruptLeftovers() error {
 	for _, l := range all {
 		sum := Summary{Reason: "the tool-server process ended while the run was going on (killed or crashed); its events up to then are kept"}
 		if err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
-			return err
+			return fmt.Errorf("run %s: %w", l.id, err)
 		}
 	}
 	return nil
@@ -188,9 +188,6 @@ func (s *Store) Close() error {
 	}
 	return err
 }
-
-// Dir is the store's directory.
-func (s *Store) Dir() string { return s.dir }
 
 // notify wakes everything waiting for a change.
 func (s *Store) notify() {
@@ -232,6 +229,23 @@ func CheckLabels(labels map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// ParseLabels reads labels written KEY:VALUE (a run's labels, or a list
+// filter); nil when there are none. The error quotes the one that is not.
+func ParseLabels(list []string) (map[string]string, error) {
+	var labels map[string]string
+	for _, l := range list {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q: want KEY:VALUE", l)
+		}
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[k] = v
+	}
+	return labels, nil
 }
 
 // Begin is what a run starts with.

@@ -146,7 +146,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		writeV1Error(w, v1Error{http.StatusRequestEntityTooLarge, codePayloadTooLarge, fmt.Sprintf("request body over %d bytes: send large files through POST /upload", mbe.Limit)})
+		writeV1Error(w, v1Of(s.toolError(r, "flow-execute", err)))
 		return
 	case err != nil:
 		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "reading the body: " + err.Error()})
@@ -234,17 +234,12 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Limit = n
 	}
-	for _, l := range q["label"] {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok || k == "" {
-			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("label %q: want key:value", l)})
-			return
-		}
-		if f.Labels == nil {
-			f.Labels = map[string]string{}
-		}
-		f.Labels[k] = v
+	labels, err := runs.ParseLabels(q["label"])
+	if err != nil {
+		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "label " + err.Error()})
+		return
 	}
+	f.Labels = labels
 	list, err := st.List(r.Context(), f)
 	if err != nil {
 		s.runError(w, r, err)

@@ -79,15 +79,8 @@ func newRunsListCommand(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, l := range labels {
-				k, v, ok := strings.Cut(l, ":")
-				if !ok {
-					return usageError("runs list: --label %q: want KEY:VALUE", l)
-				}
-				if f.Labels == nil {
-					f.Labels = map[string]string{}
-				}
-				f.Labels[k] = v
+			if f.Labels, err = runs.ParseLabels(labels); err != nil {
+				return usageError("runs list: --label %v", err)
 			}
 			format, err := o.output.resolve()
 			if err != nil {

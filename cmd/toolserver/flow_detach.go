@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
@@ -26,13 +25,9 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	case opts.reportDir != "" || opts.junit != "" || opts.artifacts != "":
 		return usageError("flow run: --detach writes no report, JUnit or artifacts (the run is not waited for); follow it with toolserver runs events ID")
 	}
-	labels := map[string]string{}
-	for _, l := range opts.labels {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok || k == "" {
-			return usageError("flow run: --label %q: want KEY:VALUE", l)
-		}
-		labels[k] = v
+	labels, err := runs.ParseLabels(opts.labels)
+	if err != nil {
+		return usageError("flow run: --label %v", err)
 	}
 	if err := runs.CheckLabels(labels); err != nil {
 		return usageError("flow run: --label: %v", err)
@@ -55,7 +50,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 		}
 		st, err := c.Start(ctx, runs.StartRequest{ToolArgs: args, Labels: labels})
 		if err != nil {
-			return apiError("flow run --detach", err)
+			return apiError("flow run --detach "+t.name, err)
 		}
 		all = append(all, started{Flow: t.name, Run: st.Run})
 		if format == "" {
