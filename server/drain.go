@@ -98,11 +98,15 @@ func (s *Server) drainGuard(next http.Handler) http.Handler {
 // readyz answers readiness: 200 when the server takes calls, 503 while it
 // drains or when no browser can start.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	var notReady error
+	if s.cfg.Ready != nil {
+		notReady = s.cfg.Ready()
+	}
 	switch {
 	case s.drain.isDraining():
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": "draining: the server is stopping"})
-	case s.cfg.Ready != nil && s.cfg.Ready() != nil:
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": s.cfg.Ready().Error()})
+	case notReady != nil:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": notReady.Error()})
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "inFlight": s.drain.inFlight()})
 	}
