@@ -207,7 +207,18 @@ func TestDiffImageColours(t *testing.T) {
 func TestCompareParallelExact(t *testing.T) {
 	pairs := decodeBenchPairs(t)
 	p := pairs[len(pairs)-1]
-	a, b := p.a, p.b
+	// A band of the 30% pair across the top edge of its recoloured block:
+	// five stripes and more than parallelMin pixels, so each worker count
+	// below splits it its own way, at 40% of the pair's cost under -race.
+	const y0, y1 = 100, 420
+	band := func(m *Image) *Image {
+		stride := 4 * m.Width
+		return &Image{Name: m.Name, Pix: m.Pix[y0*stride : y1*stride], Width: m.Width, Height: y1 - y0}
+	}
+	a, b := band(p.a), band(p.b)
+	if a.Width*a.Height < parallelMin || (a.Height+stripeRows-1)/stripeRows != 5 {
+		t.Fatalf("the band is %dx%d: want five stripes and at least %d pixels", a.Width, a.Height, parallelMin)
+	}
 	var results []Result
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2, 3, 8} {
@@ -217,6 +228,9 @@ func TestCompareParallelExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		results = append(results, res)
+	}
+	if results[0].MismatchPixels == 0 || len(results[0].Regions) == 0 {
+		t.Fatalf("the band has no changes to split: %+v", results[0])
 	}
 	for i := 1; i < len(results); i++ {
 		if !reflect.DeepEqual(results[i], results[0]) {
