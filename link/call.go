@@ -564,21 +564,35 @@ func (s *memberSender) place(ctx context.Context, m *Member, name string, data [
 	return sentUpload(len(data)), nil
 }
 
-// gzipWriters reuses the compressors of member archives: each holds about
-// a megabyte of tables. Members are mostly PNGs, which do not compress, so
-// the fastest level keeps an archive's cost near a copy.
-var gzipWriters = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return zw
-}}
+// gzipWriters reuse the compressors of member archives (each holds about
+// a megabyte of tables), by level. A PNG is deflated already: deflating it
+// again gains nothing and costs as much as the rest of its upload, so it
+// is stored (gzip's stored blocks, a copy both ways). Anything else gets
+// the fastest level.
+var gzipWriters = map[int]*sync.Pool{
+	gzip.NoCompression: newGzipPool(gzip.NoCompression),
+	gzip.BestSpeed:     newGzipPool(gzip.BestSpeed),
+}
+
+func newGzipPool(level int) *sync.Pool {
+	return &sync.Pool{New: func() any {
+		zw, _ := gzip.NewWriterLevel(nil, level)
+		return zw
+	}}
+}
 
 // tarOneFile is a gzipped tar of one regular file named name: the shape
 // of an upload the tool-server reads for a member.
 func tarOneFile(name string, data []byte, mtimeMs float64) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data) + 2048)
-	zw := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(zw)
+	level := gzip.BestSpeed
+	if bytes.HasPrefix(data, clientPNGMagic) {
+		level = gzip.NoCompression
+	}
+	pool := gzipWriters[level]
+	zw := pool.Get().(*gzip.Writer)
+	defer pool.Put(zw)
 	zw.Reset(&buf)
 	tw := tar.NewWriter(zw)
 	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)),
