@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"image"
 	"os"
@@ -58,6 +59,46 @@ func TestCompareIdenticalFastPath(t *testing.T) {
 	}
 	if p := 4 * (10*40 + 10); !reflect.DeepEqual(diff.Pix[p:p+4], []uint8{255, 255, 255, 255}) {
 		t.Errorf("white pixel in diff: got %v, want [255 255 255 255]", diff.Pix[p:p+4])
+	}
+}
+
+// TestDiffImageRepeatedRows: an unchanged row that repeats an earlier one
+// (copied from its drawing) is drawn as if drawn pixel by pixel.
+func TestDiffImageRepeatedRows(t *testing.T) {
+	t.Parallel()
+	dataB, err := os.ReadFile(filepath.Join(vectorsDir, "images", "1280x800", "small-b.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := decodeVector(t, "images/1280x800/small-a.png", screenshotPNG(t))
+	b := decodeVector(t, "images/1280x800/small-b.png", dataB)
+	opts := DefaultOptions()
+	opts.Diff = true
+	// A changed pair, then an identical one (drawn by the fast path).
+	for _, b := range []*Image{b, a} {
+		res, err := Compare(a, b, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stride := 4 * a.Width
+		want := make([]uint8, stride)
+		repeated := 0
+		for y := range a.Height {
+			row := a.Pix[y*stride : (y+1)*stride]
+			if !bytes.Equal(row, b.Pix[y*stride:(y+1)*stride]) {
+				continue
+			}
+			if y > 0 && bytes.Equal(row, a.Pix[(y-1)*stride:y*stride]) {
+				repeated++
+			}
+			grayRun(want, row)
+			if got := res.Diff.Pix[y*stride : (y+1)*stride]; !bytes.Equal(got, want) {
+				t.Fatalf("identical %v: row %d of the diff image differs from its pixel-by-pixel drawing", res.Identical, y)
+			}
+		}
+		if repeated < 100 {
+			t.Fatalf("%d unchanged rows repeat the row above; want the screenshot's many", repeated)
+		}
 	}
 }
 
