@@ -301,6 +301,12 @@ func unfilterRGB(cur, prev []uint8, ft uint8, raw []uint8) error {
 		if prev == nil {
 			return unfilterRGB(cur, nil, ftNone, raw)
 		}
+		if allZero(raw) {
+			// The row above again: a screen repeats rows (margins, flat
+			// bands), and its encoder writes them so.
+			copy(cur, prev[:4*n])
+			return nil
+		}
 		d, s, u := cur, raw, prev[:4*n]
 		for len(d) >= 4 && len(s) >= 3 && len(u) >= 4 {
 			d[0], d[1], d[2], d[3] = s[0]+u[0], s[1]+u[1], s[2]+u[2], 255
@@ -360,6 +366,10 @@ func unfilterRGBA(cur, prev []uint8, ft uint8, raw []uint8) error {
 			cur[i] += cur[i-4]
 		}
 	case ftUp:
+		if prev != nil && allZero(raw) {
+			copy(cur, prev[:len(cur)])
+			return nil
+		}
 		copy(cur, raw)
 		if prev != nil {
 			prev = prev[:len(cur)]
@@ -398,6 +408,22 @@ func unfilterRGBA(cur, prev []uint8, ft uint8, raw []uint8) error {
 // paethPick is the Paeth predictor of left a, up b and up-left c (PNG spec,
 // section 9.4): whichever of the three is closest to a + b - c, preferring a,
 // then b. Small enough to inline; the selects compile to conditional moves.
+// zeroBytes is what allZero compares with, a chunk at a time.
+var zeroBytes [4096]uint8
+
+// allZero reports whether b holds only zeros (memcmp speed, stopping at
+// the first chunk that does not).
+func allZero(b []uint8) bool {
+	for len(b) > 0 {
+		n := min(len(b), len(zeroBytes))
+		if !bytes.Equal(b[:n], zeroBytes[:n]) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
 func paethPick(a, b, c int) int {
 	// Squares order the distances like absolute values do, and are cheaper
 	// for the inliner.
