@@ -63,7 +63,6 @@ func TestPressKeyNamesMatchDevice(t *testing.T) {
 // element it meant first among the similar elements, though many others
 // share its words; of two as close, the interactive one comes first.
 func TestSimilarRanksByText(t *testing.T) {
-	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/typo-tap.yaml", `steps:
   - launch: "{{URL}}/signup.html"
@@ -77,10 +76,18 @@ func TestSimilarRanksByText(t *testing.T) {
 		{"typo-tap", "chromium-cdp-811x600", `no visible element matched selector "Create acount"; similar elements on the page: id="create" role="button" text="Create account", role="heading" text="Create account", `},
 		{"typo-type", "chromium-cdp-812x600", `no visible element matched selector text="Acount nme"; similar elements on the page: id="acct" role="textbox" text="Account name", text="Account name", `},
 	}
+	// Each waits out the default await timeout on a device of its own.
+	var devs []flow.Device
+	var names []string
 	for _, c := range cases {
+		devs, names = append(devs, device(t, c.device)), append(names, c.flow)
+	}
+	wait := p.startAtOnce(t, devs, names...)
+	t.Parallel()
+	reps := wait()
+	for i, c := range cases {
 		t.Run(c.flow, func(t *testing.T) {
-			t.Parallel()
-			rep := p.run(t, device(t, c.device), c.flow, false)
+			rep := reps[i]
 			s := rep.Steps[1]
 			if s.Status != flow.StatusFail || !strings.HasPrefix(s.Reason, c.want) {
 				t.Fatalf("reason: got %q, want it to start with %q", s.Reason, c.want)

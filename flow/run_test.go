@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,6 +65,32 @@ func (p *project) run(t *testing.T, dev flow.Device, name string, update bool) *
 	return rep
 }
 
+// startAtOnce starts the flows names[i] on the devices devs[i], all at
+// once, and returns a function that waits for their reports, in order.
+// It is for flows that wait out a timeout: a test calls it before
+// t.Parallel, so the waits run while the package's other tests start,
+// rather than after the test is given a parallel slot, which often comes
+// last (then the package ends with the CPUs idle, waiting).
+func (p *project) startAtOnce(t *testing.T, devs []flow.Device, names ...string) (wait func() []*flow.Report) {
+	t.Helper()
+	reps := make([]*flow.Report, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { reps[i], errs[i] = p.runErr(devs[i], name, false) })
+	}
+	return func() []*flow.Report {
+		t.Helper()
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("run %s: %v", names[i], err)
+			}
+		}
+		return reps
+	}
+}
+
 func (p *project) runErr(dev flow.Device, name string, update bool) (*flow.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -117,7 +144,6 @@ func TestRunPassesAndCounts(t *testing.T) {
 }
 
 func TestFailureStopsAndSkips(t *testing.T) {
-	t.Parallel()
 	p := newProject(t)
 	p.write(".argent/flows/stop.yaml", `steps:
   - launch: "{{URL}}/app.html"
@@ -135,9 +161,11 @@ func TestFailureStopsAndSkips(t *testing.T) {
   - tap: { text: Go later, role: button }
 `)
 	// Each waits out the default await timeout on a device of its own.
+	wait := p.startAtOnce(t, []flow.Device{device(t, "chromium-cdp-801x600"), device(t, "chromium-cdp-801x601")}, "stop", "renamed")
+	t.Parallel()
+	reps := wait()
 	t.Run("stop", func(t *testing.T) {
-		t.Parallel()
-		rep := p.run(t, device(t, "chromium-cdp-801x600"), "stop", false)
+		rep := reps[0]
 		want := "launch:pass assert:fail tap:skip when:skip tap:skip:stop@1 echo:skip"
 		if got := lines(rep); got != want || rep.OK {
 			t.Fatalf("got %s, want %s", got, want)
@@ -155,8 +183,7 @@ func TestFailureStopsAndSkips(t *testing.T) {
 		}
 	})
 	t.Run("renamed", func(t *testing.T) {
-		t.Parallel()
-		renamed := p.run(t, device(t, "chromium-cdp-801x601"), "renamed", false)
+		renamed := reps[1]
 		if s := renamed.Steps[1]; s.Status != "fail" || !strings.Contains(s.Reason, `no visible element matched selector text="Go later" role="button"; similar elements on the page: id="top" role="button" text="Go now"`) {
 			t.Fatalf("not found: %s %q", s.Status, s.Reason)
 		}
