@@ -26,36 +26,54 @@ func zerosBase64(n int) string {
 // TestCapOnDecodedSize: on the tool-server, a member of each role (flow,
 // baseline, tool file) of exactly 32 MiB is kept and one byte more is the
 // seed's 422; on the client, a baseline of the result of exactly 32 MiB
-// is written and one byte more refused, writing nothing. One case at a
-// time, on two shared texts: each holds tens of MB, more under -race.
+// is written and one byte more refused, writing nothing. The cases share
+// two texts of 43 MB and run in parallel (each holds about 100 MB more
+// under -race).
 func TestCapOnDecodedSize(t *testing.T) {
 	t.Parallel()
 	atCap, over := zerosBase64(MaxFileBytes), zerosBase64(MaxFileBytes+1)
 	for _, role := range []string{RoleFlow, RoleBaseline, RoleTool} {
-		p := "/client/proj/big-" + role
-		member := func(content *string, size int64) Member {
-			m := Member{Role: role, Key: p, Path: p, Content: content, Size: &size}
-			if role == RoleFlow {
-				m.Key, m.Canonical, m.Spelling = Key("/client/proj", "big-flow"), p, &flow.Spelling{State: flow.SpellListed}
-			}
-			return m
-		}
-		m := member(&atCap, MaxFileBytes)
-		got, err := Receive(t.Context(), []Member{m}, nil)
-		if err != nil {
-			t.Fatalf("%s member of 32 MiB: got %v, want it kept", role, err)
-		}
-		if r := got.Get(m.Key); r == nil || !r.HasData || len(r.Data) != MaxFileBytes || r.State != "" {
-			t.Errorf("%s member of 32 MiB: got %+v, want its bytes kept", role, r)
-		}
-		_, err = Receive(t.Context(), []Member{member(&over, MaxFileBytes+1)}, nil)
-		var te *tool.Error
-		want := `member "` + p + `" is larger than the 32 MiB cap on a file sent to the tool-server`
-		if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Message != want {
-			t.Errorf("%s member of 32 MiB + 1: got %v, want 422 %q", role, err, want)
-		}
+		t.Run(role, func(t *testing.T) {
+			t.Parallel()
+			receiveAtCap(t, role, atCap, over)
+		})
 	}
+	t.Run("client", func(t *testing.T) {
+		t.Parallel()
+		writeBaselineAtCap(t, atCap, over)
+	})
+}
 
+// receiveAtCap: a member of role of exactly 32 MiB (atCap, base64) is
+// kept, one byte more (over) is the seed's 422.
+func receiveAtCap(t *testing.T, role, atCap, over string) {
+	p := "/client/proj/big-" + role
+	member := func(content *string, size int64) Member {
+		m := Member{Role: role, Key: p, Path: p, Content: content, Size: &size}
+		if role == RoleFlow {
+			m.Key, m.Canonical, m.Spelling = Key("/client/proj", "big-flow"), p, &flow.Spelling{State: flow.SpellListed}
+		}
+		return m
+	}
+	m := member(&atCap, MaxFileBytes)
+	got, err := Receive(t.Context(), []Member{m}, nil)
+	if err != nil {
+		t.Fatalf("%s member of 32 MiB: got %v, want it kept", role, err)
+	}
+	if r := got.Get(m.Key); r == nil || !r.HasData || len(r.Data) != MaxFileBytes || r.State != "" {
+		t.Errorf("%s member of 32 MiB: got %+v, want its bytes kept", role, r)
+	}
+	_, err = Receive(t.Context(), []Member{member(&over, MaxFileBytes+1)}, nil)
+	var te *tool.Error
+	want := `member "` + p + `" is larger than the 32 MiB cap on a file sent to the tool-server`
+	if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Message != want {
+		t.Errorf("%s member of 32 MiB + 1: got %v, want 422 %q", role, err, want)
+	}
+}
+
+// writeBaselineAtCap: on the client, a baseline of exactly 32 MiB (atCap,
+// base64) is written, one byte more (over) refused, writing nothing.
+func writeBaselineAtCap(t *testing.T, atCap, over string) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

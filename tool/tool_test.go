@@ -157,8 +157,9 @@ func zerosBase64(n int) string {
 func TestFileInputCapOnDecodedSize(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{tool.MaxFileBytes, tool.MaxFileBytes + 1} {
-		// One at a time: each holds about 200 MB under -race.
+		// Each holds about 200 MB under -race.
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
 			raw := []byte(`{"__argentFileInput":true,"path":"/client/big.png","content":"` + zerosBase64(n) + `"}`)
 			f, _, err := tool.ParseFile("file", raw)
 			if n <= tool.MaxFileBytes {
