@@ -584,7 +584,9 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 			}
 		})
 	}
-	// Errors name the right file, on both decode paths.
+	// Errors name the right file, on both decode paths (on the phone-sized
+	// screenshot: an error path decodes up to the error).
+	shot = vec("390x844/aa-a.png")
 	bad := withBadIDAT(shot)
 	if _, err := decodePair("a.png", bad, "b.png", shot, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "a.png") {
 		t.Errorf("got %v, want a corrupt-PNG error naming a.png", err)
