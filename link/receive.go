@@ -260,12 +260,13 @@ func readUpload(u store.Upload, m Member) ([]byte, error) {
 		if clientfs.OverCap(hdr.Size) {
 			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
-		data, err = io.ReadAll(io.LimitReader(tr, MaxFileBytes+1))
-		if err != nil {
+		// The header's size, within the cap, is the file's length (the tar
+		// reader holds the entry to it): one buffer of that size, not the
+		// doublings of a read to the end. The archive is on local disk
+		// already, so the buffer waits on no client.
+		data = make([]byte, hdr.Size)
+		if _, err := io.ReadFull(tr, data); err != nil {
 			return nil, unprocessable("member %q: read the upload: %v", m.Path, err)
-		}
-		if clientfs.OverCap(int64(len(data))) {
-			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
 		found = true
 	}
