@@ -2,12 +2,10 @@ package link
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
@@ -15,8 +13,8 @@ import (
 
 // TestMemberArchiveLevels: a PNG member's archive stores the PNG as it is
 // (gzip's stored blocks: it is deflated already), any other member is
-// deflated; both read back byte for byte as the tool-server reads an
-// upload.
+// deflated; both read back byte for byte through the upload store and
+// Receive, as the tool-server reads them.
 func TestMemberArchiveLevels(t *testing.T) {
 	m := snapshot.NewImage(40, 30)
 	for i := range m.Pix {
@@ -27,6 +25,10 @@ func TestMemberArchiveLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	yaml := []byte(strings.Repeat("steps:\n  - tap: Sign in\n", 400))
+	ups, err := store.NewUploads(store.UploadConfig{Dir: filepath.Join(t.TempDir(), "uploads"), MaxUpload: 1 << 20, MaxPending: 2 << 20, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		data   []byte
@@ -47,15 +49,19 @@ func TestMemberArchiveLevels(t *testing.T) {
 		if !c.stored && len(archive) >= len(c.data)/4 {
 			t.Errorf("%s: %d bytes deflated to %d, want far fewer", c.name, len(c.data), len(archive))
 		}
-		path := filepath.Join(t.TempDir(), "up")
-		if err := os.WriteFile(path, archive, 0o600); err != nil {
+		// The tool-server's path: the upload store takes the archive,
+		// the call's member names it.
+		u, err := ups.Receive(t.Context(), bytes.NewReader(archive))
+		if err != nil {
 			t.Fatal(err)
 		}
-		sum := sha256.Sum256(archive)
-		hash := hex.EncodeToString(sum[:])
-		got, err := readUpload(store.Upload{Path: path, Size: int64(len(archive)), SHA256: hash}, Member{Path: "/p/" + c.name, ContentHash: hash})
-		if err != nil || !bytes.Equal(got, c.data) {
-			t.Errorf("%s: read back %d bytes, %v; want the %d sent", c.name, len(got), err, len(c.data))
+		mem := Member{Role: RoleTool, Key: "/p/" + c.name, Path: "/p/" + c.name, UploadID: u.ID, ContentHash: u.SHA256}
+		got, err := Receive(t.Context(), []Member{mem}, ups)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r := got.Get(mem.Key); r == nil || !bytes.Equal(r.Data, c.data) {
+			t.Errorf("%s: read back %+v; want the %d bytes sent", c.name, r, len(c.data))
 		}
 	}
 }

@@ -564,17 +564,17 @@ func (s *memberSender) place(ctx context.Context, m *Member, name string, data [
 	return sentUpload(len(data)), nil
 }
 
-// gzipWriters reuse the compressors of member archives (each holds about
-// a megabyte of tables), by level. A PNG is deflated already: deflating it
-// again gains nothing and costs as much as the rest of its upload, so it
-// is stored (gzip's stored blocks, a copy both ways). Anything else gets
-// the fastest level.
-var gzipWriters = map[int]*sync.Pool{
-	gzip.NoCompression: newGzipPool(gzip.NoCompression),
-	gzip.BestSpeed:     newGzipPool(gzip.BestSpeed),
-}
+// storedWriters and fastWriters reuse the compressors of member archives
+// (each holds about a megabyte of tables). A PNG is deflated already:
+// deflating it again gains nothing and costs as much as the rest of its
+// upload, so it is stored (gzip's stored blocks, a copy both ways).
+// Anything else gets the fastest level.
+var (
+	storedWriters = gzipWriters(gzip.NoCompression)
+	fastWriters   = gzipWriters(gzip.BestSpeed)
+)
 
-func newGzipPool(level int) *sync.Pool {
+func gzipWriters(level int) *sync.Pool {
 	return &sync.Pool{New: func() any {
 		zw, _ := gzip.NewWriterLevel(nil, level)
 		return zw
@@ -586,11 +586,10 @@ func newGzipPool(level int) *sync.Pool {
 func tarOneFile(name string, data []byte, mtimeMs float64) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data) + 2048)
-	level := gzip.BestSpeed
+	pool := fastWriters
 	if bytes.HasPrefix(data, clientPNGMagic) {
-		level = gzip.NoCompression
+		pool = storedWriters
 	}
-	pool := gzipWriters[level]
 	zw := pool.Get().(*gzip.Writer)
 	defer pool.Put(zw)
 	zw.Reset(&buf)
