@@ -178,11 +178,10 @@ func checkVector(t *testing.T, p vectorPair, checks *atomic.Int32) {
 		}
 		checks.Add(1)
 	}
-	headline, err := CompareBytes(p.A, aData, p.B, bData, DefaultOptions())
+	res, err := CompareBytes(p.A, aData, p.B, bData, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := headline
 	if res.MismatchPixels != *p.MismatchPixels {
 		t.Errorf("CompareBytes: got %d, want %d", res.MismatchPixels, *p.MismatchPixels)
 	}
