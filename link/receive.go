@@ -75,10 +75,10 @@ func ParseInput(raw json.RawMessage) (in FlowInput, withMembers bool, ok bool) {
 	var probe struct {
 		Members json.RawMessage `json:"members"`
 	}
-	if err := json.Unmarshal(raw, &in); err != nil || !in.ArgentFileInput {
+	if err := tool.UnmarshalFileInput(raw, &in); err != nil || !in.ArgentFileInput {
 		return FlowInput{}, false, false
 	}
-	_ = json.Unmarshal(raw, &probe)
+	_ = tool.UnmarshalFileInput(raw, &probe)
 	return in, len(probe.Members) > 0 && string(probe.Members) != "null", true
 }
 

@@ -49,7 +49,7 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 		return nil, false, nil
 	}
 	var w wireFile
-	if err := json.Unmarshal(raw, &w); err != nil || !w.Marker {
+	if err := UnmarshalFileInput(raw, &w); err != nil || !w.Marker {
 		return nil, false, nil
 	}
 	f := &File{Target: target, Path: w.Path, Raw: raw}
