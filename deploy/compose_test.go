@@ -15,7 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/toolserver/toolserver/server"
+	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/tool"
 )
 
 // composeFile is the part of the Compose format compose.yaml uses. It is
@@ -146,9 +147,6 @@ func nginxSize(s string) (int64, error) {
 	return n * m, err
 }
 
-// maxUpload is serve's cap on one POST /upload (cmd/toolserver/app.go).
-const maxUpload = 64 << 20
-
 // TestNginxConf: the proxy in front of the replicas balances over all of
 // them, passes the largest body the server takes, and streams.
 func TestNginxConf(t *testing.T) {
@@ -182,9 +180,9 @@ func TestNginxConf(t *testing.T) {
 	if len(body) != 1 {
 		t.Fatalf("nginx.conf: client_max_body_size %q, want one (nginx's default is 1m)", body)
 	}
-	if n, err := nginxSize(body[0]); err != nil || n < max(server.MaxCallBody, maxUpload) {
+	if n, err := nginxSize(body[0]); err != nil || n < max(tool.MaxCallBody, store.MaxUploadBytes) {
 		t.Errorf("nginx.conf: client_max_body_size %s, want at least %d MiB (a call body is up to %d MiB, an upload %d MiB)",
-			body[0], max(server.MaxCallBody, maxUpload)>>20, server.MaxCallBody>>20, maxUpload>>20)
+			body[0], max(tool.MaxCallBody, store.MaxUploadBytes)>>20, tool.MaxCallBody>>20, store.MaxUploadBytes>>20)
 	}
 	for _, want := range []struct{ name, value string }{
 		{"proxy_http_version", "1.1"},

@@ -22,10 +22,6 @@ import (
 	"github.com/toolserver/toolserver/tool"
 )
 
-// MaxCallBody caps a POST /tools/{name} body: a flow with 256 KiB of inline
-// members and a 32 MiB file argument in base64 fit.
-const MaxCallBody = 48 << 20
-
 // Config is what a Server serves.
 type Config struct {
 	// Addr is the address to bind, such as 127.0.0.1:3000.

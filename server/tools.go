@@ -140,7 +140,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, MaxCallBody)
+	body, err := readBody(w, r, tool.MaxCallBody)
 	if err != nil {
 		writeError(w, s.bodyError(r, name, err))
 		return

@@ -142,7 +142,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	body, err := readBody(w, r, MaxCallBody)
+	body, err := readBody(w, r, tool.MaxCallBody)
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

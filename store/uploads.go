@@ -51,6 +51,9 @@ type Uploads struct {
 	reserved int64
 }
 
+// MaxUploadBytes is the tool-server's cap on one POST /upload archive.
+const MaxUploadBytes = 64 << 20
+
 // UploadConfig sets the limits of an Uploads store.
 type UploadConfig struct {
 	Dir        string        // where archives are kept

@@ -15,6 +15,11 @@ import (
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
 const MaxFileBytes = clientfs.MaxFileBytes
 
+// MaxCallBody caps the body of a call (POST /tools/{name}, POST /v1/runs):
+// a flow with 256 KiB of inline members and a 32 MiB file argument in
+// base64 fit.
+const MaxCallBody = 48 << 20
+
 // File is a file-input object as the client sent it.
 type File struct {
 	Target  string

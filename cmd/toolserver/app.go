@@ -299,7 +299,7 @@ func newApp(o appOptions) (*app, error) {
 	}
 	ucfg := store.UploadConfig{
 		Dir:        filepath.Join(tmp, "uploads"),
-		MaxUpload:  64 << 20,
+		MaxUpload:  store.MaxUploadBytes,
 		MaxPending: 512 << 20,
 		TTL:        10 * time.Minute,
 	}

@@ -20,11 +20,11 @@ import (
 	"github.com/toolserver/toolserver/tool"
 )
 
-// MaxRequestBody caps a request to /mcp, as server.MaxCallBody caps a POST
-// /tools/{name}: a flow with inline members and a 32 MiB file argument in
-// base64 fit. The SDK's default, 4 MiB, would refuse a file input the
-// tools take over HTTP.
-const MaxRequestBody = 48 << 20
+// MaxRequestBody caps a request to /mcp at tool.MaxCallBody, the cap of a
+// POST /tools/{name}: a flow with inline members and a 32 MiB file
+// argument in base64 fit. The SDK's default, 4 MiB, would refuse a file
+// input the tools take over HTTP.
+const MaxRequestBody = tool.MaxCallBody
 
 // sessionIdle ends an HTTP session whose client sent nothing for that
 // long and holds no stream open: an agent that went away without a
