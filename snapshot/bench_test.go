@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -168,20 +169,30 @@ var decodedBenchPairs = sync.OnceValues(func() ([]decodedBenchPair, error) {
 // say, and writes them out when -pairs is given. Without -pairs it checks
 // their pixels (decodeBenchPairs, which the other tests decode anyway):
 // encoding the two recoloured 1280x800 images takes seconds under -race
-// and PNG is lossless, so the files hold the same pixels.
+// and PNG is lossless, so the files hold the same pixels. It also counts
+// what comparing each 1280x800 pair allocates: a small constant number
+// of times, never per pixel. The count is of one compare from its first
+// call, what it allocates once (its pools) included, since a compare
+// under -race takes a second; the test is not parallel, so no other
+// test's allocations count.
 func TestBenchPairs(t *testing.T) {
-	t.Parallel()
 	if *pairsDir == "" {
 		pairs := decodeBenchPairs(t)
 		if len(pairs) != len(benchWantPct) {
 			t.Fatalf("got %d decoded pairs, want %d", len(pairs), len(benchWantPct))
 		}
 		for _, p := range pairs {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			res, err := Compare(p.a, p.b, DefaultOptions())
+			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkBenchPct(t, p.name, res)
+			if allocs := after.Mallocs - before.Mallocs; allocs > 40 {
+				t.Errorf("%s: %d allocations in a compare, want at most 40", p.name, allocs)
+			}
 		}
 		return
 	}

@@ -280,26 +280,6 @@ func TestCompareParallelExact(t *testing.T) {
 	}
 }
 
-// TestCompareAllocations: comparing a 1280x800 pair allocates a small
-// constant number of times, never per pixel.
-func TestCompareAllocations(t *testing.T) {
-	for _, p := range decodeBenchPairs(t) {
-		// One compare, counted from its first call (a compare under -race
-		// takes a second, so there is no warm-up run as in
-		// testing.AllocsPerRun): what it allocates once, such as its
-		// pools, counts too and must fit the bound as well.
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, err := Compare(p.a, p.b, DefaultOptions()); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		if allocs := after.Mallocs - before.Mallocs; allocs > 40 {
-			t.Errorf("%s: %v allocations per compare, want at most 40", p.name, allocs)
-		}
-	}
-}
-
 // TestCompareBytesOtherLayouts: pairs that are not both 8-bit RGB or RGBA of
 // one size go through image/png, with the same answers.
 func TestCompareBytesOtherLayouts(t *testing.T) {
