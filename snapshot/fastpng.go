@@ -405,9 +405,6 @@ func unfilterRGBA(cur, prev []uint8, ft uint8, raw []uint8) error {
 	return nil
 }
 
-// paethPick is the Paeth predictor of left a, up b and up-left c (PNG spec,
-// section 9.4): whichever of the three is closest to a + b - c, preferring a,
-// then b. Small enough to inline; the selects compile to conditional moves.
 // zeroBytes is what allZero compares with, a chunk at a time.
 var zeroBytes [4096]uint8
 
@@ -424,6 +421,9 @@ func allZero(b []uint8) bool {
 	return true
 }
 
+// paethPick is the Paeth predictor of left a, up b and up-left c (PNG spec,
+// section 9.4): whichever of the three is closest to a + b - c, preferring a,
+// then b. Small enough to inline; the selects compile to conditional moves.
 func paethPick(a, b, c int) int {
 	// Squares order the distances like absolute values do, and are cheaper
 	// for the inliner.
