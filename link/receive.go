@@ -67,19 +67,16 @@ func unprocessable(format string, a ...any) error {
 }
 
 // ParseInput decodes a flow file input; ok is false when raw is not a
-// file-input object.
+// file-input object, withMembers whether it carries a members list (an
+// empty one too; null is none: decoding leaves Members nil only then).
 func ParseInput(raw json.RawMessage) (in FlowInput, withMembers bool, ok bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return in, false, false
 	}
-	var probe struct {
-		Members json.RawMessage `json:"members"`
-	}
 	if err := tool.UnmarshalFileInput(raw, &in); err != nil || !in.ArgentFileInput {
 		return FlowInput{}, false, false
 	}
-	_ = tool.UnmarshalFileInput(raw, &probe)
-	return in, len(probe.Members) > 0 && string(probe.Members) != "null", true
+	return in, in.Members != nil, true
 }
 
 // Receive reads the members of a call before its arguments are checked:
