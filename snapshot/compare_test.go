@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"image"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -66,12 +64,8 @@ func TestCompareIdenticalFastPath(t *testing.T) {
 // (copied from its drawing) is drawn as if drawn pixel by pixel.
 func TestDiffImageRepeatedRows(t *testing.T) {
 	t.Parallel()
-	dataB, err := os.ReadFile(filepath.Join(vectorsDir, "images", "1280x800", "small-b.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := decodeVector(t, "images/1280x800/small-a.png", screenshotPNG(t))
-	b := decodeVector(t, "images/1280x800/small-b.png", dataB)
+	b := decodeVector(t, "images/1280x800/small-b.png", vectorPNG(t, "1280x800/small-b.png"))
 	opts := DefaultOptions()
 	opts.Diff = true
 	// A changed pair, then an identical one (drawn by the fast path).
@@ -294,12 +288,7 @@ func TestCompareBytesOtherLayouts(t *testing.T) {
 	if !reflect.DeepEqual(res, want) || res.MismatchPixels == 0 {
 		t.Fatalf("got %+v, want %+v (and some changed pixels)", res, want)
 	}
-	dims := filepath.Join(vectorsDir, "images", "390x844")
-	a, errA := os.ReadFile(filepath.Join(dims, "dims-a.png"))
-	b, errB := os.ReadFile(filepath.Join(dims, "dims-b.png"))
-	if errA != nil || errB != nil {
-		t.Fatal(errA, errB)
-	}
+	a, b := vectorPNG(t, "390x844/dims-a.png"), vectorPNG(t, "390x844/dims-b.png")
 	_, err = CompareBytes("dims-a.png", a, "dims-b.png", b, DefaultOptions())
 	var sm *SizeMismatchError
 	if !errors.As(err, &sm) || sm.A != image.Pt(390, 844) || sm.B != image.Pt(390, 940) || sm.NameB != "dims-b.png" {

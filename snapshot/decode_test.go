@@ -17,15 +17,19 @@ import (
 	"testing"
 )
 
-// screenshotPNG returns the bytes of the vectors' 1280x800 screenshot.
-func screenshotPNG(t testing.TB) []byte {
+// vectorPNG returns the bytes of the vector image rel, a slash path
+// under the vectors' images directory.
+func vectorPNG(t testing.TB, rel string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(vectorsDir, "images", "1280x800", "small-a.png"))
+	data, err := os.ReadFile(filepath.Join(vectorsDir, "images", filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
 }
+
+// screenshotPNG returns the bytes of the vectors' 1280x800 screenshot.
+func screenshotPNG(t testing.TB) []byte { return vectorPNG(t, "1280x800/small-a.png") }
 
 // withBadIDAT flips a byte of the first IDAT chunk's data, keeping its CRC.
 func withBadIDAT(data []byte) []byte {
@@ -477,19 +481,15 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 	}
 	shot := screenshotPNG(t)
 	base := decodeVector(t, "images/1280x800/small-a.png", shot)
-	vec := func(name string) []byte {
-		data, err := os.ReadFile(filepath.Join(vectorsDir, "images", filepath.FromSlash(name)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
-	}
+	// The phone-sized screenshot; its error cases below decode it up to
+	// the error.
+	phone := vectorPNG(t, "390x844/aa-a.png")
 	pairs := []struct {
 		name string
 		a, b []byte
 	}{
-		{"screenshots, one word changed", vec("1280x800/small-a.png"), vec("1280x800/small-b.png")},
-		{"screenshots, h1 moved", vec("390x844/aa-a.png"), vec("390x844/aa-b.png")},
+		{"screenshots, one word changed", shot, vectorPNG(t, "1280x800/small-b.png")},
+		{"screenshots, h1 moved", phone, vectorPNG(t, "390x844/aa-b.png")},
 		{"same content, different encoders", shot, encode(base.NRGBA())},
 		{"rgb pages", encode(page(1, false)), encode(page(2, false))},
 		{"rgba pages", encode(page(1, true)), encode(page(2, true))},
@@ -584,23 +584,21 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 			}
 		})
 	}
-	// Errors name the right file, on both decode paths (on the phone-sized
-	// screenshot: an error path decodes up to the error).
-	shot = vec("390x844/aa-a.png")
-	bad := withBadIDAT(shot)
-	if _, err := decodePair("a.png", bad, "b.png", shot, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "a.png") {
+	// Errors name the right file, on both decode paths.
+	bad := withBadIDAT(phone)
+	if _, err := decodePair("a.png", bad, "b.png", phone, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "a.png") {
 		t.Errorf("got %v, want a corrupt-PNG error naming a.png", err)
 	}
-	if _, err := decodePair("a.png", shot, "b.png", shot[:len(shot)/2], false); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "b.png") {
+	if _, err := decodePair("a.png", phone, "b.png", phone[:len(phone)/2], false); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "b.png") {
 		t.Errorf("got %v, want a truncation error naming b.png", err)
 	}
 	if _, err := decodePair("a.png", gray16PNG(), "b.png", withBadIDAT(palettedPNG()), false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "b.png") {
 		t.Errorf("image/png path: got %v, want a corrupt-PNG error naming b.png", err)
 	}
-	if _, err := decodePair("a.png", shot, "b.png", bad, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "b.png") {
+	if _, err := decodePair("a.png", phone, "b.png", bad, false); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "b.png") {
 		t.Errorf("got %v, want a corrupt-PNG error naming b.png", err)
 	}
-	if _, err := decodePair("a.png", shot[:len(shot)-20], "b.png", shot, false); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "a.png") {
+	if _, err := decodePair("a.png", phone[:len(phone)-20], "b.png", phone, false); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "a.png") {
 		t.Errorf("got %v, want a truncation error naming a.png", err)
 	}
 }
