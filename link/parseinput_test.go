@@ -1,6 +1,10 @@
 package link_test
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/toolserver/toolserver/link"
@@ -28,5 +32,26 @@ func TestParseInputMembers(t *testing.T) {
 	}
 	if _, _, ok := link.ParseInput([]byte(`{"members":[]}`)); ok {
 		t.Error(`{"members":[]} without the marker: got a file input`)
+	}
+}
+
+// BenchmarkParseInput50Members: a linked flow input as the tool-server
+// receives it, with 50 inline baselines of 200 KiB (13.7 MB of JSON).
+func BenchmarkParseInput50Members(b *testing.B) {
+	content := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x89, 'P', 'N', 'G', 7}, 200<<10/5))
+	in := link.FlowInput{ArgentFileInput: true, Path: "/p/.argent/flows/main.yaml", Content: new("steps: []\n")}
+	for i := range 50 {
+		p := fmt.Sprintf("/p/.argent/flows/__baselines__/main/s%02d__chromium-1280x800.png", i)
+		in.Members = append(in.Members, link.Member{Role: link.RoleBaseline, Key: p, Path: p, Content: &content})
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if got, with, ok := link.ParseInput(raw); !ok || !with || len(got.Members) != 50 {
+			b.Fatal("not decoded")
+		}
 	}
 }
