@@ -187,7 +187,7 @@ func TestBenchPairs(t *testing.T) {
 			res, err := Compare(p.a, p.b, DefaultOptions())
 			runtime.ReadMemStats(&after)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", p.name, err)
 			}
 			checkBenchPct(t, p.name, res)
 			if allocs := after.Mallocs - before.Mallocs; allocs > 40 {
