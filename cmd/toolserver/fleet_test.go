@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
 	"io"
 	"net/http"
@@ -18,60 +21,50 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/toolserver/toolserver/snapshot"
 )
 
-// The noise pages fill a viewport of noiseW×noiseH with noise: about
-// 99,000 pixels, a PNG over 256 KiB that compression cannot shrink.
+// The fleet's pages each fill a viewport of fleetW×fleetH with a colour of
+// their own. Their baselines are stored PNGs (no compression), about 297 KB
+// each: over the 256 KiB past which a baseline travels by POST /upload.
+// Chromium's captures of a flat colour are small, so the replicas spend
+// their time on the uploads and the calls, not on inflating pixels.
 const (
-	noiseW, noiseH = 330, 300
-	noiseDevice    = "chromium-cdp-330x300"
+	fleetW, fleetH = 330, 300
+	fleetDevice    = "chromium-cdp-330x300"
 )
 
-// noisePage draws on a canvas that fills the viewport the noise of
-// noiseImage(n), pixel for pixel (opaque pixels put on a canvas in sRGB
-// come back unchanged).
-func noisePage(n int) string {
-	return fmt.Sprintf(`<!doctype html><body style="margin:0"><canvas id="noise" style="display:block" width="%[2]d" height="%[3]d"></canvas><script>
-const c = document.getElementById("noise").getContext("2d"), img = c.createImageData(%[2]d, %[3]d);
-let x = %[1]d * 2654435761 >>> 0;
-for (let i = 0; i < img.data.length; i += 4) { x = (x * 1664525 + 1013904223) >>> 0; img.data[i] = x >>> 24; img.data[i+1] = (x >>> 16) & 255; img.data[i+2] = (x >>> 8) & 255; img.data[i+3] = 255; }
-c.putImageData(img, 0, 0);
-</script>`, n+1, noiseW, noiseH)
+// fleetColour is flow n's colour, a different one for each of the 20
+// flows, so that a baseline delivered to the wrong call fails its flow.
+func fleetColour(n int) color.NRGBA {
+	return color.NRGBA{uint8(40 + 9*n), uint8(220 - 7*n), uint8(90 + 5*n), 255}
 }
 
-// noiseImage is the image noisePage(n) draws, computed here: the same
-// generator, in the uint32 arithmetic the page's >>> 0 keeps to.
-func noiseImage(n int) *snapshot.Image {
-	img := snapshot.NewImage(noiseW, noiseH)
-	x := uint32(n+1) * 2654435761
-	for i := 0; i < len(img.Pix); i += 4 {
-		x = x*1664525 + 1013904223
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(x>>24), uint8(x>>16), uint8(x>>8), 255
-	}
-	return img
+// fleetPage is flow n's page: an element, fill, covering the viewport in
+// fleetColour(n).
+func fleetPage(n int) string {
+	c := fleetColour(n)
+	return fmt.Sprintf(`<!doctype html><body style="margin:0"><div id="fill" style="width:100vw;height:100vh;background:rgb(%d,%d,%d)"></div>`, c.R, c.G, c.B)
 }
 
-// noiseSuite writes 20 flows (f00 … f19), each on a noise page served
-// by httptest, with their baselines for noiseDevice encoded here from
-// noiseImage; it returns the flows' directory.
-func noiseSuite(t *testing.T) string {
+// fleetSuite writes 20 flows (f00 … f19), each on its page served by
+// httptest, with their baselines for fleetDevice; it returns the flows'
+// directory.
+func fleetSuite(t *testing.T) string {
 	t.Helper()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		fmt.Sscanf(r.URL.Path, "/noise-%d", &n)
-		io.WriteString(w, noisePage(n))
+		fmt.Sscanf(r.URL.Path, "/page-%d", &n)
+		io.WriteString(w, fleetPage(n))
 	}))
 	t.Cleanup(site.Close)
 	flows := filepath.Join(t.TempDir(), ".argent", "flows")
 	for i := range 20 {
 		name := fmt.Sprintf("f%02d", i)
-		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: noise }\n  - snapshot: noise\n", fmt.Sprintf("%s/noise-%d", site.URL, i))
-		// Stored, unfiltered: noise does not compress, and the race
-		// detector makes filtering and deflating it slow on both ends.
+		body := fmt.Sprintf("steps:\n  - launch: %q\n  - await: { visible: fill }\n  - snapshot: fill\n", fmt.Sprintf("%s/page-%d", site.URL, i))
+		img := image.NewNRGBA(image.Rect(0, 0, fleetW, fleetH))
+		draw.Draw(img, img.Bounds(), image.NewUniform(fleetColour(i)), image.Point{}, draw.Src)
 		var buf bytes.Buffer
-		if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&buf, noiseImage(i).NRGBA()); err != nil {
+		if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&buf, img); err != nil {
 			t.Fatal(err)
 		}
 		baseline := buf.Bytes()
@@ -81,7 +74,7 @@ func noiseSuite(t *testing.T) string {
 		dir := filepath.Join(flows, "__baselines__", name)
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(flows, name+".yaml"), []byte(body), 0o644)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("noise__chromium-%dx%d.png", noiseW, noiseH)), baseline, 0o644)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("fill__chromium-%dx%d.png", fleetW, fleetH)), baseline, 0o644)
 	}
 	return flows
 }
@@ -96,7 +89,7 @@ func noiseSuite(t *testing.T) string {
 // hangs.
 func TestReplicasBehindNginx(t *testing.T) {
 	t.Parallel()
-	flows := noiseSuite(t)
+	flows := fleetSuite(t)
 	const token = "fleet"
 	shared := t.TempDir()
 	var urls []string
@@ -106,7 +99,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		urls, procs = append(urls, u), append(procs, p)
 	}
 	u := startNginxUpstream(t, urls, "64m")
-	run := []string{"flow", "run", flows, "--device", noiseDevice, "--link", u}
+	run := []string{"flow", "run", flows, "--device", fleetDevice, "--link", u}
 
 	t.Run("every flow passes", func(t *testing.T) {
 		code, out, errOut := runCLIEnv(t, env{envAuthToken: token}, run...)
