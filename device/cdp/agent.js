@@ -279,20 +279,43 @@
     });
   }
 
-  // waitFor resolves when the condition holds, checking now, then on each
-  // frame or DOM mutation, until timeoutMs.
+  // The waits below look again on every frame for their first eagerMs,
+  // when most conditions come true, and after that on the next change of
+  // the DOM or every slowMs: a long wait (a timeout waited out, a slow
+  // backend) then no longer keeps the page rendering a frame every 16 ms
+  // only to be looked at, which on a busy machine took CPU from the pages
+  // that had work to do.
+  const eagerMs = 1000, slowMs = 100;
+  const onChange = new Set(); // the pauses that end at the next DOM change
+
+  // pause waits until the next look of a wait that has lasted elapsed ms
+  // of its timeoutMs.
+  function pause(elapsed, timeoutMs) {
+    if (elapsed < eagerMs) return frame();
+    return new Promise((r) => {
+      const fin = () => { if (onChange.delete(fin)) r(); };
+      onChange.add(fin);
+      setTimeout(fin, Math.max(0, Math.min(slowMs, timeoutMs - elapsed)));
+    });
+  }
+
+  // waitFor resolves when the condition holds, checking now, then as
+  // pause says, until timeoutMs.
   async function waitFor(cond, timeoutMs) {
     const start = performance.now();
     for (;;) {
       const r = check(cond);
       r.elapsed = performance.now() - start;
       if (r.ok || r.elapsed >= timeoutMs) return r;
-      await frame();
+      await pause(r.elapsed, timeoutMs);
     }
   }
 
   let lastMutation = performance.now();
-  const observer = new MutationObserver(() => { lastMutation = performance.now(); });
+  const observer = new MutationObserver(() => {
+    lastMutation = performance.now();
+    for (const fin of onChange) fin();
+  });
   const observe = () => observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   observe();
 
@@ -317,7 +340,7 @@
         continue;
       }
       if (now - start >= timeoutMs) return { idle: false, elapsed: now - start };
-      await frame();
+      await pause(now - start, timeoutMs);
     }
   }
 
@@ -588,8 +611,9 @@
     for (;;) {
       const c = best(candidates(sel, 0));
       if (c && (c.visible || (c.b.w > 0 && c.b.h > 0 && rendered(c.e)))) return locate(sel);
-      if (performance.now() - start >= timeoutMs) return c ? locate(sel) : null;
-      await frame();
+      const elapsed = performance.now() - start;
+      if (elapsed >= timeoutMs) return c ? locate(sel) : null;
+      await pause(elapsed, timeoutMs);
     }
   }
 

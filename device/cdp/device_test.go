@@ -226,6 +226,49 @@ func TestWaitAndIdle(t *testing.T) {
 	}
 }
 
+// TestWaitsPastTheFirstSecond: a wait that has lasted a second stops
+// looking on every frame and looks on each DOM change or every 100 ms:
+// it still sees an element the page inserts, one that only a style makes
+// visible (no DOM change), and a page that goes idle.
+func TestWaitsPastTheFirstSecond(t *testing.T) {
+	t.Parallel()
+	d := device(t, "chromium-cdp-827x600")
+	ctx := ctxT(t)
+	// "inserted" appears 1.3 s after this call by a DOM change;
+	// "restyled" 2.6 s after it, by an animation that ends its hiding,
+	// when nothing in the DOM has changed for 1.3 s. Each wait lasts
+	// more than its first second.
+	if _, err := d.Eval(ctx, `(() => {
+		const s = document.createElement('style');
+		s.textContent = '#restyled { visibility: hidden; animation: show 0s linear 2600ms forwards } @keyframes show { to { visibility: visible } }';
+		document.head.appendChild(s);
+		const r = document.createElement('p'); r.id = 'restyled'; r.textContent = 'restyled'; document.body.prepend(r);
+		setTimeout(() => { const e = document.createElement('p'); e.textContent = 'inserted'; document.body.prepend(e); }, 1300);
+		return 1;
+	})()`); err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []cdp.Selector{{Text: "inserted"}, {ID: "restyled"}} {
+		res, err := d.Wait(ctx, cdp.Condition{Selector: sel, State: "visible"}, 10*time.Second)
+		if err != nil || !res.OK || res.Elapsed < 1000 {
+			t.Fatalf("%+v: got %+v, %v; want it seen after more than a second", sel, res, err)
+		}
+	}
+	// A page that changes every 10 ms for 1.5 s, then stops, goes idle.
+	if _, err := d.Eval(ctx, `(() => {
+		const end = performance.now() + 1500, change = () => { document.body.dataset.tick = performance.now(); };
+		change();
+		const tick = setInterval(() => { change(); if (performance.now() > end) clearInterval(tick); }, 10);
+		return 1;
+	})()`); err != nil {
+		t.Fatal(err)
+	}
+	idle, err := d.AwaitIdle(ctx, 200*time.Millisecond, 10*time.Second)
+	if err != nil || !idle.Idle || idle.Elapsed < 1000 {
+		t.Fatalf("a page busy for 1.5 s: got %+v, %v; want idle after more than a second", idle, err)
+	}
+}
+
 func TestScrollAndSwipe(t *testing.T) {
 	t.Parallel()
 	d := device(t, "chromium-cdp-803x600")

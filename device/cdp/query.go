@@ -246,8 +246,9 @@ type WaitResult struct {
 	Element *Element `json:"element,omitempty"`
 }
 
-// Wait checks cond now and then on each frame until it holds or timeout
-// passes; it returns OK false (not an error) on timeout.
+// Wait checks cond now, then on each frame for the first second and after
+// that on each change of the DOM or every 100 ms, until it holds or
+// timeout passes; it returns OK false (not an error) on timeout.
 func (d *Device) Wait(ctx context.Context, cond Condition, timeout time.Duration) (WaitResult, error) {
 	arg, err := jsArg(cond)
 	if err != nil {
