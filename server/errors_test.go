@@ -163,7 +163,7 @@ func TestErrorKindMatchesStatus(t *testing.T) {
 		{"bad arguments", "POST", "/tools/describe", "[1]", auth, 400, tool.KindValidation},
 		{"upload not gzip", "POST", "/upload", "plain", auth, 400, tool.KindValidation},
 		{"upload over the cap", "POST", "/upload", gz(t, 2<<20), auth, 413, tool.KindTooLarge},
-		{"call over the cap", "POST", "/tools/describe", `{"device":"` + strings.Repeat("x", tool.MaxCallBody) + `"}`, auth, 413, tool.KindTooLarge},
+		{"call over the cap", "POST", "/tools/describe", overCap(`{"device":"`, `"}`), auth, 413, tool.KindTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := do(t, tc.method, r.url+tc.path, tc.body, tc.hdr...)

@@ -344,6 +344,21 @@ func TestHostGuard(t *testing.T) {
 	}
 }
 
+// overCap is a call body one string of tool.MaxCallBody bytes long
+// between head and tail: over the cap. It is built in one buffer (48 MiB
+// is slow to allocate and copy under -race).
+func overCap(head, tail string) string {
+	var b strings.Builder
+	b.Grow(len(head) + tool.MaxCallBody + len(tail))
+	b.WriteString(head)
+	chunk := strings.Repeat("x", 64<<10)
+	for n := tool.MaxCallBody; n > 0; n -= len(chunk) {
+		b.WriteString(chunk[:min(n, len(chunk))])
+	}
+	b.WriteString(tail)
+	return b.String()
+}
+
 func gz(t *testing.T, n int) string {
 	t.Helper()
 	var b bytes.Buffer

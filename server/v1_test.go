@@ -335,7 +335,7 @@ func TestV1Errors(t *testing.T) {
 		{"unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "", nil, 404, "unknown_run"},
 		{"events of an unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/events", "", nil, 404, "unknown_run"},
 		{"cancel an ended run", "POST", "/v1/runs/" + id + "/cancel", "", nil, 409, "wrong_state"},
-		{"too large", "POST", "/v1/runs", `{"tool_args":{"x":"` + strings.Repeat("a", tool.MaxCallBody) + `"}}`, nil, 413, "payload_too_large"},
+		{"too large", "POST", "/v1/runs", overCap(`{"tool_args":{"x":"`, `"}}`), nil, 413, "payload_too_large"},
 		{"no route", "GET", "/v1/nothing", "", nil, 404, "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
