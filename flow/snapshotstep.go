@@ -192,8 +192,11 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 	}
 	r.keep(art, fr, "baseline", s.key, base)
 	r.keep(art, fr, "current", s.key, s.png)
-	if dpng := diffImage(s.key, base, s.png, lim); dpng != nil {
-		r.keep(art, fr, "diff", s.key, dpng)
+	// The diff is drawn only where it can be kept.
+	if r.opts.Artifacts != nil {
+		if dpng := diffImage(s.key, base, s.png, lim); dpng != nil {
+			r.keep(art, fr, "diff", s.key, dpng)
+		}
 	}
 	mm := mismatch(ctx, dev, s, res, lim)
 	mm.Exceeded = exceeded
@@ -297,20 +300,13 @@ func (r *Runner) keep(art map[string]Artifact, fr *frame, role, key string, data
 	}
 }
 
-// diffImage decodes a failed comparison's two images and draws its diff
-// (changed pixels red over a faded baseline), or nil when it cannot.
+// diffImage draws a failed comparison's diff (changed pixels red over a
+// faded baseline) as a PNG, or nil when it cannot. The comparison that
+// failed decoded only the rows that differ; drawing needs them all.
 func diffImage(key string, base, png []byte, lim Limits) []byte {
-	a, err := snapshot.Decode(key, base)
-	if err != nil {
-		return nil
-	}
-	b, err := snapshot.Decode("capture", png)
-	if err != nil {
-		return nil
-	}
 	opts := lim.options()
 	opts.Diff = true
-	res, err := snapshot.Compare(a, b, opts)
+	res, err := snapshot.CompareBytes(key, base, "capture", png, opts)
 	if err != nil || res.Diff == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -14,14 +15,26 @@ func TestEncodePNG(t *testing.T) {
 	opaque := gradient(20, 10)
 	translucent := gradient(20, 10)
 	translucent.Pix[3], translucent.Pix[7] = 0, 90
+	// Noise deflates to more than one 64 KiB IDAT chunk.
+	noise := NewImage(300, 200)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range noise.Pix {
+		noise.Pix[i] = uint8(r.Uint32())
+	}
+	one := NewImage(1, 1)
+	copy(one.Pix, []uint8{9, 8, 7, 255})
 	for _, c := range []struct {
 		name      string
 		img       *Image
 		colorType uint8
-	}{{"opaque", opaque, ctRGB}, {"translucent", translucent, ctRGBA}} {
+	}{{"opaque", opaque, ctRGB}, {"translucent", translucent, ctRGBA}, {"noise", noise, ctRGBA}, {"one pixel", one, ctRGB}} {
 		data, err := EncodePNG(c.img)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The encoders are pooled: a second encode gives the same bytes.
+		if again, err := EncodePNG(c.img); err != nil || !bytes.Equal(again, data) {
+			t.Errorf("%s: a second encode differs (%v)", c.name, err)
 		}
 		h, err := readHeader(data)
 		if err != nil {
@@ -37,8 +50,11 @@ func TestEncodePNG(t *testing.T) {
 		if !bytes.Equal(back.Pix, c.img.Pix) {
 			t.Errorf("%s: pixels changed in the round trip", c.name)
 		}
-		if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+		std, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
 			t.Errorf("%s: image/png cannot read it: %v", c.name, err)
+		} else if got := FromImage(std); !bytes.Equal(got.Pix, c.img.Pix) {
+			t.Errorf("%s: image/png reads other pixels", c.name)
 		}
 	}
 	if _, err := EncodePNG(&Image{Name: "broken", Pix: make([]uint8, 3), Width: 1, Height: 1}); err == nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"hash/crc32"
 	"image/color"
 )
 
@@ -107,19 +106,6 @@ func packSamples(s []uint16, depth uint8) []byte {
 		b[i/perByte] |= uint8(v) << shift
 	}
 	return b
-}
-
-func writeChunk(w *bytes.Buffer, typ string, data []byte) {
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(data)))
-	w.Write(n[:])
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(typ))
-	crc.Write(data)
-	w.WriteString(typ)
-	w.Write(data)
-	binary.BigEndian.PutUint32(n[:], crc.Sum32())
-	w.Write(n[:])
 }
 
 // headerOnly returns a PNG signature and an IHDR chunk with a valid CRC
