@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -203,13 +204,13 @@ func parseArgs(raw []byte) (map[string]json.RawMessage, error) {
 	if len(raw) == 0 {
 		return map[string]json.RawMessage{}, nil
 	}
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		return nil, &Error{Kind: KindValidation, Message: "arguments are not valid JSON: " + err.Error()}
-	}
+	// One pass: Unmarshal checks the whole text before it decodes, so a
+	// syntax error means the text is not JSON at all.
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &args); err != nil {
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
+			return nil, &Error{Kind: KindValidation, Message: "arguments are not valid JSON: " + err.Error()}
+		}
 		return nil, &Error{Kind: KindValidation, Message: "arguments must be a JSON object: " + err.Error()}
 	}
 	if args == nil {

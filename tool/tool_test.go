@@ -53,6 +53,32 @@ func TestSchemaValidate(t *testing.T) {
 	}
 }
 
+// TestArgumentsParse: a body that is not JSON and one that is JSON but no
+// object are both 400s, each saying which it is; an empty body is no
+// arguments.
+func TestArgumentsParse(t *testing.T) {
+	reg := tool.NewRegistry()
+	reg.Add(&tool.Tool{Name: "count", InputSchema: tool.Object(map[string]*tool.Schema{}),
+		Run: func(ctx context.Context, call *tool.Call) (any, error) { return len(call.Args), nil }})
+	for _, tc := range []struct{ in, want string }{
+		{`{"device":`, "arguments are not valid JSON: unexpected end of JSON input"},
+		{`{} x`, "arguments are not valid JSON: invalid character 'x' after top-level value"},
+		{`[1, 2]`, "arguments must be a JSON object: json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},
+		{`"text"`, "arguments must be a JSON object: json: cannot unmarshal string into Go value of type map[string]json.RawMessage"},
+		{" \n", ""},
+		{"null", ""},
+	} {
+		res, err := reg.Invoke(context.Background(), "count", json.RawMessage(tc.in), tool.Options{})
+		var te *tool.Error
+		switch {
+		case tc.want == "" && (err != nil || res != 0):
+			t.Errorf("%q: got %v, %v; want no arguments", tc.in, res, err)
+		case tc.want != "" && (!errors.As(err, &te) || te.HTTPStatus() != 400 || te.Message != tc.want):
+			t.Errorf("%q: got %v, want a 400 %q", tc.in, err, tc.want)
+		}
+	}
+}
+
 // echoFile is a tool that reads the file its "file" argument names.
 func echoFile() *tool.Tool {
 	return &tool.Tool{
