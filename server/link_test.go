@@ -4,12 +4,15 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
@@ -353,6 +356,50 @@ func postUpload(t *testing.T, url string, data []byte) (id, hash string) {
 	return u.UploadID, hex.EncodeToString(sum[:])
 }
 
+// repeatTarGz is a gzipped tar of one regular file, name, holding head
+// and then n copies of unit. About a MiB of copies is deflated once, by a
+// fresh compressor that refers back to nothing before it, and its blocks
+// are repeated: deflating tens of MiB takes seconds under -race.
+func repeatTarGz(t *testing.T, name, head, unit string, n int) []byte {
+	t.Helper()
+	size := len(head) + n*len(unit)
+	var hdr bytes.Buffer
+	if err := tar.NewWriter(&hdr).WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Size: int64(size), Mode: 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	// After the file, its padding to a 512-byte block and the two zero
+	// blocks that end the archive.
+	tail := make([]byte, (size+511)/512*512-size+1024)
+	perSeg := max(1, (1<<20)/len(unit))
+	seg := []byte(strings.Repeat(unit, min(perSeg, n)))
+	deflate := func(last bool, parts ...[]byte) []byte {
+		var b bytes.Buffer
+		fw, _ := flate.NewWriter(&b, flate.BestSpeed)
+		for _, p := range parts {
+			fw.Write(p)
+		}
+		if last {
+			fw.Close()
+		} else {
+			fw.Flush() // byte-aligned, not the final block
+		}
+		return b.Bytes()
+	}
+	out := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255} // gzip header, no name or time
+	out = append(out, deflate(false, hdr.Bytes(), []byte(head))...)
+	crc := crc32.Update(crc32.ChecksumIEEE(hdr.Bytes()), crc32.IEEETable, []byte(head))
+	whole := deflate(false, seg)
+	for ; n > perSeg; n -= perSeg {
+		out = append(out, whole...)
+		crc = crc32.Update(crc, crc32.IEEETable, seg)
+	}
+	rest := seg[:n*len(unit)]
+	out = append(out, deflate(true, rest, tail)...)
+	crc = crc32.Update(crc32.Update(crc, crc32.IEEETable, rest), crc32.IEEETable, tail)
+	total := hdr.Len() + size + len(tail)
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(out, crc), uint32(total))
+}
+
 func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, "")
@@ -386,21 +433,8 @@ func TestMembersByUploadAndMaliciousInput(t *testing.T) {
 	if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), "unknown upload") {
 		t.Fatalf("reused upload: %d %v", status, e)
 	}
-	bomb := func() []byte {
-		var b bytes.Buffer
-		// BestSpeed: 40 MiB of zeros still gzip to ~50 KB, in a quarter
-		// of the default level's time under -race.
-		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-		tw := tar.NewWriter(zw)
-		tw.WriteHeader(&tar.Header{Name: "frag.yaml", Typeflag: tar.TypeReg, Size: 40 << 20, Mode: 0o644})
-		zero := make([]byte, 1<<20)
-		for range 40 {
-			tw.Write(zero)
-		}
-		tw.Close()
-		zw.Close()
-		return b.Bytes()
-	}()
+	// 40 MiB of zeros gzip to about 50 KB.
+	bomb := repeatTarGz(t, "frag.yaml", "", "\x00", 40<<20)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -501,20 +535,15 @@ func TestLinkedFlowMembersTotalCap(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, "")
 	const big = 16 << 20 // each under the 32 MiB cap of one file; with the inline MiB, over it in total
-	yaml := append([]byte("steps: []\n"), bytes.Repeat([]byte("# padding\n"), (big-10)/10)...)
-	var archive bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&archive, gzip.BestSpeed)
-	tw := tar.NewWriter(zw)
-	tw.WriteHeader(&tar.Header{Name: "f.yaml", Typeflag: tar.TypeReg, Size: int64(len(yaml)), Mode: 0o644})
-	tw.Write(yaml)
-	tw.Close()
-	zw.Close()
+	const padding = (big - 10) / 10
+	size := 10 + 10*padding
+	archive := repeatTarGz(t, "f.yaml", "steps: []\n", "# padding\n", padding)
 	members := []map[string]any{flowMember(flows, "inline.yaml", "steps: []\n"+strings.Repeat("# padding\n", 1<<20/10))}
 	for i := range 2 {
-		id, hash := postUpload(t, r.url, archive.Bytes())
+		id, hash := postUpload(t, r.url, archive)
 		name := fmt.Sprintf("f%d.yaml", i)
 		members = append(members, map[string]any{"role": "flow", "key": flows + "\x00" + name, "path": flows + "/" + name, "canonical": flows + "/" + name,
-			"spelling": map[string]any{"state": "listed"}, "uploadId": id, "contentHash": hash, "size": len(yaml), "mtimeMs": 1.0})
+			"spelling": map[string]any{"state": "listed"}, "uploadId": id, "contentHash": hash, "size": size, "mtimeMs": 1.0})
 	}
 	_, e, status := stream(t, r.url, linkedCall("main", "steps: []\n", members, nil))
 	if status != 422 || !strings.Contains(fmt.Sprint(e["error"]), "total more than the 32 MiB cap") {
