@@ -65,7 +65,7 @@ func TestUnmarshalFileInputAsEncodingJSON(t *testing.T) {
 // BenchmarkParseFile32MiB: a file input at the 32 MiB cap, as a
 // tool-server receives it (43 MB of JSON), decoded and its base64 read.
 func BenchmarkParseFile32MiB(b *testing.B) {
-	raw := []byte(`{"__argentFileInput":true,"path":"/client/big.png","content":"` + zerosBase64(tool.MaxFileBytes) + `"}`)
+	raw := bigFileInput(tool.MaxFileBytes)
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
 		if f, _, err := tool.ParseFile("file", raw); err != nil || len(f.Content) != tool.MaxFileBytes {
