@@ -14,7 +14,9 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 )
 
 // vectorPNG returns the bytes of the vector image rel, a slash path
@@ -536,12 +538,14 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 		a, b []byte
 	}{"no row to split at", withFilters(noRestart, ftUp), withFilters(noRestart, ftPaeth)})
 
+	// The screenshot is in two pairs; image/png decodes it once.
+	var refs refDecodes
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			// The references: image/png's pixels and Compare's answers on
 			// them, computed once for both decode paths.
-			wa, wb := refDecode(t, p.a), refDecode(t, p.b)
+			wa, wb := refs.decode(t, p.a), refs.decode(t, p.b)
 			optionSets := []Options{DefaultOptions(), {Threshold: 0, IncludeAA: true}}
 			want := make([]Result, len(optionSets))
 			for i, opts := range optionSets {
@@ -603,18 +607,30 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 	}
 }
 
-// refDecode decodes with image/png only, converted like Decode does.
-func refDecode(t *testing.T, data []byte) *Image {
+// refDecodes are the reference decodes: image/png's, converted as Decode
+// converts them, each done once for the PNG it came from (the same file
+// is the reference of several cases).
+type refDecodes struct{ m sync.Map } // *byte of the data -> func() (*Image, error)
+
+// decode returns the reference image of data. Callers must not modify it.
+func (r *refDecodes) decode(t *testing.T, data []byte) *Image {
 	t.Helper()
-	h, err := readHeader(data)
+	f, _ := r.m.LoadOrStore(unsafe.SliceData(data), sync.OnceValues(func() (*Image, error) {
+		h, err := readHeader(data)
+		if err != nil {
+			return nil, err
+		}
+		m, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		return fromDecoded(m, h), nil
+	}))
+	m, err := f.(func() (*Image, error))()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fromDecoded(m, h)
+	return m
 }
 
 // partialCases are the pairs of TestDecodePairMatchesDecode that differ in
