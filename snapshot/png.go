@@ -37,7 +37,11 @@ func EncodePNG(img *Image) ([]byte, error) {
 	writeChunk(&out, "IHDR", ihdr[:])
 
 	e := encoders.Get().(*encoder)
-	defer encoders.Put(e)
+	defer func() {
+		// The pooled encoder must not keep this output alive.
+		e.chunks.Reset(idatWriter{})
+		encoders.Put(e)
+	}()
 	e.chunks.Reset(idatWriter{&out})
 	e.zw.Reset(e.chunks)
 	row := e.row(1 + img.Width*bpp)
