@@ -293,9 +293,22 @@
   function pause(elapsed, timeoutMs) {
     if (elapsed < eagerMs) return frame();
     return new Promise((r) => {
-      const fin = () => { if (onChange.delete(fin)) r(); };
+      const fin = () => { if (onChange.delete(fin)) { clearTimeout(timer); r(); } };
+      const timer = setTimeout(fin, Math.max(0, Math.min(slowMs, timeoutMs - elapsed)));
       onChange.add(fin);
-      setTimeout(fin, Math.max(0, Math.min(slowMs, timeoutMs - elapsed)));
+    });
+  }
+
+  // wakeOnChange ends the pauses that wait for a DOM change on the frame
+  // after it: a page that changes every few ms is still looked at no more
+  // than once a frame.
+  let wakeQueued = false;
+  function wakeOnChange() {
+    if (wakeQueued || onChange.size === 0) return;
+    wakeQueued = true;
+    frame().then(() => {
+      wakeQueued = false;
+      for (const fin of onChange) fin();
     });
   }
 
@@ -314,7 +327,7 @@
   let lastMutation = performance.now();
   const observer = new MutationObserver(() => {
     lastMutation = performance.now();
-    for (const fin of onChange) fin();
+    wakeOnChange();
   });
   const observe = () => observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   observe();
