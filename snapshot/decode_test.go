@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unsafe"
 )
 
 // vectorPNG returns the bytes of the vector image rel, a slash path
@@ -610,12 +609,12 @@ func TestDecodePairMatchesDecode(t *testing.T) {
 // refDecodes are the reference decodes: image/png's, converted as Decode
 // converts them, each done once for the PNG it came from (the same file
 // is the reference of several cases).
-type refDecodes struct{ m sync.Map } // *byte of the data -> func() (*Image, error)
+type refDecodes struct{ m sync.Map } // &data[0] -> func() (*Image, error)
 
 // decode returns the reference image of data. Callers must not modify it.
 func (r *refDecodes) decode(t *testing.T, data []byte) *Image {
 	t.Helper()
-	f, _ := r.m.LoadOrStore(unsafe.SliceData(data), sync.OnceValues(func() (*Image, error) {
+	f, _ := r.m.LoadOrStore(&data[0], sync.OnceValues(func() (*Image, error) {
 		h, err := readHeader(data)
 		if err != nil {
 			return nil, err
