@@ -15,4 +15,4 @@ cp "$root/bench/playwright/mini.mjs" "$tmp/"
 echo "== Playwright $(node -e "console.log(require('$tmp/node_modules/playwright-core/package.json').version)") on $("$chromium" --version)"
 (cd "$tmp" && node mini.mjs "$chromium" "$root/testdata/pages" "$reps")
 echo "== toolserver (go test -bench)"
-(cd "$root" && go test -run '^$' -bench 'MiniFlow|StepOverhead' -benchtime "${reps}x" ./flow/ | grep -E '^Benchmark')
+(cd "$root" && go test -run '^$' -bench 'MiniFlow|StepOverhead' -benchtime "${reps}x" ./flow/run/ | grep -E '^Benchmark')

@@ -92,3 +92,58 @@ func plainInFlow(s string) bool {
 	c := n.Content[0]
 	return c.Kind == yaml.ScalarNode && c.ShortTag() == "!!str" && c.Value == s
 }
+
+// Target is the target a report line names for a step: what it acted on.
+func Target(s *Step) string {
+	switch d := s.Directive.(type) {
+	case *Tap:
+		if d.Point {
+			return fmt.Sprintf("(%g, %g)", d.X, d.Y)
+		}
+		return d.On.String()
+	case *LongPress:
+		if d.Point {
+			return fmt.Sprintf("(%g, %g)", d.X, d.Y)
+		}
+		return d.On.String()
+	case *Type:
+		return "into " + d.Into.String()
+	case *Await:
+		if d.Condition.Kind == CondIdle {
+			return ""
+		}
+		return d.Condition.String()
+	case *Assert:
+		return d.Condition.String()
+	case *When:
+		return d.Condition.String()
+	case *ScrollTo:
+		if d.Direction != "" && d.Direction != "down" {
+			return d.Target.String() + " (" + d.Direction + ")"
+		}
+		return d.Target.String()
+	case *Snapshot:
+		if d.CropOn != nil {
+			return fmt.Sprintf("%q cropOn %s", d.Name, d.CropOn)
+		}
+		return fmt.Sprintf("%q", d.Name)
+	case *Run:
+		return d.File()
+	case *Launch:
+		t, _ := d.ChromiumTarget()
+		return t
+	case *Script:
+		return d.Path
+	case *Press:
+		return pressTarget(d)
+	}
+	return ""
+}
+
+// pressTarget is a press step's report target: the key, and how often.
+func pressTarget(d *Press) string {
+	if d.Times > 1 {
+		return fmt.Sprintf("%s ×%d", d.Key, d.Times)
+	}
+	return d.Key
+}

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/toolserver/toolserver/snapshot"
 )
 
 // Bounds of a snapshot's own options (issue 12), beyond Argent's name,
@@ -32,6 +30,11 @@ const (
 	// snapshotDefaults.
 	MaxMismatchPercent = 100
 	MaxThreshold       = 1
+	// DefaultThreshold is pixelmatch's colour threshold, the one a
+	// snapshot compares with when no level sets one. The comparison's
+	// own default is snapshot.DefaultOptions().Threshold; a runner test
+	// holds the two equal.
+	DefaultThreshold = 0.1
 )
 
 var (
@@ -196,7 +199,7 @@ func percentValue(n *yaml.Node, key string) (float64, *Error) {
 func thresholdValue(n *yaml.Node, key string) (float64, *Error) {
 	t, ok := numValue(n)
 	if !ok || t < 0 || t > MaxThreshold {
-		return 0, errAt(n, ProblemValue, "%s must be a number from 0 to %d (pixelmatch's colour threshold: 0 counts every colour change, the default is %g), got %s", key, MaxThreshold, snapshot.DefaultOptions().Threshold, describe(n))
+		return 0, errAt(n, ProblemValue, "%s must be a number from 0 to %d (pixelmatch's colour threshold: 0 counts every colour change, the default is %g), got %s", key, MaxThreshold, DefaultThreshold, describe(n))
 	}
 	return t, nil
 }

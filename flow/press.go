@@ -178,11 +178,3 @@ func pressNode(d *Press) *yaml.Node {
 	}
 	return addPair(addPair(mapNode(true), "key", strNode(d.Key)), "times", numNode(float64(d.Times)))
 }
-
-// pressTarget is a press step's report target: the key, and how often.
-func pressTarget(d *Press) string {
-	if d.Times > 1 {
-		return fmt.Sprintf("%s ×%d", d.Key, d.Times)
-	}
-	return d.Key
-}

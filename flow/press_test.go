@@ -37,7 +37,7 @@ func TestParsePress(t *testing.T) {
 			if p.Key != c.key || p.Times != c.times {
 				t.Errorf("got %q ×%d, want %q ×%d", p.Key, p.Times, c.key, c.times)
 			}
-			if got, want := target(f.Steps[0]), c.key; c.times == 1 && got != want {
+			if got, want := Target(f.Steps[0]), c.key; c.times == 1 && got != want {
 				t.Errorf("target: got %q, want %q", got, want)
 			}
 		})

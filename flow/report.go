@@ -80,13 +80,6 @@ type StepReport struct {
 	Err error `json:"-"`
 }
 
-// setErr keeps the error behind a failed step, and marks the step when
-// the machinery failed.
-func (s *StepReport) setErr(err error) {
-	s.Err = err
-	s.Infrastructure = errors.Is(err, ErrInfrastructure)
-}
-
 // InfrastructureError returns the error of the first step that failed
 // because the machinery under the flow failed (its Err matches
 // ErrInfrastructure, or, in a report read from the wire, it is marked
@@ -137,25 +130,6 @@ const (
 	BaselineUpdated = "updated"
 )
 
-// count adds a finished step to the totals; echo lines never count,
-// except the error line that ends a run at MaxRunSteps, which may be an
-// echo's.
-func (r *Report) count(s StepReport) {
-	if s.Kind == string(KindEcho) && s.Status != StatusError {
-		return
-	}
-	switch s.Status {
-	case StatusPass:
-		r.Passed++
-	case StatusFail:
-		r.Failed++
-	case StatusSkip:
-		r.Skipped++
-	default:
-		r.Errored++
-	}
-}
-
 // Artifact is what a report shows for a file a step produced (the
 // baseline, current and diff images of a failed snapshot): a handle to the
 // tool-server's artifact store, which a client fetches by its ID, or the
@@ -184,9 +158,9 @@ type ArtifactHandle struct {
 // MarshalJSON writes the handle, or else the path.
 func (a Artifact) MarshalJSON() ([]byte, error) {
 	if a.Handle != nil {
-		return marshalRaw(a.Handle)
+		return MarshalNoEscape(a.Handle)
 	}
-	return marshalRaw(a.Path)
+	return MarshalNoEscape(a.Path)
 }
 
 // UnmarshalJSON reads a path (a string) or a handle (an object).
@@ -253,13 +227,13 @@ func (w BaselineWrite) MarshalJSON() ([]byte, error) {
 	switch {
 	case w.PNG != nil:
 		content := base64.StdEncoding.EncodeToString(w.PNG)
-		return marshalRaw(clientFile{ArgentClientFile: true, Path: w.Path, Content: &content, Encoding: "base64"})
+		return MarshalNoEscape(clientFile{ArgentClientFile: true, Path: w.Path, Content: &content, Encoding: "base64"})
 	case w.Error != "":
-		return marshalRaw(refusedWrite{Error: w.Error, Path: w.Path})
+		return MarshalNoEscape(refusedWrite{Error: w.Error, Path: w.Path})
 	case w.Plan != nil:
-		return marshalRaw(plannedWrite{Path: w.Path, Bytes: w.Plan.Bytes, Updated: w.Plan.Updated, DryRun: true})
+		return MarshalNoEscape(plannedWrite{Path: w.Path, Bytes: w.Plan.Bytes, Updated: w.Plan.Updated, DryRun: true})
 	}
-	return marshalRaw(w.Path)
+	return MarshalNoEscape(w.Path)
 }
 
 // UnmarshalJSON reads any of the forms MarshalJSON writes.
@@ -295,10 +269,10 @@ func (w *BaselineWrite) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// marshalRaw marshals v without escaping HTML characters. The encoder
+// MarshalNoEscape marshals v without escaping HTML characters. The encoder
 // that writes the report around it escapes them or not as it is set to,
 // so a report's bytes are the same as if v were a plain field.
-func marshalRaw(v any) ([]byte, error) {
+func MarshalNoEscape(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/snapshot"
 )
 
 // wireReport has every typed field of a report in each of its forms.
@@ -21,7 +20,7 @@ func wireReport() *flow.Report {
 				"diff":     {Handle: &flow.ArtifactHandle{Artifact: true, ID: "abc", Filename: "f-home-diff.png", MimeType: "image/png", Size: 12, MtimeMs: 1.5}},
 				"baseline": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "abd", Filename: "f-home-baseline.png", MimeType: "image/png", Size: 13, HostPath: "/tmp/a&b.png", MtimeMs: 2}},
 			},
-			Mismatch: &flow.Mismatch{Pixels: 3, Percent: 0.5, MaxMismatch: 0.1, Regions: []flow.ChangedRegion{{Region: snapshot.Region{X: 1, Y: 2, Width: 3, Height: 4, Pixels: 3}}}}},
+			Mismatch: &flow.Mismatch{Pixels: 3, Percent: 0.5, MaxMismatch: 0.1, Regions: []flow.ChangedRegion{{Region: flow.Region{X: 1, Y: 2, Width: 3, Height: 4, Pixels: 3}}}}},
 		{Index: 1, Kind: "snapshot", Flow: "f", Status: "fail", Artifacts: map[string]flow.Artifact{"current": {Path: "/out/f/home-current.png"}}},
 		{Index: 2, Kind: "tool", Flow: "f", Status: "pass", Result: json.RawMessage(`{"a":12345678901234567,"l":[1.5,null,true],"z":"<b>&\u2028"}`)},
 		{Index: 3, Kind: "tool", Flow: "f", Status: "pass", Result: json.RawMessage(`null`)},

@@ -48,29 +48,6 @@ type RefusedError struct{ Reason string }
 
 func (e *RefusedError) Error() string { return e.Reason }
 
-// Source is where a run reads its files: the local disk, or the members a
-// linked client sent with the call. The runner never opens a path itself.
-type Source interface {
-	// Open returns the file that target (as written in a run: step, or
-	// <name>.yaml of a nested flow) names in dir, the real directory of
-	// the file naming it. An error is for the source failing, not for a
-	// missing file (that is File.Err).
-	Open(dir, target string) (*File, error)
-	// ReadBaseline returns the baseline at path; an error wrapping
-	// fs.ErrNotExist when there is none, a *RefusedError when refused.
-	ReadBaseline(path string) ([]byte, error)
-	// WriteBaseline keeps a new baseline for path: on disk for a local
-	// run, for the result (baselineWrites) over a link. updated tells that
-	// a baseline was at path before.
-	WriteBaseline(path string, png []byte) (updated bool, err error)
-	// ReadStyle returns the CSS file a snapshot's stylePath (target, as
-	// written) names beside dir, the real directory of the flow file
-	// that holds the step, as Open resolves a run: target: an error
-	// wrapping fs.ErrNotExist when there is none, a *RefusedError when
-	// refused. See snapshotstyle.go.
-	ReadStyle(dir, target string) ([]byte, error)
-}
-
 // Dir returns the directory a file's run: targets resolve in: the
 // directory of its canonical path.
 func (f *File) Dir() string { return clientpath.Dir(f.Canonical) }
@@ -230,3 +207,13 @@ func SpellingOf(dir, name string) Spelling {
 
 // IsMissing reports whether err means no file was there.
 func IsMissing(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// OpenError is a flow file that is not there.
+type OpenError struct {
+	Path string
+	Err  error
+}
+
+func (e *OpenError) Error() string { return clientfs.NotFoundText(e.Path) }
+
+func (e *OpenError) Unwrap() error { return e.Err }

@@ -256,7 +256,7 @@ type Snapshot struct {
 	// nil when the file leaves it to the defaults.
 	MaxDiffPixels *int
 	// Threshold is pixelmatch's colour threshold, 0..1; nil when the file
-	// leaves it to the defaults (snapshot.DefaultThreshold).
+	// leaves it to the defaults (DefaultThreshold).
 	Threshold *float64
 	// Mask paints each match of each selector with MaskColor in the
 	// capture that is compared and stored.
@@ -582,4 +582,13 @@ func (f *Flow) NestedFlows() []NestedFlow {
 		out = append(out, n)
 	}
 	return out
+}
+
+var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// IsLaunchURL reports whether a launch: target is a URL (it has a scheme)
+// rather than a file path; a Windows drive path such as C:\site\a.html is
+// a path. Only a local run can open a path, beside the flow file.
+func IsLaunchURL(t string) bool {
+	return schemeRE.MatchString(t) && !(len(t) > 2 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && !strings.Contains(t, "://"))
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/toolserver/toolserver/internal/editdistance"
 )
 
 // entry is one key of a YAML map.
@@ -209,7 +211,7 @@ func join(where, key string) string {
 func suggest(key string, allowed []string) string {
 	best, bestD := "", math.MaxInt
 	for _, c := range allowed {
-		if d := osaDistance(strings.ToLower(key), strings.ToLower(c)); d < bestD {
+		if d := editdistance.OSA(strings.ToLower(key), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -217,33 +219,6 @@ func suggest(key string, allowed []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// osaDistance is Levenshtein distance plus adjacent transposition, so the
-// commonest typo ("roel" for "role") counts one edit.
-func osaDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // checkAliases refuses a document whose aliases would expand without end
@@ -389,5 +364,8 @@ func sizeText(size int) string {
 	if size > MaxAliasValues {
 		return fmt.Sprintf("more than %d values", MaxAliasValues)
 	}
-	return plural(size, "value")
+	if size == 1 {
+		return "1 value"
+	}
+	return fmt.Sprintf("%d values", size)
 }

@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/link"
 )
 
-// The shared behaviour of the two flow.Source implementations: the local
+// The shared behaviour of the two run.Source implementations: the local
 // disk (flow.Disk), and the members a linked client sends, as the
 // tool-server receives them (link.Source). One table of cases runs on
 // both; each must open the same file with the same canonical, spelling,
@@ -103,8 +104,8 @@ func TestSourcesAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantRun := runReport(t, flow.Options{Source: disk}, flow.Entry{File: diskEntry, Name: "main", StemFallback: "main"})
-			gotRun := runReport(t, flow.Options{Source: members, Linked: true}, entry)
+			wantRun := runReport(t, run.Options{Source: disk}, run.Entry{File: diskEntry, Name: "main", StemFallback: "main"})
+			gotRun := runReport(t, run.Options{Source: members, Linked: true}, entry)
 			if gotRun != wantRun {
 				t.Errorf("run over the link members:\ngot  %s\nwant %s (disk)", gotRun, wantRun)
 			}
@@ -115,7 +116,7 @@ func TestSourcesAgree(t *testing.T) {
 // linkedSource collects the members of the flow at mainPath with the
 // link's client, as a call of flow-execute sends them, and returns them
 // as the tool-server receives them, with the entry of the run.
-func linkedSource(t *testing.T, f *fixture, mainPath string) (*link.Source, flow.Entry) {
+func linkedSource(t *testing.T, f *fixture, mainPath string) (*link.Source, run.Entry) {
 	t.Helper()
 	s := newStub(t)
 	args := map[string]any{"flow_path": mainPath, "project_root": f.proj}
@@ -135,12 +136,12 @@ func linkedSource(t *testing.T, f *fixture, mainPath string) (*link.Source, flow
 		t.Fatal(err)
 	}
 	file := &flow.File{Path: in.Path, Canonical: in.Canonical, Spelling: *in.Spelling, Data: data}
-	return link.NewSource(m), flow.Entry{File: file, Name: "main", StemFallback: "main"}
+	return link.NewSource(m), run.Entry{File: file, Name: "main", StemFallback: "main"}
 }
 
 // describe renders what src answers for target beside dir: the fields
 // the runner reads, and the message it reports for a file without bytes.
-func describe(t *testing.T, src flow.Source, dir, target string) string {
+func describe(t *testing.T, src run.Source, dir, target string) string {
 	t.Helper()
 	file, err := src.Open(dir, target)
 	if err != nil {
@@ -164,9 +165,9 @@ func describe(t *testing.T, src flow.Source, dir, target string) string {
 
 // runReport runs the entry with opts and renders its report without its
 // times.
-func runReport(t *testing.T, opts flow.Options, e flow.Entry) string {
+func runReport(t *testing.T, opts run.Options, e run.Entry) string {
 	t.Helper()
-	rep, err := flow.Execute(t.Context(), opts, e)
+	rep, err := run.Execute(t.Context(), opts, e)
 	if err != nil {
 		return "rejected: " + err.Error()
 	}

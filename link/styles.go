@@ -77,7 +77,7 @@ func (e *StyleNotSentError) Error() string {
 // Unwrap makes the file count as missing (flow.IsMissing).
 func (e *StyleNotSentError) Unwrap() error { return fs.ErrNotExist }
 
-// ReadStyle implements flow.Source: the style member with the key of
+// ReadStyle implements run.Source: the style member with the key of
 // target beside dir. A missing member is worded as the client's OS words
 // a missing file, as for a run: fragment; no member at all is a
 // *StyleNotSentError.

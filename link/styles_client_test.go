@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/tool"
@@ -116,7 +117,7 @@ func TestStyleSourcesAgree(t *testing.T) {
 }
 
 // describeStyle renders what src answers for a stylePath beside dir.
-func describeStyle(src flow.Source, dir, target string) string {
+func describeStyle(src run.Source, dir, target string) string {
 	b, err := src.ReadStyle(dir, target)
 	var refused *flow.RefusedError
 	switch {
@@ -217,7 +218,7 @@ func TestPrevalidateSnapshotOptions(t *testing.T) {
   - run: frag
 `)
 	src, entry := linkedSource(t, f, mainPath)
-	fl, err := flow.Prepare(entry)
+	fl, err := run.Prepare(entry)
 	if err != nil {
 		t.Fatal(err)
 	}

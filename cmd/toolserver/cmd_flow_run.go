@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -25,7 +26,7 @@ type flowRunOptions struct {
 	// directory.
 	reportDir                 string
 	update, recursive, dryRun bool
-	// strict is --strict: Playwright's strict mode (flow.Options.Strict).
+	// strict is --strict: Playwright's strict mode (flowrun.Options.Strict).
 	strict bool
 	// detach is --detach: start the runs on the tool-server (POST
 	// /v1/runs) and print their ids; labels are their --label values.
@@ -362,8 +363,8 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 	if err != nil {
 		return nil, nil, err
 	}
-	entry := flow.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)}
-	if _, err := flow.Prepare(entry); err != nil {
+	entry := flowrun.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)}
+	if _, err := flowrun.Prepare(entry); err != nil {
 		return nil, nil, err
 	}
 	d, err := a.pool.Instance(ctx, o.device, worker)
@@ -375,7 +376,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		// machinery's failure.
 		return nil, nil, flow.Infrastructure(err)
 	}
-	opts := flow.Options{
+	opts := flowrun.Options{
 		Device:          flowtool.Device{D: d},
 		Source:          flow.Disk{},
 		UpdateBaselines: o.update,
@@ -393,7 +394,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		opts.Artifacts = outputSink{dir: o.artifacts}
 	}
 	out.start(t.name, d.ID())
-	rep, err := flow.Execute(ctx, opts, entry)
+	rep, err := flowrun.Execute(ctx, opts, entry)
 	if dry != nil {
 		return rep, dry.plans, err
 	}

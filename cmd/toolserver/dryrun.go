@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 )
 
 // The actions of a baselinePlan.
@@ -26,11 +27,11 @@ type baselinePlan struct {
 // write. The runner keeps the capture in memory, so later steps of the
 // run compare with it as they would with the written file.
 type dryRunSource struct {
-	flow.Source
+	flowrun.Source
 	plans []baselinePlan
 }
 
-// WriteBaseline implements flow.Source: it records the write.
+// WriteBaseline implements flowrun.Source: it records the write.
 func (s *dryRunSource) WriteBaseline(path string, png []byte) (bool, error) {
 	for i, p := range s.plans {
 		if p.Path == path {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool/flowtool"
@@ -56,7 +57,7 @@ func BenchmarkLinkedVsLocal(b *testing.B) {
 	}
 	local := func(update bool) {
 		f, _ := flow.Disk{}.Open(dir, "bench.yaml")
-		rep, err := flow.Execute(ctx, flow.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flow.Entry{File: f, Name: "bench", StemFallback: "bench"})
+		rep, err := flowrun.Execute(ctx, flowrun.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flowrun.Entry{File: f, Name: "bench", StemFallback: "bench"})
 		if err != nil || !rep.OK {
 			b.Fatalf("local run: %v %+v", err, rep)
 		}

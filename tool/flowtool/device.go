@@ -12,20 +12,21 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 )
 
-// Device is a *cdp.Device seen as a flow.Device.
+// Device is a *cdp.Device seen as a run.Device.
 type Device struct{ D *cdp.Device }
 
-var _ flow.Device = Device{}
+var _ run.Device = Device{}
 
-// ID implements flow.Device.
+// ID implements run.Device.
 func (a Device) ID() string { return a.D.ID() }
 
-// Size implements flow.Device.
+// Size implements run.Device.
 func (a Device) Size() (int, int) { return a.D.Size() }
 
-// Launch implements flow.Device.
+// Launch implements run.Device.
 func (a Device) Launch(ctx context.Context, url string) error { return classify(a.D.Launch(ctx, url)) }
 
 // classify marks an error that says the browser itself is gone as a
@@ -42,11 +43,11 @@ func classify(err error) error {
 	return err
 }
 
-func element(e *cdp.Element) *flow.Element {
+func element(e *cdp.Element) *run.Element {
 	if e == nil {
 		return nil
 	}
-	return &flow.Element{
+	return &run.Element{
 		ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Visible: e.Visible,
 		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
 		CenterX: e.Center.X, CenterY: e.Center.Y, Matches: e.Matches,
@@ -74,63 +75,63 @@ func scope(sel *flow.Selector) *cdp.Selector {
 	return &s
 }
 
-// Locate implements flow.Device.
-func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*flow.Element, error) {
+// Locate implements run.Device.
+func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*run.Element, error) {
 	e, err := a.D.Locate(ctx, selector(sel), timeout)
 	return element(e), classify(err)
 }
 
-// Tap implements flow.Device.
+// Tap implements run.Device.
 func (a Device) Tap(ctx context.Context, x, y float64, times int, hold time.Duration) error {
 	return classify(a.D.TapElement(ctx, &cdp.Element{Center: cdp.Point{X: x, Y: y}}, times, hold))
 }
 
-// Fill implements flow.Device.
-func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*flow.Element, error) {
+// Fill implements run.Device.
+func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*run.Element, error) {
 	e, err := a.D.Fill(ctx, selector(sel), text, submit, timeout)
 	return element(e), classify(err)
 }
 
-// Press implements flow.Device.
+// Press implements run.Device.
 func (a Device) Press(ctx context.Context, key string, times int) error {
 	return classify(a.D.Press(ctx, key, times))
 }
 
-// Scroll implements flow.Device.
+// Scroll implements run.Device.
 func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
 	return classify(a.D.Scroll(ctx, x, y, dx, dy))
 }
 
-// Check implements flow.Device.
-func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flow.Outcome, error) {
+// Check implements run.Device.
+func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (run.Outcome, error) {
 	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match), MatchCase: c.MatchCase}, timeout)
 	if err != nil {
-		return flow.Outcome{}, classify(err)
+		return run.Outcome{}, classify(err)
 	}
-	return flow.Outcome{OK: res.OK, Element: element(res.Element)}, nil
+	return run.Outcome{OK: res.OK, Element: element(res.Element)}, nil
 }
 
-// Idle implements flow.Device.
+// Idle implements run.Device.
 func (a Device) Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error) {
 	res, err := a.D.AwaitIdle(ctx, stableFor, timeout)
 	return res.Idle, classify(err)
 }
 
-// Describe implements flow.Device.
-func (a Device) Describe(ctx context.Context) ([]flow.Element, error) {
+// Describe implements run.Device.
+func (a Device) Describe(ctx context.Context) ([]run.Element, error) {
 	els, err := a.D.Describe(ctx)
 	if err != nil {
 		return nil, classify(err)
 	}
-	out := make([]flow.Element, len(els))
+	out := make([]run.Element, len(els))
 	for i := range els {
 		out[i] = *element(&els[i])
 	}
 	return out, nil
 }
 
-// Capture implements flow.Device.
-func (a Device) Capture(ctx context.Context, opts flow.CaptureOptions) (flow.Shot, error) {
+// Capture implements run.Device.
+func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot, error) {
 	o := cdp.CaptureOptions{
 		MaxCaptures: opts.MaxCaptures, FullPage: opts.FullPage,
 		Mask: selectors(opts.Mask), MaskColor: opts.MaskColor, Hide: selectors(opts.Hide),
@@ -141,9 +142,9 @@ func (a Device) Capture(ctx context.Context, opts flow.CaptureOptions) (flow.Sho
 	}
 	shot, err := a.D.Capture(ctx, o)
 	if err != nil {
-		return flow.Shot{}, captureError(err, opts)
+		return run.Shot{}, captureError(err, opts)
 	}
-	return flow.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures}, nil
+	return run.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures}, nil
 }
 
 func selectors(sels []*flow.Selector) []cdp.Selector {
@@ -161,7 +162,7 @@ func selectors(sels []*flow.Selector) []cdp.Selector {
 // mask colour, that the page refused is named as the flow spells it
 // (mask text=/(/: bad regex …) rather than by its index; it still
 // matches *cdp.CaptureOptionError.
-func captureError(err error, opts flow.CaptureOptions) error {
+func captureError(err error, opts run.CaptureOptions) error {
 	var oe *cdp.CaptureOptionError
 	if !errors.As(err, &oe) {
 		return classify(err)

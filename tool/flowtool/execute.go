@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/runs"
@@ -19,10 +20,10 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // runSource is where one call's flow and its files come from.
 type runSource struct {
 	name   string
-	entry  flow.Entry
-	source flow.Source
+	entry  run.Entry
+	source run.Source
 	linked bool
-	tools  flow.ToolCaller
+	tools  run.ToolCaller
 	// check runs on the parsed flow before the prerequisite handshake:
 	// pre-validation of a linked run, the older-client refusals.
 	check  func(*flow.Flow) error
@@ -169,7 +170,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if rec != nil && src.name != "" {
 		rec.SetFlow(src.name)
 	}
-	fl, err := flow.Prepare(src.entry)
+	fl, err := run.Prepare(src.entry)
 	if err != nil {
 		return nil, prepareError(err)
 	}
@@ -185,7 +186,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if fl.ExecutionPrerequisite != "" && !a.PrerequisiteAcknowledged {
 		return map[string]any{"flow": src.name, "notice": PrerequisiteNotice, "executionPrerequisite": fl.ExecutionPrerequisite}, nil
 	}
-	opts := flow.Options{
+	opts := run.Options{
 		Source:          src.source,
 		Tools:           src.tools,
 		Linked:          src.linked,
@@ -220,7 +221,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 			rec.SetDevice(dev.ID())
 		}
 	}
-	rep, err := flow.Execute(ctx, opts, src.entry)
+	rep, err := run.Execute(ctx, opts, src.entry)
 	if err != nil {
 		return nil, prepareError(err)
 	}
@@ -242,7 +243,7 @@ func (t *Tools) readPrerequisite() *tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			fl, err := flow.Prepare(src.entry)
+			fl, err := run.Prepare(src.entry)
 			if err != nil {
 				return nil, prepareError(err)
 			}

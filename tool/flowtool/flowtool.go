@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/runs"
@@ -81,7 +82,7 @@ func flowSourceProps() map[string]*tool.Schema {
 // source is where a call's flow comes from.
 type source struct {
 	name  string
-	entry flow.Entry
+	entry run.Entry
 }
 
 // resolveSource finds the flow a call names: exactly one of name (with
@@ -125,7 +126,7 @@ func resolveSource(call *tool.Call) (source, error) {
 			return source{}, err
 		}
 		stem := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		return source{name: stem, entry: flow.Entry{File: f, Name: stem, StemFallback: stem}}, nil
+		return source{name: stem, entry: run.Entry{File: f, Name: stem, StemFallback: stem}}, nil
 	}
 	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
@@ -134,7 +135,7 @@ func resolveSource(call *tool.Call) (source, error) {
 	if err != nil {
 		return source{}, err
 	}
-	return source{name: a.Name, entry: flow.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
+	return source{name: a.Name, entry: run.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
 }
 
 // checkNameRoot validates a flow name and a project_root with the
@@ -157,7 +158,7 @@ func checkNameRoot(name, root string) error {
 
 // prepareError maps a flow rejected before its first step to a tool error.
 func prepareError(err error) error {
-	var nameErr *flow.NameError
+	var nameErr *run.NameError
 	var openErr *flow.OpenError
 	switch {
 	case errors.Is(err, flow.ErrInvalid):
@@ -187,7 +188,7 @@ func needsDevice(f *flow.Flow) bool {
 // resolveDevice picks the run's device: the one named, else the single
 // booted one, else DefaultDevice; several booted ones need a name. The
 // device stays in use until the call ends (devicetool.Acquire).
-func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (flow.Device, error) {
+func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (run.Device, error) {
 	if id == "" {
 		booted := t.Pool.List()
 		switch len(booted) {
@@ -212,14 +213,14 @@ func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (
 }
 
 // caller lets tool: steps call the registry's tools.
-func (t *Tools) caller() flow.ToolCaller {
+func (t *Tools) caller() run.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		return t.invokeStep(ctx, name, args)
 	}
 }
 
 // Caller returns the tool caller of a local run's tool: steps.
-func (t *Tools) Caller() flow.ToolCaller { return t.caller() }
+func (t *Tools) Caller() run.ToolCaller { return t.caller() }
 
 // invokeStep calls a tool for a tool: step. The runner binds the run's
 // device to every step; a tool whose schema has no device argument gets

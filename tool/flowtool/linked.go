@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -58,7 +59,7 @@ func hostCopy(in link.FlowInput) bool {
 
 // linkedEntry builds the entry of a linked run from the flow input: its
 // bytes, canonical and spelling as the client sent them.
-func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
+func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	in := lc.in
 	canonical := in.Canonical
 	if canonical == "" {
@@ -74,7 +75,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 	} else {
 		b, err := tool.DecodeBase64(*in.Content)
 		if err != nil {
-			return flow.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+			return run.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
 		f.Data = b
 	}
@@ -82,7 +83,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 	if name == "" {
 		name = stem
 	}
-	return flow.Entry{File: f, Name: name, StemFallback: stem}, nil
+	return run.Entry{File: f, Name: name, StemFallback: stem}, nil
 }
 
 // toolInfo tells pre-validation what the server's tools declare.
@@ -97,7 +98,7 @@ func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
 // the members) and handed to the tool as the bytes of a file input.
-func (t *Tools) linkedCaller(src *link.Source) flow.ToolCaller {
+func (t *Tools) linkedCaller(src *link.Source) run.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		if err := t.memberFiles(src, name, args, ""); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
@@ -50,13 +51,13 @@ func (p *project) write(rel, body string) string {
 	return path
 }
 
-func device(t *testing.T, id string) flow.Device {
+func device(t *testing.T, id string) run.Device {
 	t.Helper()
 	return flowtool.Device{D: cdptest.Device(t, id)}
 }
 
 // run runs <project>/.argent/flows/<name>.yaml.
-func (p *project) run(t *testing.T, dev flow.Device, name string, update bool) *flow.Report {
+func (p *project) run(t *testing.T, dev run.Device, name string, update bool) *flow.Report {
 	t.Helper()
 	rep, err := p.runErr(dev, name, update)
 	if err != nil {
@@ -71,7 +72,7 @@ func (p *project) run(t *testing.T, dev flow.Device, name string, update bool) *
 // t.Parallel, so the waits run while the package's other tests start,
 // rather than after the test is given a parallel slot, which often comes
 // last (then the package ends with the CPUs idle, waiting).
-func (p *project) startAtOnce(t *testing.T, devs []flow.Device, names ...string) (wait func() []*flow.Report) {
+func (p *project) startAtOnce(t *testing.T, devs []run.Device, names ...string) (wait func() []*flow.Report) {
 	t.Helper()
 	reps := make([]*flow.Report, len(names))
 	errs := make([]error, len(names))
@@ -91,14 +92,14 @@ func (p *project) startAtOnce(t *testing.T, devs []flow.Device, names ...string)
 	}
 }
 
-func (p *project) runErr(dev flow.Device, name string, update bool) (*flow.Report, error) {
+func (p *project) runErr(dev run.Device, name string, update bool) (*flow.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
 	if err != nil {
 		return nil, err
 	}
-	return flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, flow.Entry{File: f, Name: name, StemFallback: name})
+	return run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, run.Entry{File: f, Name: name, StemFallback: name})
 }
 
 // lines renders a report compactly: "kind:status[:flow@depth]" per step.
@@ -161,7 +162,7 @@ func TestFailureStopsAndSkips(t *testing.T) {
   - tap: { text: Go later, role: button }
 `)
 	// Each waits out the default await timeout on a device of its own.
-	wait := p.startAtOnce(t, []flow.Device{device(t, "chromium-cdp-801x600"), device(t, "chromium-cdp-801x601")}, "stop", "renamed")
+	wait := p.startAtOnce(t, []run.Device{device(t, "chromium-cdp-801x600"), device(t, "chromium-cdp-801x601")}, "stop", "renamed")
 	t.Parallel()
 	reps := wait()
 	t.Run("stop", func(t *testing.T) {
@@ -339,7 +340,7 @@ func TestIdleNeverFails(t *testing.T) {
 	}
 }
 
-func devAdapter(d *cdp.Device) flow.Device { return flowtool.Device{D: d} }
+func devAdapter(d *cdp.Device) run.Device { return flowtool.Device{D: d} }
 
 // TestHungPageNeverHangsTheRun: a page whose script never returns fails
 // its step after the step's budget; the run ends, and the next launch on
@@ -362,7 +363,7 @@ func TestHungPageNeverHangsTheRun(t *testing.T) {
   - assert: { visible: { text: Freeze } }
 `)
 	f, _ := flow.Disk{}.Open(p.flows(), "hang.yaml")
-	rep, err := flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, StepTimeout: time.Second}, flow.Entry{File: f, Name: "hang", StemFallback: "hang"})
+	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, StepTimeout: time.Second}, run.Entry{File: f, Name: "hang", StemFallback: "hang"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package flow
+package run
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -16,24 +17,10 @@ const (
 	fromUnnamedLevel = "the project's defaults"
 )
 
-// Limits are what one snapshot is compared with, each with where it came
-// from: the step's own option, else the flags of flow run, else
-// .argent/toolserver.yaml, else the default (Argent's maxMismatch 0.5 %,
-// pixelmatch's threshold 0.1, no pixel count).
-type Limits struct {
-	MaxMismatch     float64 `json:"maxMismatch"`
-	MaxMismatchFrom string  `json:"maxMismatchFrom"`
-	// MaxDiffPixels is nil when no level set one.
-	MaxDiffPixels     *int    `json:"maxDiffPixels,omitempty"`
-	MaxDiffPixelsFrom string  `json:"maxDiffPixelsFrom,omitempty"`
-	Threshold         float64 `json:"threshold"`
-	ThresholdFrom     string  `json:"thresholdFrom"`
-}
-
 // limitsOf resolves the limits of d against the run's defaults.
-func (r *Runner) limitsOf(d *Snapshot) Limits {
+func (r *Runner) limitsOf(d *flow.Snapshot) flow.Limits {
 	def := r.opts.Snapshot
-	l := Limits{
+	l := flow.Limits{
 		MaxMismatch: d.MaxMismatch, MaxMismatchFrom: fromArgent,
 		Threshold: snapshot.DefaultOptions().Threshold, ThresholdFrom: fromPixelmatch,
 	}
@@ -41,33 +28,33 @@ func (r *Runner) limitsOf(d *Snapshot) Limits {
 	case d.MaxMismatchSet:
 		l.MaxMismatchFrom = fromStep
 	case def.MaxMismatch != nil:
-		l.MaxMismatch, l.MaxMismatchFrom = *def.MaxMismatch, def.source("maxMismatch")
+		l.MaxMismatch, l.MaxMismatchFrom = *def.MaxMismatch, defaultFrom(def, "maxMismatch")
 	}
 	switch {
 	case d.MaxDiffPixels != nil:
 		l.MaxDiffPixels, l.MaxDiffPixelsFrom = d.MaxDiffPixels, fromStep
 	case def.MaxDiffPixels != nil:
-		l.MaxDiffPixels, l.MaxDiffPixelsFrom = def.MaxDiffPixels, def.source("maxDiffPixels")
+		l.MaxDiffPixels, l.MaxDiffPixelsFrom = def.MaxDiffPixels, defaultFrom(def, "maxDiffPixels")
 	}
 	switch {
 	case d.Threshold != nil:
 		l.Threshold, l.ThresholdFrom = *d.Threshold, fromStep
 	case def.Threshold != nil:
-		l.Threshold, l.ThresholdFrom = *def.Threshold, def.source("threshold")
+		l.Threshold, l.ThresholdFrom = *def.Threshold, defaultFrom(def, "threshold")
 	}
 	return l
 }
 
-// source names where a default came from.
-func (d SnapshotDefaults) source(field string) string {
+// defaultFrom names where a default came from.
+func defaultFrom(d flow.SnapshotDefaults, field string) string {
 	if s := d.Sources[field]; s != "" {
 		return s
 	}
 	return fromUnnamedLevel
 }
 
-// options are the comparison options of the limits.
-func (l Limits) options() snapshot.Options {
+// compareOptions are the comparison options of the limits.
+func compareOptions(l flow.Limits) snapshot.Options {
 	o := snapshot.DefaultOptions()
 	o.Threshold = l.Threshold
 	return o
@@ -76,7 +63,7 @@ func (l Limits) options() snapshot.Options {
 // exceeded names the limit a comparison broke, "" when it passes: both
 // the percentage and, when set, the pixel count must hold (Playwright
 // takes the smaller of maxDiffPixels and maxDiffPixelRatio the same way).
-func (l Limits) exceeded(res snapshot.Result) string {
+func exceeded(l flow.Limits, res snapshot.Result) string {
 	switch {
 	case l.MaxDiffPixels != nil && res.MismatchPixels > *l.MaxDiffPixels:
 		return "maxDiffPixels"
@@ -86,10 +73,10 @@ func (l Limits) exceeded(res snapshot.Result) string {
 	return ""
 }
 
-// describe says which limits applied and from where, for a reason:
+// describeLimits says which limits applied and from where, for a reason:
 // "maxMismatch 0.5% (Argent's default), maxDiffPixels 0 (flag
 // --max-diff-pixels)". The threshold is named only when not the default.
-func (l Limits) describe() string {
+func describeLimits(l flow.Limits) string {
 	parts := []string{fmt.Sprintf("maxMismatch %g%% (%s)", l.MaxMismatch, l.MaxMismatchFrom)}
 	if l.MaxDiffPixels != nil {
 		parts = append(parts, fmt.Sprintf("maxDiffPixels %d (%s)", *l.MaxDiffPixels, l.MaxDiffPixelsFrom))

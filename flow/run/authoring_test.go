@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 )
 
 // The tests of what a flow's author sees: press:, the element a step
@@ -77,7 +78,7 @@ func TestSimilarRanksByText(t *testing.T) {
 		{"typo-type", "chromium-cdp-812x600", `no visible element matched selector text="Acount nme"; similar elements on the page: id="acct" role="textbox" text="Account name", text="Account name", `},
 	}
 	// Each waits out the default await timeout on a device of its own.
-	var devs []flow.Device
+	var devs []run.Device
 	var names []string
 	for _, c := range cases {
 		devs, names = append(devs, device(t, c.device)), append(names, c.flow)
@@ -98,7 +99,7 @@ func TestSimilarRanksByText(t *testing.T) {
 
 // runOpts runs <project>/.argent/flows/<name>.yaml with opts (its
 // Device and Source set here).
-func (p *project) runOpts(t *testing.T, dev flow.Device, name string, opts flow.Options) *flow.Report {
+func (p *project) runOpts(t *testing.T, dev run.Device, name string, opts run.Options) *flow.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -107,7 +108,7 @@ func (p *project) runOpts(t *testing.T, dev flow.Device, name string, opts flow.
 		t.Fatal(err)
 	}
 	opts.Device, opts.Source = dev, flow.Disk{}
-	rep, err := flow.Execute(ctx, opts, flow.Entry{File: f, Name: name, StemFallback: name})
+	rep, err := run.Execute(ctx, opts, run.Entry{File: f, Name: name, StemFallback: name})
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)
 	}
@@ -189,7 +190,7 @@ func TestSeveralMatches(t *testing.T) {
 	dev := device(t, "chromium-cdp-814x600")
 	boston := `role="button" text="Add to basket" (40, 140, 160×36)`
 
-	rep := p.runOpts(t, dev, "basket", flow.Options{})
+	rep := p.runOpts(t, dev, "basket", run.Options{})
 	if !rep.OK {
 		t.Fatalf("got %s\n%s", lines(rep), dump(rep))
 	}
@@ -201,7 +202,7 @@ func TestSeveralMatches(t *testing.T) {
 		t.Errorf("element: got %+v, want the Boston fern's button of 6", tap.Element)
 	}
 
-	rep = p.runOpts(t, dev, "basket", flow.Options{Strict: true})
+	rep = p.runOpts(t, dev, "basket", run.Options{Strict: true})
 	if got, want := lines(rep), "launch:pass tap:fail assert:skip"; got != want {
 		t.Fatalf("strict: got %s, want %s\n%s", got, want, dump(rep))
 	}
@@ -213,11 +214,11 @@ func TestSeveralMatches(t *testing.T) {
 		t.Errorf("strict: the basket got something (%v, %+v), want nothing tapped", err, out.Element)
 	}
 
-	rep = p.runOpts(t, dev, "fields", flow.Options{})
+	rep = p.runOpts(t, dev, "fields", run.Options{})
 	if typed := rep.Steps[1]; !rep.OK || !strings.HasPrefix(typed.Warning, `role="textbox" matched 3 elements; typed into the first: id="first" role="textbox"`) {
 		t.Errorf("type: got %s, warning %q; want a pass that warns of 3 fields", lines(rep), typed.Warning)
 	}
-	rep = p.runOpts(t, dev, "fields", flow.Options{Strict: true})
+	rep = p.runOpts(t, dev, "fields", run.Options{Strict: true})
 	if s := rep.Steps[1]; s.Status != flow.StatusFail || !strings.Contains(s.Reason, "matched 3 elements and strict mode wants exactly one; it would have typed into the first") {
 		t.Errorf("strict type: got %s %q, want a failure for 3 fields", s.Status, s.Reason)
 	}
@@ -250,22 +251,22 @@ func TestTextCase(t *testing.T) {
       - echo: met
 `)
 	dev := device(t, "chromium-cdp-815x600")
-	rep := p.runOpts(t, dev, "anycase", flow.Options{})
+	rep := p.runOpts(t, dev, "anycase", run.Options{})
 	if got, want := lines(rep), "launch:pass assert:pass assert:pass await:pass when:pass echo:pass:anycase@1"; got != want || !rep.OK {
 		t.Errorf("any case: got %s, want %s\n%s", got, want, dump(rep))
 	}
-	rep = p.runOpts(t, dev, "anycase", flow.Options{Strict: true})
+	rep = p.runOpts(t, dev, "anycase", run.Options{Strict: true})
 	if got, want := lines(rep), "launch:pass assert:fail assert:skip await:skip when:skip echo:skip:anycase@1"; got != want {
 		t.Errorf("strict, any case: got %s, want %s\n%s", got, want, dump(rep))
 	}
 	if got, want := rep.Steps[1].Reason, `element matched id="out" but its text was "not clicked" (wanted to equal "NOT CLICKED", matching case in strict mode)`; got != want {
 		t.Errorf("strict reason: got %q, want %q", got, want)
 	}
-	rep = p.runOpts(t, dev, "exactcase", flow.Options{Strict: true})
+	rep = p.runOpts(t, dev, "exactcase", run.Options{Strict: true})
 	if got, want := lines(rep), "launch:pass assert:pass await:pass when:skip echo:skip:exactcase@1"; got != want || !rep.OK {
 		t.Errorf("strict, exact case: got %s, want %s\n%s", got, want, dump(rep))
 	}
-	rep = p.runOpts(t, dev, "exactcase", flow.Options{})
+	rep = p.runOpts(t, dev, "exactcase", run.Options{})
 	if got, want := lines(rep), "launch:pass assert:pass await:pass when:pass echo:pass:exactcase@1"; got != want {
 		t.Errorf("exact case: got %s, want %s\n%s", got, want, dump(rep))
 	}

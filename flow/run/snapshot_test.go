@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 )
 
 // dirSink keeps artifacts as files in a directory and reports their paths.
@@ -22,12 +23,12 @@ func (s dirSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) 
 	return flow.Artifact{Path: p}, os.WriteFile(p, data, 0o644)
 }
 
-func (p *project) runWith(t *testing.T, dev flow.Device, name string, update bool, sink flow.ArtifactSink) *flow.Report {
+func (p *project) runWith(t *testing.T, dev run.Device, name string, update bool, sink run.ArtifactSink) *flow.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	f, _ := flow.Disk{}.Open(p.flows(), name+".yaml")
-	rep, err := flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update, Artifacts: sink}, flow.Entry{File: f, Name: name, StemFallback: name})
+	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update, Artifacts: sink}, run.Entry{File: f, Name: name, StemFallback: name})
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)
 	}

@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"strconv"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
+	"github.com/toolserver/toolserver/snapshot"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -13,7 +15,7 @@ func ptr[T any](v T) *T { return &v }
 // clickedAfterBaseline adopts app.html as flow base's baseline "home",
 // then makes the flow tap Go now before its snapshot, so the next run
 // compares "clicked 1" with "not clicked".
-func (p *project) clickedAfterBaseline(t *testing.T, dev flow.Device) {
+func (p *project) clickedAfterBaseline(t *testing.T, dev run.Device) {
 	t.Helper()
 	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - snapshot: home\n")
 	if rep := p.run(t, dev, "base", true); !rep.OK {
@@ -32,7 +34,7 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	dev := device(t, "chromium-cdp-640x401")
 	p.clickedAfterBaseline(t, dev)
 
-	rep := p.runOpts(t, dev, "base", flow.Options{})
+	rep := p.runOpts(t, dev, "base", run.Options{})
 	s := rep.Steps[2]
 	if s.Status != flow.StatusPass || s.Mismatch == nil || s.Mismatch.Limits == nil || s.Mismatch.Limits.MaxMismatchFrom != "Argent's default" {
 		t.Fatalf("Argent's default: %s %q %+v", s.Status, s.Reason, s.Mismatch)
@@ -43,7 +45,7 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	}
 
 	// maxDiffPixels from a flag: the absolute count fails the change.
-	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{
+	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
 		MaxMismatch: ptr(0.5), MaxDiffPixels: ptr(changed - 1),
 		Sources: map[string]string{"maxMismatch": ".argent/toolserver.yaml", "maxDiffPixels": "flag --max-diff-pixels"},
 	}})
@@ -57,7 +59,7 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	}
 
 	// A tighter maxMismatch from the config file fails it too.
-	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{
+	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
 		MaxMismatch: ptr(0.01), Sources: map[string]string{"maxMismatch": ".argent/toolserver.yaml"},
 	}})
 	if s = rep.Steps[2]; s.Status != flow.StatusFail || s.Mismatch.Exceeded != "maxMismatch" || !strings.Contains(s.Reason, "> 0.01% (home__chromium-640x401.png)") {
@@ -65,7 +67,7 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	}
 
 	// A threshold of 1 tolerates every colour difference: nothing differs.
-	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{
+	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
 		MaxDiffPixels: ptr(0), Threshold: ptr(1.0), Sources: map[string]string{"threshold": "flag --threshold"},
 	}})
 	if s = rep.Steps[2]; s.Status != flow.StatusPass || s.Mismatch != nil || !strings.Contains(s.Reason, "0 ≤ maxDiffPixels 0") {
@@ -80,7 +82,7 @@ func TestSnapshotNamesChangedElement(t *testing.T) {
 	p := newProject(t)
 	dev := device(t, "chromium-cdp-640x402")
 	p.clickedAfterBaseline(t, dev)
-	rep := p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
+	rep := p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
 	s := rep.Steps[2]
 	want := `on id="out" text="clicked 1"`
 	if s.Status != flow.StatusFail || !strings.Contains(s.Reason, "the largest changed area is ") || !strings.Contains(s.Reason, want) {
@@ -108,7 +110,7 @@ func TestSnapshotFastPath(t *testing.T) {
 		t.Fatalf("a matching first capture is the only one: %s", dump(rep))
 	}
 	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: home\n")
-	rep = p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
+	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(0)}})
 	if s := rep.Steps[2]; s.Status != flow.StatusFail || s.Captures != 3 {
 		t.Fatalf("a mismatch settles before it is compared: %s %q captures %d", s.Status, s.Reason, s.Captures)
 	}
@@ -132,5 +134,13 @@ func TestSnapshotLeavesLaterAnimationsRunning(t *testing.T) {
 		if rep := p.run(t, dev, "fade", update); !rep.OK {
 			t.Fatalf("update=%v: %s", update, dump(rep))
 		}
+	}
+}
+
+// TestDefaultThresholdIsTheComparisons holds the threshold the flow
+// language quotes equal to the one the comparison applies.
+func TestDefaultThresholdIsTheComparisons(t *testing.T) {
+	if got, want := flow.DefaultThreshold, snapshot.DefaultOptions().Threshold; got != want {
+		t.Fatalf("flow.DefaultThreshold = %g, snapshot's default threshold = %g; want them equal", got, want)
 	}
 }

@@ -1,8 +1,10 @@
-package flow
+package run
 
 import (
 	"context"
 	"time"
+
+	"github.com/toolserver/toolserver/flow"
 )
 
 // Device is what the runner needs of a device. device/cdp satisfies it
@@ -16,13 +18,13 @@ type Device interface {
 	Launch(ctx context.Context, url string) error
 	// Locate waits up to timeout for the best visible match of sel and
 	// scrolls it into view; nil, nil when nothing matched in time.
-	Locate(ctx context.Context, sel *Selector, timeout time.Duration) (*Element, error)
+	Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*Element, error)
 	// Tap presses and releases at a point in CSS pixels, times times,
 	// holding each press for hold.
 	Tap(ctx context.Context, x, y float64, times int, hold time.Duration) error
 	// Fill focuses the match of sel, replaces its content with text and
 	// presses Enter when submit; nil, nil when nothing matched in time.
-	Fill(ctx context.Context, sel *Selector, text string, submit bool, timeout time.Duration) (*Element, error)
+	Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*Element, error)
 	// Press presses key times times on the focused element: a name of
 	// KeyNames or a single character, after modifiers joined by "+"
 	// (Control+A), as Press.Key spells it.
@@ -31,7 +33,7 @@ type Device interface {
 	Scroll(ctx context.Context, x, y, dx, dy float64) error
 	// Check waits up to timeout for a UI condition (exists, visible,
 	// hidden, text) and tells whether it held and what matched.
-	Check(ctx context.Context, cond Condition, timeout time.Duration) (Outcome, error)
+	Check(ctx context.Context, cond flow.Condition, timeout time.Duration) (Outcome, error)
 	// Idle waits until the page is still for stableFor, up to timeout.
 	Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error)
 	// Describe lists the page's elements, for messages about a selector
@@ -55,10 +57,10 @@ type CaptureOptions struct {
 	// FullPage captures the whole scrollable page (Clip is then nil).
 	FullPage bool
 	// Mask paints each match of each selector with MaskColor.
-	Mask      []*Selector
+	Mask      []*flow.Selector
 	MaskColor string
 	// Hide makes each match of each selector visibility: hidden.
-	Hide []*Selector
+	Hide []*flow.Selector
 	// Style is CSS added to the page for the capture.
 	Style string
 	// Accept, when set, is shown the first capture; when it returns true
@@ -118,5 +120,5 @@ type ToolCaller func(ctx context.Context, name string, args map[string]any) (any
 // images of a snapshot) and returns what the report shows for it: an
 // artifact handle or a path.
 type ArtifactSink interface {
-	Put(flow, filename, mimeType string, data []byte) (Artifact, error)
+	Put(flow, filename, mimeType string, data []byte) (flow.Artifact, error)
 }

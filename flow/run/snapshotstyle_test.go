@@ -1,4 +1,4 @@
-package flow
+package run
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 )
 
@@ -48,7 +49,7 @@ func (p styleProject) put(t *testing.T, rel, data string) string {
 // frameOf is the frame of the flow file at rel, as the runner has it.
 func (p styleProject) frameOf(t *testing.T, rel string) *frame {
 	t.Helper()
-	f, err := Disk{}.OpenFile(filepath.Join(p.flows, rel))
+	f, err := flow.Disk{}.OpenFile(filepath.Join(p.flows, rel))
 	if err != nil || f.Err != nil {
 		t.Fatalf("open %s: %v %v", rel, err, f.Err)
 	}
@@ -64,33 +65,33 @@ func TestSnapshotCSS(t *testing.T) {
 	p.put(t, "capture.css", "time { visibility: hidden }\n")
 	p.put(t, "sub/local.css", ".ad { display: none }")
 	p.put(t, filepath.Join(p.root, "proj", "shared", "up.css"), "body { caret-color: transparent }")
-	p.put(t, "big.css", strings.Repeat("a", MaxStyleBytes+1))
+	p.put(t, "big.css", strings.Repeat("a", flow.MaxStyleBytes+1))
 	p.put(t, "latin1.css", "p::after { content: \"\xe9\" }")
 	if err := os.MkdirAll(filepath.Join(p.flows, "dir.css"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{opts: Options{Source: Disk{}}}
+	r := &Runner{opts: Options{Source: flow.Disk{}}}
 	home, frag := p.frameOf(t, "home.yaml"), p.frameOf(t, "sub/frag.yaml")
 	cases := []struct {
 		name    string
 		fr      *frame
-		snap    Snapshot
+		snap    flow.Snapshot
 		want    string
 		wantErr string
 	}{
-		{"neither", home, Snapshot{Name: "a"}, "", ""},
-		{"style only", home, Snapshot{Name: "a", Style: "a { color: red }"}, "a { color: red }", ""},
-		{"stylePath only", home, Snapshot{Name: "a", StylePath: "capture.css"}, "time { visibility: hidden }\n", ""},
-		{"style then stylePath", home, Snapshot{Name: "a", Style: "x {}", StylePath: "capture.css"}, "x {}\ntime { visibility: hidden }\n", ""},
-		{"beside a fragment", frag, Snapshot{Name: "a", StylePath: "local.css"}, ".ad { display: none }", ""},
-		{"dot-dot", home, Snapshot{Name: "a", StylePath: "../../shared/up.css"}, "body { caret-color: transparent }", ""},
-		{"missing", home, Snapshot{Name: "home", StylePath: "styles/none.css"}, "",
+		{"neither", home, flow.Snapshot{Name: "a"}, "", ""},
+		{"style only", home, flow.Snapshot{Name: "a", Style: "a { color: red }"}, "a { color: red }", ""},
+		{"stylePath only", home, flow.Snapshot{Name: "a", StylePath: "capture.css"}, "time { visibility: hidden }\n", ""},
+		{"style then stylePath", home, flow.Snapshot{Name: "a", Style: "x {}", StylePath: "capture.css"}, "x {}\ntime { visibility: hidden }\n", ""},
+		{"beside a fragment", frag, flow.Snapshot{Name: "a", StylePath: "local.css"}, ".ad { display: none }", ""},
+		{"dot-dot", home, flow.Snapshot{Name: "a", StylePath: "../../shared/up.css"}, "body { caret-color: transparent }", ""},
+		{"missing", home, flow.Snapshot{Name: "home", StylePath: "styles/none.css"}, "",
 			`snapshot "home": stylePath "styles/none.css" of ` + filepath.Join(p.flows, "home.yaml") + `: ENOENT: no such file or directory, open '` + filepath.Join(p.flows, "styles", "none.css") + `'`},
-		{"not beside the root flow", frag, Snapshot{Name: "frag", StylePath: "capture.css"}, "",
+		{"not beside the root flow", frag, flow.Snapshot{Name: "frag", StylePath: "capture.css"}, "",
 			`snapshot "frag": stylePath "capture.css" of ` + filepath.Join(p.flows, "sub", "frag.yaml") + `: ENOENT: no such file or directory, open '` + filepath.Join(p.flows, "sub", "capture.css") + `'`},
-		{"directory", home, Snapshot{Name: "a", StylePath: "dir.css"}, "", "EISDIR: illegal operation on a directory, read"},
-		{"over the cap", home, Snapshot{Name: "a", StylePath: "big.css"}, "", filepath.Join(p.flows, "big.css") + " is larger than the 64 KiB cap on a stylePath file"},
-		{"not UTF-8", home, Snapshot{Name: "a", StylePath: "latin1.css"}, "", `stylePath "latin1.css" of ` + filepath.Join(p.flows, "home.yaml") + ": the file is not UTF-8 text"},
+		{"directory", home, flow.Snapshot{Name: "a", StylePath: "dir.css"}, "", "EISDIR: illegal operation on a directory, read"},
+		{"over the cap", home, flow.Snapshot{Name: "a", StylePath: "big.css"}, "", filepath.Join(p.flows, "big.css") + " is larger than the 64 KiB cap on a stylePath file"},
+		{"not UTF-8", home, flow.Snapshot{Name: "a", StylePath: "latin1.css"}, "", `stylePath "latin1.css" of ` + filepath.Join(p.flows, "home.yaml") + ": the file is not UTF-8 text"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,11 +107,11 @@ func TestSnapshotCSS(t *testing.T) {
 			}
 		})
 	}
-	if _, err := r.snapshotCSS(home, &Snapshot{Name: "a", StylePath: "nothing.css"}); !IsMissing(err) {
+	if _, err := r.snapshotCSS(home, &flow.Snapshot{Name: "a", StylePath: "nothing.css"}); !flow.IsMissing(err) {
 		t.Errorf("missing file: got %v, want an error that IsMissing", err)
 	}
-	var refused *RefusedError
-	if _, err := r.snapshotCSS(home, &Snapshot{Name: "a", StylePath: "dir.css"}); !errors.As(err, &refused) {
+	var refused *flow.RefusedError
+	if _, err := r.snapshotCSS(home, &flow.Snapshot{Name: "a", StylePath: "dir.css"}); !errors.As(err, &refused) {
 		t.Errorf("directory: got %v, want a *RefusedError", err)
 	}
 }
@@ -137,21 +138,21 @@ func TestReadStyleFilePolicy(t *testing.T) {
 		{"../../../absent.css", "../../../absent.css is outside every root this client serves (" + proj + ")"},
 	}
 	for _, c := range cases {
-		f, mt := Disk{Policy: policy}.ReadStyleFile(p.flows, c.target)
-		var refused *RefusedError
+		f, mt := flow.Disk{Policy: policy}.ReadStyleFile(p.flows, c.target)
+		var refused *flow.RefusedError
 		if !errors.As(f.Err, &refused) || refused.Reason != c.refused || f.Data != nil || mt != 0 {
 			t.Errorf("%s with the policy: got %v, want refused %q", c.target, f.Err, c.refused)
 		}
 	}
-	if b, err := (Disk{}).ReadStyle(p.flows, "env.css"); err != nil || string(b) != "TOKEN=1\n" {
+	if b, err := (flow.Disk{}).ReadStyle(p.flows, "env.css"); err != nil || string(b) != "TOKEN=1\n" {
 		t.Errorf("env.css without a policy: got %q, %v, want the file (a local run reads what it names)", b, err)
 	}
-	f, mt := Disk{Policy: policy}.ReadStyleFile(p.flows, "../home.css")
-	if !IsMissing(f.Err) || mt != 0 || f.Canonical != filepath.Join(proj, ".argent", "home.css") || f.Path != p.flows+"/../home.css" {
+	f, mt := flow.Disk{Policy: policy}.ReadStyleFile(p.flows, "../home.css")
+	if !flow.IsMissing(f.Err) || mt != 0 || f.Canonical != filepath.Join(proj, ".argent", "home.css") || f.Path != p.flows+"/../home.css" {
 		t.Errorf("missing inside the roots: got %+v, want missing with the clean canonical", f)
 	}
 	p.put(t, "ok.css", "b {}")
-	if f, mt = (Disk{Policy: policy}).ReadStyleFile(p.flows, "ok.css"); f.Err != nil || string(f.Data) != "b {}" || mt == 0 {
+	if f, mt = (flow.Disk{Policy: policy}).ReadStyleFile(p.flows, "ok.css"); f.Err != nil || string(f.Data) != "b {}" || mt == 0 {
 		t.Errorf("ok.css: got %+v (mtime %v), want its bytes and mtime", f, mt)
 	}
 }

@@ -1,4 +1,4 @@
-package flow
+package run
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
@@ -30,12 +30,12 @@ type Options struct {
 	// <NAME>, from the environment.
 	Secret func(name string) (string, bool)
 	// Progress receives each step report as it finishes.
-	Progress func(StepReport)
+	Progress func(flow.StepReport)
 	// MaxCaptures bounds the captures of one snapshot (default 5).
 	MaxCaptures int
 	// Snapshot holds the project's snapshot limits (config file, then
 	// flags) for the snapshots that do not set their own.
-	Snapshot SnapshotDefaults
+	Snapshot flow.SnapshotDefaults
 	// Strict makes a selector that matches several elements fail the
 	// step, and equals:/contains: compare case (Playwright's strict mode).
 	Strict bool
@@ -48,7 +48,7 @@ type Options struct {
 // report.
 type Runner struct {
 	opts    Options
-	rep     *Report
+	rep     *flow.Report
 	stopped bool
 	// ended tells that the report takes no more lines: the line that
 	// says the run was aborted, or that it reached MaxRunSteps, is its
@@ -75,8 +75,8 @@ type runScope struct {
 
 // frame is one file being run: the root of a scope or a run: fragment.
 type frame struct {
-	file    *File
-	flow    *Flow
+	file    *flow.File
+	flow    *flow.Flow
 	display string
 	depth   int
 	scope   *runScope
@@ -84,7 +84,7 @@ type frame struct {
 
 // Entry is the flow a call names.
 type Entry struct {
-	File *File
+	File *flow.File
 	// Name is the report's flow name (the name argument, or the file's
 	// stem for a path).
 	Name string
@@ -95,43 +95,33 @@ type Entry struct {
 
 // Prepare parses the entry and checks what stops a run before its first
 // step: a missing or refused file, a case-folded spelling, a parse error.
-func Prepare(e Entry) (*Flow, error) {
+func Prepare(e Entry) (*flow.Flow, error) {
 	f := e.File
-	if f.Spelling.State == SpellCaseFolded {
+	if f.Spelling.State == flow.SpellCaseFolded {
 		return nil, caseFoldedNameError(strings.TrimSuffix(clientpath.Base(f.Path), ".yaml"), f.Spelling)
 	}
 	if f.Err != nil {
 		return nil, openError(f)
 	}
-	return Parse(f.Canonical, f.Data)
+	return flow.Parse(f.Canonical, f.Data)
 }
 
 // openError renders a file that has no bytes as Node does, as clients
 // expect: ENOENT: no such file or directory, open '<canonical>'.
-func openError(f *File) error {
-	var refused *RefusedError
+func openError(f *flow.File) error {
+	var refused *flow.RefusedError
 	switch {
 	case errors.As(f.Err, &refused):
 		return refused
-	case IsMissing(f.Err):
-		return &OpenError{Path: f.Canonical, Err: f.Err}
+	case flow.IsMissing(f.Err):
+		return &flow.OpenError{Path: f.Canonical, Err: f.Err}
 	}
 	return f.Err
 }
 
-// OpenError is a flow file that is not there.
-type OpenError struct {
-	Path string
-	Err  error
-}
-
-func (e *OpenError) Error() string { return clientfs.NotFoundText(e.Path) }
-
-func (e *OpenError) Unwrap() error { return e.Err }
-
 // caseFoldedNameError is the message of a flow named with another case
 // than its file has.
-func caseFoldedNameError(name string, sp Spelling) error {
+func caseFoldedNameError(name string, sp flow.Spelling) error {
 	tail := fmt.Sprintf("Pass name %q.", strings.TrimSuffix(sp.Actual, ".yaml"))
 	if sp.Addressable == nil || !*sp.Addressable {
 		tail = fmt.Sprintf("Rename %q to %q to run it — flow files must be lowercase .yaml.", sp.Actual, name+".yaml")
@@ -147,7 +137,7 @@ func (e *NameError) Error() string { return e.Msg }
 // Execute runs the entry flow and returns its report. An error means the flow
 // was rejected before its first step (see Prepare, and a run: fan-out that
 // could pass MaxRunSteps); a failing step is in the report, not an error.
-func Execute(ctx context.Context, opts Options, e Entry) (*Report, error) {
+func Execute(ctx context.Context, opts Options, e Entry) (*flow.Report, error) {
 	fl, err := Prepare(e)
 	if err != nil {
 		return nil, err
@@ -159,7 +149,7 @@ func Execute(ctx context.Context, opts Options, e Entry) (*Report, error) {
 		opts.MaxCaptures = 5
 	}
 	r := &Runner{opts: opts, written: map[string][]byte{}, started: time.Now()}
-	r.rep = &Report{Flow: e.Name, ExecutionPrerequisite: fl.ExecutionPrerequisite, StartedAt: r.started.UnixMilli(), Steps: []StepReport{}}
+	r.rep = &flow.Report{Flow: e.Name, ExecutionPrerequisite: fl.ExecutionPrerequisite, StartedAt: r.started.UnixMilli(), Steps: []flow.StepReport{}}
 	if opts.Device != nil {
 		r.rep.Device = opts.Device.ID()
 	}
@@ -184,12 +174,12 @@ func (r *Runner) runFile(ctx context.Context, fr *frame) {
 	r.steps(ctx, fr, fr.flow.Steps, fr.depth)
 }
 
-func (r *Runner) steps(ctx context.Context, fr *frame, steps []*Step, depth int) {
+func (r *Runner) steps(ctx context.Context, fr *frame, steps []*flow.Step, depth int) {
 	for _, s := range steps {
 		if r.ended {
 			return
 		}
-		if len(r.rep.Steps) >= MaxRunSteps {
+		if len(r.rep.Steps) >= flow.MaxRunSteps {
 			// The authoritative bound: Execute counted the run's fan-out
 			// before its first step, but a fragment can change on disk
 			// while the run goes on.
@@ -212,7 +202,7 @@ func (r *Runner) steps(ctx context.Context, fr *frame, steps []*Step, depth int)
 // skip reports a step that will not run: after a stop with no reason,
 // after an abort with "run aborted" (and nothing after that line); a
 // when: block lists its steps, a run: stays one line.
-func (r *Runner) skip(fr *frame, s *Step, depth int) {
+func (r *Runner) skip(fr *frame, s *flow.Step, depth int) {
 	if r.ended {
 		return
 	}
@@ -221,9 +211,9 @@ func (r *Runner) skip(fr *frame, s *Step, depth int) {
 		reason = "run aborted"
 	}
 	sr := r.base(fr, s, depth)
-	sr.Status, sr.Reason = StatusSkip, reason
+	sr.Status, sr.Reason = flow.StatusSkip, reason
 	r.emit(sr)
-	if w, ok := s.Directive.(*When); ok {
+	if w, ok := s.Directive.(*flow.When); ok {
 		for _, in := range w.Steps {
 			r.skip(fr, in, depth+1)
 		}
@@ -231,18 +221,18 @@ func (r *Runner) skip(fr *frame, s *Step, depth int) {
 }
 
 // base is the report line of s before it runs.
-func (r *Runner) base(fr *frame, s *Step, depth int) StepReport {
-	sr := StepReport{Kind: string(s.Kind()), Flow: fr.display, Depth: depth, Line: s.Line, Target: target(s)}
+func (r *Runner) base(fr *frame, s *flow.Step, depth int) flow.StepReport {
+	sr := flow.StepReport{Kind: string(s.Kind()), Flow: fr.display, Depth: depth, Line: s.Line, Target: flow.Target(s)}
 	switch d := s.Directive.(type) {
-	case *Echo:
+	case *flow.Echo:
 		sr.Message = d.Message
-	case *Tool:
+	case *flow.Tool:
 		sr.Tool = d.Name
-	case *Await:
-		if d.Condition.Kind == CondIdle {
+	case *flow.Await:
+		if d.Condition.Kind == flow.CondIdle {
 			sr.Kind = "idle"
 		}
-	case *Run:
+	case *flow.Run:
 		sr.Flow = r.displayFor(d)
 	}
 	return sr
@@ -251,18 +241,18 @@ func (r *Runner) base(fr *frame, s *Step, depth int) StepReport {
 // emit finishes a report line: index, totals, progress. Once the report
 // has ended it drops the line; the line past MaxRunSteps becomes the one
 // that says the run reached it, and ends the report.
-func (r *Runner) emit(sr StepReport) {
+func (r *Runner) emit(sr flow.StepReport) {
 	if r.ended {
 		return
 	}
-	if len(r.rep.Steps) >= MaxRunSteps {
+	if len(r.rep.Steps) >= flow.MaxRunSteps {
 		sr = stepLimitLine(sr)
 		r.ended = true
 	}
 	sr.Index = len(r.rep.Steps)
 	r.rep.Steps = append(r.rep.Steps, sr)
-	r.rep.count(sr)
-	if sr.Status == StatusFail || sr.Status == StatusError {
+	count(r.rep, sr)
+	if sr.Status == flow.StatusFail || sr.Status == flow.StatusError {
 		r.stopped = true
 	}
 	if r.rep.Aborted {
@@ -278,31 +268,31 @@ func (r *Runner) emit(sr StepReport) {
 // stepLimitLine turns the line of the step that would pass MaxRunSteps
 // into the error that ends the run. An echo's line keeps its kind and
 // carries the reason as its message, since an echo line shows only that.
-func stepLimitLine(sr StepReport) StepReport {
-	out := StepReport{Kind: sr.Kind, Flow: sr.Flow, Depth: sr.Depth, Line: sr.Line, Target: sr.Target, Tool: sr.Tool, Status: StatusError}
-	out.Reason = fmt.Sprintf("the run reached its limit of %d steps (the steps of its run: fragments, nested flows and when: blocks count): this step and every later one did not run", MaxRunSteps)
-	if out.Kind == string(KindEcho) {
+func stepLimitLine(sr flow.StepReport) flow.StepReport {
+	out := flow.StepReport{Kind: sr.Kind, Flow: sr.Flow, Depth: sr.Depth, Line: sr.Line, Target: sr.Target, Tool: sr.Tool, Status: flow.StatusError}
+	out.Reason = fmt.Sprintf("the run reached its limit of %d steps (the steps of its run: fragments, nested flows and when: blocks count): this step and every later one did not run", flow.MaxRunSteps)
+	if out.Kind == string(flow.KindEcho) {
 		out.Message = out.Reason
 	}
-	out.setErr(ErrTooManySteps)
+	setErr(&out, flow.ErrTooManySteps)
 	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // step runs one step and reports it.
-func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
+func (r *Runner) step(ctx context.Context, fr *frame, s *flow.Step, depth int) {
 	sr := r.base(fr, s, depth)
 	start := time.Now()
 	switch d := s.Directive.(type) {
-	case *When:
+	case *flow.When:
 		r.when(ctx, fr, s, d, sr, depth)
 		return
-	case *Run:
+	case *flow.Run:
 		r.runFragment(ctx, fr, d, sr, depth)
 		return
-	case *Tool:
-		if d.Name == ToolFlowExecute {
+	case *flow.Tool:
+		if d.Name == flow.ToolFlowExecute {
 			r.nested(ctx, fr, s, d, sr, depth)
 			return
 		}
@@ -316,17 +306,17 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	timedOut := errors.Is(sctx.Err(), context.DeadlineExceeded)
 	cancel()
 	if res.status == "" {
-		res.status = StatusPass
+		res.status = flow.StatusPass
 	}
-	if ctx.Err() == nil && timedOut && res.status != StatusPass {
+	if ctx.Err() == nil && timedOut && res.status != flow.StatusPass {
 		// The page stopped answering (a script that never returns, a
 		// renderer that hung): the run goes on to its end, never hangs.
 		res = errored("the step did not finish within %s: the page stopped answering (a script that never returns?)", budget)
 	}
-	if ctx.Err() != nil && res.status != StatusPass {
+	if ctx.Err() != nil && res.status != flow.StatusPass {
 		r.rep.Aborted = true
-		res = outcome{status: StatusSkip, reason: "run aborted"}
-		if _, ok := s.Directive.(*Wait); ok {
+		res = outcome{status: flow.StatusSkip, reason: "run aborted"}
+		if _, ok := s.Directive.(*flow.Wait); ok {
 			res.reason = "run aborted during wait"
 		}
 	}
@@ -335,8 +325,8 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 	sr.Baseline = res.baseline
 	sr.Captures = res.captures
 	sr.Element = res.element
-	if res.status == StatusFail || res.status == StatusError {
-		sr.setErr(res.err)
+	if res.status == flow.StatusFail || res.status == flow.StatusError {
+		setErr(&sr, res.err)
 	}
 	sr.DurationMs = ms(time.Since(start))
 	r.emit(sr)
@@ -347,18 +337,18 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *Step, depth int) {
 const stepSlack = 30 * time.Second
 
 // stepBudget bounds one step: its own timeout or duration, plus slack.
-func stepBudget(s *Step) time.Duration {
-	base := DefaultAwaitTimeout
+func stepBudget(s *flow.Step) time.Duration {
+	base := flow.DefaultAwaitTimeout
 	switch d := s.Directive.(type) {
-	case *Await:
+	case *flow.Await:
 		base = max(base, d.Timeout)
-	case *Wait:
+	case *flow.Wait:
 		base = max(base, d.Duration)
-	case *LongPress:
+	case *flow.LongPress:
 		base += d.Duration
-	case *Script:
+	case *flow.Script:
 		base = max(base, d.Timeout, 60*time.Second)
-	case *Tool:
+	case *flow.Tool:
 		// A tool runs as long as it needs (an await tool has its own
 		// timeout); give it generous room, and the delay after it.
 		base = 10*time.Minute + d.Delay
@@ -369,16 +359,16 @@ func stepBudget(s *Step) time.Duration {
 // outcome is what a leaf step produced.
 type outcome struct {
 	status, reason, warning string
-	artifacts               map[string]Artifact
+	artifacts               map[string]flow.Artifact
 	result                  json.RawMessage
 	snapshotKey             string
-	baseline                *SnapshotBaseline
-	mismatch                *Mismatch
+	baseline                *flow.SnapshotBaseline
+	mismatch                *flow.Mismatch
 	scriptLog               string
 	// captures counts a snapshot step's captures.
 	captures int
 	// element is what a step that acts on an element acted on.
-	element *StepElement
+	element *flow.StepElement
 	// err is the error behind a fail or error status, kept typed for
 	// StepReport.Err: a dead browser must stay told apart from a failed
 	// assertion after its text went into reason.
@@ -388,12 +378,12 @@ type outcome struct {
 // fail is a step that failed; the first error among a, if any, is kept as
 // its cause, so a reason formatted from an error stays typed.
 func fail(format string, a ...any) outcome {
-	return outcome{status: StatusFail, reason: fmt.Sprintf(format, a...), err: cause(a)}
+	return outcome{status: flow.StatusFail, reason: fmt.Sprintf(format, a...), err: cause(a)}
 }
 
 // errored is a step that could not run; it keeps its cause as fail does.
 func errored(format string, a ...any) outcome {
-	return outcome{status: StatusError, reason: fmt.Sprintf(format, a...), err: cause(a)}
+	return outcome{status: flow.StatusError, reason: fmt.Sprintf(format, a...), err: cause(a)}
 }
 
 // cause returns the first error among the arguments of a reason.
@@ -408,30 +398,30 @@ func cause(a []any) error {
 
 // when runs a when: block: a marker line, then its steps (run, or skipped
 // when the guard does not hold).
-func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepReport, depth int) {
+func (r *Runner) when(ctx context.Context, fr *frame, s *flow.Step, w *flow.When, sr flow.StepReport, depth int) {
 	start := time.Now()
 	label := w.Condition.String()
 	met := false
-	if w.Condition.Kind == CondPlatform {
+	if w.Condition.Kind == flow.CondPlatform {
 		met = strings.EqualFold(w.Condition.Platform, r.opts.Platform)
 	} else {
 		if r.opts.Device == nil {
-			sr.Status, sr.Reason = StatusError, fmt.Sprintf("could not evaluate when guard (%s): no device", label)
+			sr.Status, sr.Reason = flow.StatusError, fmt.Sprintf("could not evaluate when guard (%s): no device", label)
 			r.emit(sr)
 			r.skipBlock(fr, w, depth, "when guard errored")
 			return
 		}
-		out, err := r.opts.Device.Check(ctx, r.condition(w.Condition), AssertGrace)
+		out, err := r.opts.Device.Check(ctx, r.condition(w.Condition), flow.AssertGrace)
 		if err != nil {
 			if ctx.Err() != nil {
 				r.rep.Aborted = true
-				sr.Status, sr.Reason = StatusSkip, "run aborted"
+				sr.Status, sr.Reason = flow.StatusSkip, "run aborted"
 				r.emit(sr)
 				r.skipBlock(fr, w, depth, "run aborted")
 				return
 			}
-			sr.Status, sr.Reason = StatusError, fmt.Sprintf("could not evaluate when guard (%s): %v", label, err)
-			sr.setErr(err)
+			sr.Status, sr.Reason = flow.StatusError, fmt.Sprintf("could not evaluate when guard (%s): %v", label, err)
+			setErr(&sr, err)
 			sr.DurationMs = ms(time.Since(start))
 			r.emit(sr)
 			r.skipBlock(fr, w, depth, "when guard errored")
@@ -441,26 +431,26 @@ func (r *Runner) when(ctx context.Context, fr *frame, s *Step, w *When, sr StepR
 	}
 	sr.DurationMs = ms(time.Since(start))
 	if !met {
-		sr.Status = StatusSkip
+		sr.Status = flow.StatusSkip
 		sr.Reason = fmt.Sprintf("condition not met (%s) — block skipped (%s)", label, plural(len(w.Steps), "step"))
 		r.emit(sr)
 		r.skipBlock(fr, w, depth, "when block skipped")
 		return
 	}
-	sr.Status, sr.Reason = StatusPass, fmt.Sprintf("condition met (%s)", label)
+	sr.Status, sr.Reason = flow.StatusPass, fmt.Sprintf("condition met (%s)", label)
 	r.emit(sr)
 	r.steps(ctx, fr, w.Steps, depth+1)
 }
 
-func (r *Runner) skipBlock(fr *frame, w *When, depth int, reason string) {
+func (r *Runner) skipBlock(fr *frame, w *flow.When, depth int, reason string) {
 	for _, in := range w.Steps {
 		if r.ended {
 			return
 		}
 		sr := r.base(fr, in, depth+1)
-		sr.Status, sr.Reason = StatusSkip, reason
+		sr.Status, sr.Reason = flow.StatusSkip, reason
 		r.emit(sr)
-		if inner, ok := in.Directive.(*When); ok {
+		if inner, ok := in.Directive.(*flow.When); ok {
 			r.skipBlock(fr, inner, depth+1, reason)
 		}
 	}
@@ -471,4 +461,30 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("1 %s", word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// setErr keeps the error behind a failed step, and marks the step when
+// the machinery failed.
+func setErr(s *flow.StepReport, err error) {
+	s.Err = err
+	s.Infrastructure = errors.Is(err, flow.ErrInfrastructure)
+}
+
+// count adds a finished step to the totals; echo lines never count,
+// except the error line that ends a run at MaxRunSteps, which may be an
+// echo's.
+func count(r *flow.Report, s flow.StepReport) {
+	if s.Kind == string(flow.KindEcho) && s.Status != flow.StatusError {
+		return
+	}
+	switch s.Status {
+	case flow.StatusPass:
+		r.Passed++
+	case flow.StatusFail:
+		r.Failed++
+	case flow.StatusSkip:
+		r.Skipped++
+	default:
+		r.Errored++
+	}
 }

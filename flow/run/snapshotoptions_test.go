@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 )
 
 // A live clock, masked, passes twice in a row a minute apart; unmasked,
@@ -72,7 +73,7 @@ func TestSnapshotHideStyleThreshold(t *testing.T) {
   - snapshot: { name: home, maxDiffPixels: 0, threshold: 1 }
   - snapshot: { name: home, maxDiffPixels: 0 }
 `)
-	rep := p.runOpts(t, dev, "base", flow.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(100000)}})
+	rep := p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{MaxDiffPixels: ptr(100000)}})
 	st := rep.Steps
 	if st[2].Status != flow.StatusPass || st[3].Status != flow.StatusPass {
 		t.Fatalf("hide/style: %s", dump(rep))
@@ -148,7 +149,7 @@ func TestTapCoveredWarns(t *testing.T) {
 	if w := rep.Steps[4].Warning; !strings.Contains(w, `where id="toast" text="Saved 3 items"`) || !strings.Contains(w, "the tap landed on that element") {
 		t.Fatalf("covered tap: warning %q", w)
 	}
-	rep = p.runOpts(t, dev, "covered", flow.Options{Strict: true})
+	rep = p.runOpts(t, dev, "covered", run.Options{Strict: true})
 	if s := rep.Steps[4]; s.Status != flow.StatusFail || !strings.Contains(s.Reason, "covers its centre") {
 		t.Fatalf("strict: %s %q", s.Status, s.Reason)
 	}

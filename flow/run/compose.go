@@ -1,4 +1,4 @@
-package flow
+package run
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/snapshot"
 )
@@ -21,7 +22,7 @@ func baselineDir(canonical, fallback string) string {
 // displayFor names a fragment in the report: its file's stem, or the
 // target as written when that stem is the root flow's own name, so a
 // fragment's lines never carry the root's name.
-func (r *Runner) displayFor(d *Run) string {
+func (r *Runner) displayFor(d *flow.Run) string {
 	stem := strings.TrimSuffix(path.Base(d.File()), ".yaml")
 	if stem != r.rep.Flow {
 		return stem
@@ -47,7 +48,7 @@ func enterCheck(stack, displays []string, canonical, display string) string {
 	}
 	// The flow the call names is level 0; level MaxRunDepth is the
 	// deepest that runs.
-	if len(stack) > MaxRunDepth {
+	if len(stack) > flow.MaxRunDepth {
 		return "max run depth exceeded"
 	}
 	return ""
@@ -55,7 +56,7 @@ func enterCheck(stack, displays []string, canonical, display string) string {
 
 // runFragment runs a run: step: its file resolved beside the real file
 // that names it, then its steps inline, one level deeper.
-func (r *Runner) runFragment(ctx context.Context, fr *frame, d *Run, sr StepReport, depth int) {
+func (r *Runner) runFragment(ctx context.Context, fr *frame, d *flow.Run, sr flow.StepReport, depth int) {
 	start := time.Now()
 	target := d.File()
 	done := func(status, reason string) {
@@ -64,33 +65,33 @@ func (r *Runner) runFragment(ctx context.Context, fr *frame, d *Run, sr StepRepo
 	}
 	f, err := r.opts.Source.Open(fr.file.Dir(), target)
 	if err != nil {
-		done(StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
+		done(flow.StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
 		return
 	}
 	if msg := r.enter(f.Canonical, sr.Flow); msg != "" {
-		done(StatusError, msg)
+		done(flow.StatusError, msg)
 		return
 	}
-	if f.Spelling.State == SpellCaseFolded {
-		done(StatusError, misCased(target, f.Spelling))
+	if f.Spelling.State == flow.SpellCaseFolded {
+		done(flow.StatusError, misCased(target, f.Spelling))
 		return
 	}
 	if f.Err != nil {
-		done(StatusError, fmt.Sprintf("could not load fragment %q: %v", target, openError(f)))
+		done(flow.StatusError, fmt.Sprintf("could not load fragment %q: %v", target, openError(f)))
 		return
 	}
-	fl, err := Parse(f.Canonical, f.Data)
+	fl, err := flow.Parse(f.Canonical, f.Data)
 	if err != nil {
-		done(StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
+		done(flow.StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
 		return
 	}
-	done(StatusPass, "")
+	done(flow.StatusPass, "")
 	r.runFile(ctx, &frame{file: f, flow: fl, display: sr.Flow, depth: depth + 1, scope: fr.scope})
 }
 
 // misCased is the message of a run: target whose directory lists it with
 // another case.
-func misCased(target string, sp Spelling) string {
+func misCased(target string, sp flow.Spelling) string {
 	base := path.Base(target)
 	prefix := strings.TrimSuffix(target, base)
 	recovery := fmt.Sprintf("rename %q to %q to compose it — flow files must be lowercase .yaml", sp.Actual, base)
@@ -103,7 +104,7 @@ func misCased(target string, sp Spelling) string {
 // nested runs a tool: flow-execute step as a run of its own: its own
 // baselines beside its canonical keyed by the step's name, its steps in
 // the same report one level deeper.
-func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr StepReport, depth int) {
+func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.Tool, sr flow.StepReport, depth int) {
 	start := time.Now()
 	done := func(status, reason string) {
 		sr.Status, sr.Reason, sr.DurationMs = status, reason, ms(time.Since(start))
@@ -111,34 +112,34 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 	}
 	name, dir, file, msg := r.nestedTarget(d)
 	if msg != "" {
-		done(StatusError, msg)
+		done(flow.StatusError, msg)
 		return
 	}
 	f, err := r.opts.Source.Open(dir, file)
 	sr.Target = name
 	if err != nil {
-		done(StatusError, err.Error())
+		done(flow.StatusError, err.Error())
 		return
 	}
 	if msg := r.enter(f.Canonical, name); msg != "" {
-		done(StatusError, msg)
+		done(flow.StatusError, msg)
 		return
 	}
-	if f.Spelling.State == SpellCaseFolded {
-		done(StatusError, caseFoldedNameError(name, f.Spelling).Error())
+	if f.Spelling.State == flow.SpellCaseFolded {
+		done(flow.StatusError, caseFoldedNameError(name, f.Spelling).Error())
 		return
 	}
 	if f.Err != nil {
-		done(StatusError, openError(f).Error())
+		done(flow.StatusError, openError(f).Error())
 		return
 	}
-	fl, err := Parse(f.Canonical, f.Data)
+	fl, err := flow.Parse(f.Canonical, f.Data)
 	if err != nil {
-		done(StatusError, fmt.Sprintf("could not load flow %q: %v", name, err))
+		done(flow.StatusError, fmt.Sprintf("could not load flow %q: %v", name, err))
 		return
 	}
 	if ack, _ := d.Args["prerequisiteAcknowledged"].(bool); fl.ExecutionPrerequisite != "" && !ack {
-		done(StatusError, fmt.Sprintf("flow %q did not run — its execution prerequisite was not acknowledged: %s. Add prerequisiteAcknowledged: true to the step's args, or compose with run: instead.", name, fl.ExecutionPrerequisite))
+		done(flow.StatusError, fmt.Sprintf("flow %q did not run — its execution prerequisite was not acknowledged: %s. Add prerequisiteAcknowledged: true to the step's args, or compose with run: instead.", name, fl.ExecutionPrerequisite))
 		return
 	}
 	// A nested run updates baselines when its step says so, or when the
@@ -147,7 +148,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 	if u, ok := d.Args["updateBaselines"].(bool); ok {
 		update = u
 	}
-	done(StatusPass, "")
+	done(flow.StatusPass, "")
 	sc := &runScope{name: name, baselineDir: baselineDir(f.Canonical, name), update: update}
 	r.runFile(ctx, &frame{file: f, flow: fl, display: name, depth: depth + 1, scope: sc})
 	if d.Delay > 0 && !r.stopped {
@@ -158,7 +159,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 // nestedTarget returns the name a flow-execute step runs and where its
 // file is (the directory and the target to open there), or the message of
 // the step's error when its arguments name no flow it may run.
-func (r *Runner) nestedTarget(d *Tool) (name, dir, file, msg string) {
+func (r *Runner) nestedTarget(d *flow.Tool) (name, dir, file, msg string) {
 	name, _ = d.Args["name"].(string)
 	root, _ := d.Args["project_root"].(string)
 	flowPath, _ := d.Args["flow_path"].(string)
@@ -170,7 +171,7 @@ func (r *Runner) nestedTarget(d *Tool) (name, dir, file, msg string) {
 			return "", "", "", fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", flowPath)
 		}
 		return strings.TrimSuffix(path.Base(flowPath), ".yaml"), clientpath.Dir(flowPath), clientpath.Base(flowPath), ""
-	case !ValidName(name):
+	case !flow.ValidName(name):
 		return "", "", "", fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
 	case !clientpath.IsAbs(root) || clientpath.HasDotDot(root):
 		return "", "", "", fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root)

@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -48,7 +49,7 @@ console.log("script says hi");
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	f, _ := flow.Disk{}.Open(p.flows(), "all.yaml")
-	rep, err := flow.Execute(ctx, flow.Options{Device: dev, Source: flow.Disk{}, Tools: caller}, flow.Entry{File: f, Name: "all", StemFallback: "all"})
+	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, Tools: caller}, run.Entry{File: f, Name: "all", StemFallback: "all"})
 	if err != nil {
 		t.Fatal(err)
 	}

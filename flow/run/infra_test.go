@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
@@ -45,7 +46,7 @@ func TestStepErrorsStayTyped(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		f, _ := flow.Disk{}.Open(p.flows(), name+".yaml")
-		rep, err := flow.Execute(ctx, flow.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, Progress: progress}, flow.Entry{File: f, Name: name, StemFallback: name})
+		rep, err := run.Execute(ctx, run.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, Progress: progress}, run.Entry{File: f, Name: name, StemFallback: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package flow
+package run
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -17,7 +18,7 @@ import (
 // match passes (a frame that matches its baseline is itself evidence the
 // page settled); only a mismatch waits for two identical captures and
 // compares that settled frame. An update always takes two.
-func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapshot) outcome {
+func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *flow.Snapshot) outcome {
 	t, o := r.plan(ctx, dev, d)
 	if t == nil {
 		return o
@@ -27,11 +28,11 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	if !fr.scope.update {
 		var err error
 		b.png, err = r.baseline(b.path)
-		var refused *RefusedError
+		var refused *flow.RefusedError
 		switch {
 		case errors.As(err, &refused):
 			return errored("%s", refused.Reason)
-		case IsMissing(err):
+		case flow.IsMissing(err):
 			b.missing = true
 		case err != nil:
 			return errored("read baseline %s: %v", b.path, err)
@@ -48,8 +49,8 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	var first *snapshot.Result
 	if b.png != nil {
 		opts.Accept = func(png []byte) bool {
-			res, err := snapshot.CompareBytes(t.key, b.png, "capture", png, lim.options())
-			if err != nil || lim.exceeded(res) != "" {
+			res, err := snapshot.CompareBytes(t.key, b.png, "capture", png, compareOptions(lim))
+			if err != nil || exceeded(lim, res) != "" {
 				return false
 			}
 			first = &res
@@ -64,9 +65,9 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *Snapsho
 	o = r.judge(ctx, fr, dev, d, s, b, lim, first)
 	o.captures = got.Captures
 	if o.baseline == nil && o.snapshotKey != "" {
-		o.baseline = &SnapshotBaseline{Path: b.path, State: BaselineCompared}
+		o.baseline = &flow.SnapshotBaseline{Path: b.path, State: flow.BaselineCompared}
 		if b.missing {
-			o.baseline.State = BaselineMissing
+			o.baseline.State = flow.BaselineMissing
 		}
 	}
 	return o
@@ -83,7 +84,7 @@ type stored struct {
 // judge turns a capture into the step's outcome: adopted, compared, or
 // missing its baseline. first is the fast path's comparison, when the
 // first capture matched.
-func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *Snapshot, s *shot, b stored, lim Limits, first *snapshot.Result) outcome {
+func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *flow.Snapshot, s *shot, b stored, lim flow.Limits, first *snapshot.Result) outcome {
 	unsettled := ""
 	if !s.stable {
 		unsettled = fmt.Sprintf("the screen kept changing: no two of %d consecutive captures were identical", r.opts.MaxCaptures)
@@ -97,7 +98,7 @@ func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *Snapshot, 
 		return r.adopt(fr, d, s.key, b.path, s.png)
 	case b.missing:
 		o := fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, b.path)
-		art := map[string]Artifact{}
+		art := map[string]flow.Artifact{}
 		r.keep(art, fr, "current", s.key, s.png)
 		o.artifacts, o.snapshotKey = art, s.key
 		return o
@@ -128,13 +129,13 @@ type plan struct {
 
 // plan locates the cropOn element, when the step has one, and names the
 // baseline. A nil plan comes with the step's outcome.
-func (r *Runner) plan(ctx context.Context, dev Device, d *Snapshot) (*plan, outcome) {
+func (r *Runner) plan(ctx context.Context, dev Device, d *flow.Snapshot) (*plan, outcome) {
 	w, h := dev.Size()
 	t := &plan{at: &where{Width: w, Height: h}}
 	var err error
 	switch {
 	case d.CropOn != nil:
-		el, lerr := dev.Locate(ctx, d.CropOn, DefaultAwaitTimeout)
+		el, lerr := dev.Locate(ctx, d.CropOn, flow.DefaultAwaitTimeout)
 		if lerr != nil {
 			return nil, errored("%v", lerr)
 		}
@@ -166,11 +167,11 @@ func (r *Runner) plan(ctx context.Context, dev Device, d *Snapshot) (*plan, outc
 // compare compares a shot with its baseline and keeps the baseline,
 // current and diff images of a failed comparison as artifacts. unsettled
 // says why the screen did not hold still, when it did not.
-func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, base []byte, lim Limits, unsettled string) outcome {
+func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, base []byte, lim flow.Limits, unsettled string) outcome {
 	// Compare the files first, without a diff image: identical files are
 	// only validated, and only the rows that differ are decoded.
-	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, lim.options())
-	art := map[string]Artifact{}
+	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, compareOptions(lim))
+	art := map[string]flow.Artifact{}
 	var sizes *snapshot.SizeMismatchError
 	switch {
 	case errors.As(err, &sizes):
@@ -186,7 +187,7 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 	case err != nil:
 		return errored("%v", err)
 	}
-	exceeded := lim.exceeded(res)
+	exceeded := exceeded(lim, res)
 	if exceeded == "" {
 		return passed(ctx, dev, s, res, lim, unsettled)
 	}
@@ -215,7 +216,7 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 	} else {
 		o = fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, lim.MaxMismatch, s.key, res.MismatchPixels, res.Width*res.Height, plural(res.RegionCount, "area"), where)
 	}
-	o.reason += "; limits: " + lim.describe()
+	o.reason += "; limits: " + describeLimits(lim)
 	if unsettled != "" {
 		o.reason += "; note: " + unsettled
 	}
@@ -224,8 +225,8 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 }
 
 // passed is a comparison within the limits.
-func passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits, unsettled string) outcome {
-	o := outcome{status: StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, lim.MaxMismatch, s.key), warning: unsettled, snapshotKey: s.key}
+func passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim flow.Limits, unsettled string) outcome {
+	o := outcome{status: flow.StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, lim.MaxMismatch, s.key), warning: unsettled, snapshotKey: s.key}
 	if lim.MaxDiffPixels != nil {
 		o.reason = fmt.Sprintf("diff %.2f%% ≤ %g%%, %d ≤ maxDiffPixels %d (%s)", res.MismatchPercent, lim.MaxMismatch, res.MismatchPixels, *lim.MaxDiffPixels, s.key)
 	}
@@ -237,34 +238,34 @@ func passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim L
 		if len(o.mismatch.Regions) > 0 {
 			o.reason += ", largest area " + regionPhrase(o.mismatch.Regions[0])
 		}
-		o.reason += "; limits: " + lim.describe()
+		o.reason += "; limits: " + describeLimits(lim)
 	}
 	return o
 }
 
 // mismatch explains a comparison that found differing pixels.
-func mismatch(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim Limits) *Mismatch {
-	return &Mismatch{
+func mismatch(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim flow.Limits) *flow.Mismatch {
+	return &flow.Mismatch{
 		Pixels: res.MismatchPixels, Percent: res.MismatchPercent, MaxMismatch: lim.MaxMismatch, Limits: &lim,
 		Regions: changedRegions(ctx, dev, res.Regions, s.at),
 	}
 }
 
 // adopt writes the capture as the baseline.
-func (r *Runner) adopt(fr *frame, d *Snapshot, key, path string, png []byte) outcome {
+func (r *Runner) adopt(fr *frame, d *flow.Snapshot, key, path string, png []byte) outcome {
 	_, before := r.written[path]
 	updated, err := r.opts.Source.WriteBaseline(path, png)
 	if err != nil {
-		var refused *RefusedError
+		var refused *flow.RefusedError
 		if errors.As(err, &refused) {
 			return errored("%s", refused.Reason)
 		}
 		return errored("write baseline %s: %v", path, err)
 	}
 	r.written[path] = png
-	o := outcome{status: StatusPass, snapshotKey: key, baseline: &SnapshotBaseline{Path: path, State: BaselineWritten}}
+	o := outcome{status: flow.StatusPass, snapshotKey: key, baseline: &flow.SnapshotBaseline{Path: path, State: flow.BaselineWritten}}
 	if updated || before {
-		o.baseline.State = BaselineUpdated
+		o.baseline.State = flow.BaselineUpdated
 	}
 	switch {
 	case r.opts.Linked && (updated || before):
@@ -289,7 +290,7 @@ func (r *Runner) baseline(path string) ([]byte, error) {
 
 // keep stores an artifact of a failed snapshot step as <key>-<role>.png
 // (--artifacts DIR/<flow>/<key>-baseline.png, -current, -diff; PRODUCT.md still calls it --output DIR).
-func (r *Runner) keep(art map[string]Artifact, fr *frame, role, key string, data []byte) {
+func (r *Runner) keep(art map[string]flow.Artifact, fr *frame, role, key string, data []byte) {
 	if r.opts.Artifacts == nil {
 		return
 	}
@@ -303,8 +304,8 @@ func (r *Runner) keep(art map[string]Artifact, fr *frame, role, key string, data
 // diffImage draws a failed comparison's diff (changed pixels red over a
 // faded baseline) as a PNG, or nil when it cannot. The comparison that
 // failed decoded only the rows that differ; drawing needs them all.
-func diffImage(key string, base, png []byte, lim Limits) []byte {
-	opts := lim.options()
+func diffImage(key string, base, png []byte, lim flow.Limits) []byte {
+	opts := compareOptions(lim)
 	opts.Diff = true
 	res, err := snapshot.CompareBytes(key, base, "capture", png, opts)
 	if err != nil || res.Diff == nil {

@@ -1,4 +1,4 @@
-package flow
+package run
 
 import (
 	"bytes"
@@ -12,54 +12,9 @@ import (
 	"regexp"
 	"strings"
 	"time"
-)
 
-// target is the report's target of a step: what it acted on.
-func target(s *Step) string {
-	switch d := s.Directive.(type) {
-	case *Tap:
-		if d.Point {
-			return fmt.Sprintf("(%g, %g)", d.X, d.Y)
-		}
-		return d.On.String()
-	case *LongPress:
-		if d.Point {
-			return fmt.Sprintf("(%g, %g)", d.X, d.Y)
-		}
-		return d.On.String()
-	case *Type:
-		return "into " + d.Into.String()
-	case *Await:
-		if d.Condition.Kind == CondIdle {
-			return ""
-		}
-		return d.Condition.String()
-	case *Assert:
-		return d.Condition.String()
-	case *When:
-		return d.Condition.String()
-	case *ScrollTo:
-		if d.Direction != "" && d.Direction != "down" {
-			return d.Target.String() + " (" + d.Direction + ")"
-		}
-		return d.Target.String()
-	case *Snapshot:
-		if d.CropOn != nil {
-			return fmt.Sprintf("%q cropOn %s", d.Name, d.CropOn)
-		}
-		return fmt.Sprintf("%q", d.Name)
-	case *Run:
-		return d.File()
-	case *Launch:
-		t, _ := d.ChromiumTarget()
-		return t
-	case *Script:
-		return d.Path
-	case *Press:
-		return pressTarget(d)
-	}
-	return ""
-}
+	"github.com/toolserver/toolserver/flow"
+)
 
 func (r *Runner) device() (Device, error) {
 	if r.opts.Device == nil {
@@ -69,21 +24,21 @@ func (r *Runner) device() (Device, error) {
 }
 
 // leaf runs a step that has no steps of its own.
-func (r *Runner) leaf(ctx context.Context, fr *frame, s *Step) outcome {
+func (r *Runner) leaf(ctx context.Context, fr *frame, s *flow.Step) outcome {
 	if err := s.ChromiumUnsupported(); err != nil {
-		return outcome{status: StatusFail, reason: strings.TrimPrefix(err.Error(), ErrUnsupported.Error()+": ")}
+		return outcome{status: flow.StatusFail, reason: strings.TrimPrefix(err.Error(), flow.ErrUnsupported.Error()+": ")}
 	}
 	switch d := s.Directive.(type) {
-	case *Echo:
-		return outcome{status: StatusPass}
-	case *Wait:
+	case *flow.Echo:
+		return outcome{status: flow.StatusPass}
+	case *flow.Wait:
 		if !sleep(ctx, d.Duration) {
-			return outcome{status: StatusSkip, reason: "run aborted during wait"}
+			return outcome{status: flow.StatusSkip, reason: "run aborted during wait"}
 		}
-		return outcome{status: StatusPass}
-	case *Script:
+		return outcome{status: flow.StatusPass}
+	case *flow.Script:
 		return r.script(ctx, fr, d)
-	case *Tool:
+	case *flow.Tool:
 		return r.tool(ctx, d)
 	}
 	dev, err := r.device()
@@ -91,52 +46,43 @@ func (r *Runner) leaf(ctx context.Context, fr *frame, s *Step) outcome {
 		return errored("%v", err)
 	}
 	switch d := s.Directive.(type) {
-	case *Launch:
+	case *flow.Launch:
 		return r.launch(ctx, fr, dev, d)
-	case *Tap:
+	case *flow.Tap:
 		return r.tap(ctx, dev, d.On, d.Point, d.X, d.Y, d.Times, 0)
-	case *LongPress:
+	case *flow.LongPress:
 		return r.tap(ctx, dev, d.On, d.Point, d.X, d.Y, 1, d.Duration)
-	case *Type:
+	case *flow.Type:
 		return r.typeText(ctx, dev, d)
-	case *ScrollTo:
+	case *flow.ScrollTo:
 		return r.scrollTo(ctx, dev, d)
-	case *Await:
-		if d.Condition.Kind == CondIdle {
+	case *flow.Await:
+		if d.Condition.Kind == flow.CondIdle {
 			return r.idle(ctx, dev, d)
 		}
 		return r.check(ctx, dev, d.Condition, d.Timeout)
-	case *Assert:
-		return r.check(ctx, dev, d.Condition, AssertGrace)
-	case *Snapshot:
+	case *flow.Assert:
+		return r.check(ctx, dev, d.Condition, flow.AssertGrace)
+	case *flow.Snapshot:
 		return r.snapshot(ctx, fr, dev, d)
-	case *Press:
+	case *flow.Press:
 		if err := dev.Press(ctx, d.Key, d.Times); err != nil {
 			return errored("press %s: %v", d.Key, err)
 		}
-		return outcome{status: StatusPass}
+		return outcome{status: flow.StatusPass}
 	}
 	return errored("unsupported step kind")
 }
 
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
-
-// IsLaunchURL reports whether a launch: target is a URL (it has a scheme)
-// rather than a file path; a Windows drive path such as C:\site\a.html is
-// a path. Only a local run can open a path, beside the flow file.
-func IsLaunchURL(t string) bool {
-	return schemeRE.MatchString(t) && !(len(t) > 2 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && !strings.Contains(t, "://"))
-}
-
 // launch opens a fresh browser context on a URL, or on a file beside the
 // flow file (local runs only).
-func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) outcome {
+func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *flow.Launch) outcome {
 	t, ok := d.ChromiumTarget()
 	if !ok {
 		return errored("no app id declared for platform %q — add a launch entry for it", r.opts.Platform)
 	}
 	u := t
-	if !IsLaunchURL(t) {
+	if !flow.IsLaunchURL(t) {
 		if r.opts.Linked {
 			return errored("launch %q: a relative path resolves on the tool-server's machine, not the client's; over a link launch a URL", t)
 		}
@@ -152,23 +98,23 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *Launch) o
 	if err := dev.Launch(ctx, u); err != nil {
 		return errored("launch %s: %v", u, err)
 	}
-	return outcome{status: StatusPass}
+	return outcome{status: flow.StatusPass}
 }
 
 // tap clicks an element's centre (auto-waiting for it) or a point. Its
 // report names the element; when the selector matched several, it warns
 // (Argent taps the best match) or, in strict mode, fails without tapping.
-func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, x, y float64, times int, hold time.Duration) outcome {
+func (r *Runner) tap(ctx context.Context, dev Device, on *flow.Selector, point bool, x, y float64, times int, hold time.Duration) outcome {
 	w, h := dev.Size()
 	cx, cy := x*float64(w), y*float64(h)
 	verb := "tapped"
 	if hold > 0 {
 		verb = "long-pressed"
 	}
-	var acted *StepElement
+	var acted *flow.StepElement
 	var covered *Element
 	if !point {
-		el, err := dev.Locate(ctx, on, DefaultAwaitTimeout)
+		el, err := dev.Locate(ctx, on, flow.DefaultAwaitTimeout)
 		if err != nil {
 			return errored("%v", err)
 		}
@@ -188,7 +134,7 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *Selector, point bool, 
 	if err := dev.Tap(ctx, cx, cy, max(times, 1), hold); err != nil {
 		return errored("%v", err)
 	}
-	out := outcome{status: StatusPass, element: acted}
+	out := outcome{status: flow.StatusPass, element: acted}
 	var warnings []string
 	if acted != nil && acted.Matches > 1 {
 		warnings = append(warnings, severalWarning(verb, on, acted))
@@ -251,7 +197,7 @@ func (r *Runner) redactIn(s string) string {
 
 type usedSecret struct{ name, value string }
 
-func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
+func (r *Runner) typeText(ctx context.Context, dev Device, d *flow.Type) outcome {
 	for _, name := range d.Secrets {
 		if v, ok := r.secret(name); ok {
 			r.secretsUsed = append(r.secretsUsed, usedSecret{name, v})
@@ -265,7 +211,7 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	if r.opts.Strict {
 		// Fill types as soon as it finds the field: strict mode looks
 		// first, so several matches type nothing.
-		el, err := dev.Locate(ctx, d.Into, DefaultAwaitTimeout)
+		el, err := dev.Locate(ctx, d.Into, flow.DefaultAwaitTimeout)
 		if err != nil {
 			return errored("%v", err)
 		}
@@ -276,7 +222,7 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 			return severalFailure("typed into", d.Into, acted)
 		}
 	}
-	el, err := dev.Fill(ctx, d.Into, text, d.Submit, DefaultAwaitTimeout)
+	el, err := dev.Fill(ctx, d.Into, text, d.Submit, flow.DefaultAwaitTimeout)
 	if err != nil {
 		o := errored("%s", r.redactIn(err.Error()))
 		o.err = err
@@ -285,7 +231,7 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 	if el == nil {
 		return r.notFound(ctx, dev, d.Into)
 	}
-	out := outcome{status: StatusPass, element: actedOn(el, w, h)}
+	out := outcome{status: flow.StatusPass, element: actedOn(el, w, h)}
 	if out.element.Matches > 1 {
 		out.warning = severalWarning("typed into", d.Into, out.element)
 	}
@@ -294,12 +240,12 @@ func (r *Runner) typeText(ctx context.Context, dev Device, d *Type) outcome {
 
 // scrollTo wheel-scrolls the page (or a container) until the target is
 // visible, at most scrollTries wheels or the await timeout.
-func (r *Runner) scrollTo(ctx context.Context, dev Device, d *ScrollTo) outcome {
+func (r *Runner) scrollTo(ctx context.Context, dev Device, d *flow.ScrollTo) outcome {
 	const scrollTries = 40
 	w, h := dev.Size()
 	px, py := 0.5, 0.5
 	if d.Within != nil {
-		el, err := dev.Locate(ctx, d.Within, DefaultAwaitTimeout)
+		el, err := dev.Locate(ctx, d.Within, flow.DefaultAwaitTimeout)
 		if err != nil {
 			return errored("%v", err)
 		}
@@ -317,14 +263,14 @@ func (r *Runner) scrollTo(ctx context.Context, dev Device, d *ScrollTo) outcome 
 	case "right":
 		dx, dy = 0.6*float64(w), 0
 	}
-	deadline := time.Now().Add(DefaultAwaitTimeout)
+	deadline := time.Now().Add(flow.DefaultAwaitTimeout)
 	for i := 0; ; i++ {
-		out, err := dev.Check(ctx, Condition{Kind: CondVisible, Selector: d.Target}, 0)
+		out, err := dev.Check(ctx, flow.Condition{Kind: flow.CondVisible, Selector: d.Target}, 0)
 		if err != nil {
 			return errored("%v", err)
 		}
 		if out.OK {
-			return outcome{status: StatusPass, element: actedOn(out.Element, w, h)}
+			return outcome{status: flow.StatusPass, element: actedOn(out.Element, w, h)}
 		}
 		if i >= scrollTries || time.Now().After(deadline) {
 			return fail("no visible element matched selector %s after scrolling %s %d times", d.Target, or(d.Direction, "down"), i)
@@ -344,16 +290,16 @@ func or(s, def string) string {
 
 // condition is c as this run checks it: in strict mode, contains and
 // equals compare case.
-func (r *Runner) condition(c Condition) Condition {
+func (r *Runner) condition(c flow.Condition) flow.Condition {
 	c.MatchCase = r.opts.Strict
 	return c
 }
 
 // check evaluates an await or assert condition.
-func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout time.Duration) outcome {
+func (r *Runner) check(ctx context.Context, dev Device, c flow.Condition, timeout time.Duration) outcome {
 	c = r.condition(c)
 	out, err := dev.Check(ctx, c, timeout)
-	if errors.Is(err, ErrInfrastructure) {
+	if errors.Is(err, flow.ErrInfrastructure) {
 		// The browser is gone: the step could not run, it did not fail.
 		return errored("could not read the page: %v", err)
 	}
@@ -361,25 +307,25 @@ func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout tim
 		return fail("could not read the page: %v", err)
 	}
 	if out.OK {
-		return outcome{status: StatusPass}
+		return outcome{status: flow.StatusPass}
 	}
 	sel := c.Selector
 	switch c.Kind {
-	case CondExists:
+	case flow.CondExists:
 		return fail("no element matched selector %s", sel)
-	case CondVisible:
+	case flow.CondVisible:
 		if out.Element != nil {
 			return fail("element(s) matched %s but none was visible", sel)
 		}
 		return fail("no element matched selector %s", sel)
-	case CondHidden:
+	case flow.CondHidden:
 		return fail("an element matching %s was still visible", sel)
-	case CondText:
+	case flow.CondText:
 		if out.Element == nil {
 			return fail("no element matched selector %s", sel)
 		}
-		want := fmt.Sprintf("wanted to %s %q", map[TextMatch]string{MatchContains: "contain", MatchEquals: "equal"}[c.Match], c.Expected)
-		if c.Match == MatchMatches {
+		want := fmt.Sprintf("wanted to %s %q", map[flow.TextMatch]string{flow.MatchContains: "contain", flow.MatchEquals: "equal"}[c.Match], c.Expected)
+		if c.Match == flow.MatchMatches {
 			want = "wanted to match /" + c.Expected + "/"
 		} else if c.MatchCase {
 			want += ", matching case in strict mode"
@@ -390,26 +336,26 @@ func (r *Runner) check(ctx context.Context, dev Device, c Condition, timeout tim
 }
 
 // idle waits for the page to settle; it never fails a run.
-func (r *Runner) idle(ctx context.Context, dev Device, d *Await) outcome {
+func (r *Runner) idle(ctx context.Context, dev Device, d *flow.Await) outcome {
 	ok, err := dev.Idle(ctx, d.Condition.StableFor, d.Timeout)
 	if err != nil {
 		if ctx.Err() != nil {
-			return outcome{status: StatusSkip, reason: "run aborted"}
+			return outcome{status: flow.StatusSkip, reason: "run aborted"}
 		}
-		if errors.Is(err, ErrInfrastructure) {
+		if errors.Is(err, flow.ErrInfrastructure) {
 			// A dead browser is not a page that never settles.
 			return errored("could not tell whether the page settled: %v", err)
 		}
-		return outcome{status: StatusPass, warning: fmt.Sprintf("could not tell whether the page settled (%v); went ahead without waiting", err)}
+		return outcome{status: flow.StatusPass, warning: fmt.Sprintf("could not tell whether the page settled (%v); went ahead without waiting", err)}
 	}
 	if !ok {
-		return outcome{status: StatusPass, warning: fmt.Sprintf("the page never held still for %dms within %dms, so this step went ahead without waiting it out. Something on it never stops (a video, a looping animation, a carousel, live-updating text) or it never finished loading; gate the next action on a stable element rather than on stillness.", d.Condition.StableFor.Milliseconds(), d.Timeout.Milliseconds())}
+		return outcome{status: flow.StatusPass, warning: fmt.Sprintf("the page never held still for %dms within %dms, so this step went ahead without waiting it out. Something on it never stops (a video, a looping animation, a carousel, live-updating text) or it never finished loading; gate the next action on a stable element rather than on stillness.", d.Condition.StableFor.Milliseconds(), d.Timeout.Milliseconds())}
 	}
-	return outcome{status: StatusPass}
+	return outcome{status: flow.StatusPass}
 }
 
 // tool calls a server tool for a tool: step.
-func (r *Runner) tool(ctx context.Context, d *Tool) outcome {
+func (r *Runner) tool(ctx context.Context, d *flow.Tool) outcome {
 	if r.opts.Tools == nil {
 		return errored("tool %s: this run has no tools", d.Name)
 	}
@@ -428,23 +374,23 @@ func (r *Runner) tool(ctx context.Context, d *Tool) outcome {
 		o.err = err
 		return o
 	}
-	out := outcome{status: StatusPass}
+	out := outcome{status: flow.StatusPass}
 	if res != nil {
 		// The report carries the result as JSON: a tool's result is the
 		// tool's own shape, and the report crosses the wire.
-		if out.result, err = marshalRaw(res); err != nil {
+		if out.result, err = flow.MarshalNoEscape(res); err != nil {
 			return errored("tool %s: its result is not JSON: %v", d.Name, err)
 		}
 	}
 	if m, ok := res.(map[string]any); ok && d.Name == "await-ui-element" && m["success"] == false {
-		out.status = StatusFail
+		out.status = flow.StatusFail
 		out.reason = "await-ui-element condition not met"
 		if note, _ := m["note"].(string); note != "" {
 			out.reason += ": " + note
 		}
 	}
 	if d.Delay > 0 && !sleep(ctx, d.Delay) {
-		return outcome{status: StatusSkip, reason: "run aborted during delay"}
+		return outcome{status: flow.StatusSkip, reason: "run aborted during delay"}
 	}
 	return out
 }
@@ -453,7 +399,7 @@ func (r *Runner) tool(ctx context.Context, d *Tool) outcome {
 const maxScriptLog = 64 << 10
 
 // script runs a local .mjs or .js file with node, beside the flow file.
-func (r *Runner) script(ctx context.Context, fr *frame, d *Script) outcome {
+func (r *Runner) script(ctx context.Context, fr *frame, d *flow.Script) outcome {
 	if r.opts.Linked {
 		return errored("script: steps run only in a local run, never over a link")
 	}
@@ -481,7 +427,7 @@ func (r *Runner) script(ctx context.Context, fr *frame, d *Script) outcome {
 		o.scriptLog = log
 		return o
 	}
-	return outcome{status: StatusPass, scriptLog: log}
+	return outcome{status: flow.StatusPass, scriptLog: log}
 }
 
 // limited keeps at most n bytes and drops the rest.

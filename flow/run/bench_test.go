@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 )
 
 // benchProject writes the mini flow of cdp-measurements.md: a fresh
@@ -40,9 +41,9 @@ func benchProject(b *testing.B) (string, *flow.File) {
 func BenchmarkMiniFlow(b *testing.B) {
 	_, f := benchProject(b)
 	dev := devAdapter(cdptest.Device(b, "chromium-cdp-1280x800"))
-	entry := flow.Entry{File: f, Name: "mini", StemFallback: "mini"}
+	entry := run.Entry{File: f, Name: "mini", StemFallback: "mini"}
 	run := func(update bool) *flow.Report {
-		rep, err := flow.Execute(context.Background(), flow.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, entry)
+		rep, err := run.Execute(context.Background(), run.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, entry)
 		if err != nil || !rep.OK {
 			b.Fatalf("run: %v %+v", err, rep)
 		}
@@ -86,10 +87,10 @@ func BenchmarkStepOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	f, _ := flow.Disk{}.Open(dir, "steps.yaml")
-	entry := flow.Entry{File: f, Name: "steps", StemFallback: "steps"}
+	entry := run.Entry{File: f, Name: "steps", StemFallback: "steps"}
 	dev := devAdapter(d)
 	for b.Loop() {
-		rep, err := flow.Execute(context.Background(), flow.Options{Device: dev, Source: flow.Disk{}}, entry)
+		rep, err := run.Execute(context.Background(), run.Options{Device: dev, Source: flow.Disk{}}, entry)
 		if err != nil || !rep.OK {
 			b.Fatalf("run: %v %+v", err, rep)
 		}

@@ -1,21 +1,12 @@
-package flow
+package run
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/snapshot"
 )
-
-// ChangedRegion is one changed area of a snapshot comparison, with the
-// element the page has there.
-type ChangedRegion struct {
-	snapshot.Region
-	// Element describes the innermost element whose box covers the area,
-	// as a selector that matched nothing lists elements (id="pay"
-	// role="button" text="Pay now"); empty when no element covers it.
-	Element string `json:"element,omitempty"`
-}
 
 // maxNamedRegions bounds the regions whose element is named: the largest
 // ones say where a change is; the rest are in the diff image.
@@ -33,10 +24,10 @@ type where struct {
 // browser has its DOM where Argent has OCR of a phone screen. at is nil
 // when the capture is not placed in the viewport (a full page), and the
 // regions go unnamed.
-func changedRegions(ctx context.Context, dev Device, regions []snapshot.Region, at *where) []ChangedRegion {
-	out := make([]ChangedRegion, len(regions))
+func changedRegions(ctx context.Context, dev Device, regions []snapshot.Region, at *where) []flow.ChangedRegion {
+	out := make([]flow.ChangedRegion, len(regions))
 	for i, g := range regions {
-		out[i].Region = g
+		out[i].Region = flow.Region(g)
 	}
 	if len(regions) == 0 || at == nil || dev == nil {
 		return out
@@ -49,7 +40,7 @@ func changedRegions(ctx context.Context, dev Device, regions []snapshot.Region, 
 		if i == maxNamedRegions {
 			break
 		}
-		if e := coveringElement(els, out[i].Region, at); e != nil {
+		if e := coveringElement(els, regions[i], at); e != nil {
 			out[i].Element = describeElement(*e)
 		}
 	}
@@ -92,7 +83,7 @@ func coveringElement(els []Element, g snapshot.Region, at *where) *Element {
 
 // regionPhrase is how a reason names a region: "124x35 at (651, 384)",
 // and the element there when known.
-func regionPhrase(g ChangedRegion) string {
+func regionPhrase(g flow.ChangedRegion) string {
 	s := fmt.Sprintf("%dx%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
 	if g.Element != "" {
 		s += ", on " + g.Element

@@ -1,4 +1,4 @@
-package flow_test
+package run_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/flow/run"
 )
 
 // writeFanOut writes f1 … f5 under the project's flows: each of f1 … f4
@@ -24,13 +25,13 @@ func writeFanOut(p *project) {
 
 // execute runs <flows>/<name>.yaml from the disk with opts, without a
 // device unless opts has one (echo, wait, run: and tool: steps need none).
-func (p *project) execute(ctx context.Context, name string, opts flow.Options) (*flow.Report, error) {
+func (p *project) execute(ctx context.Context, name string, opts run.Options) (*flow.Report, error) {
 	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
 	if err != nil {
 		return nil, err
 	}
 	opts.Source = flow.Disk{}
-	return flow.Execute(ctx, opts, flow.Entry{File: f, Name: name, StemFallback: name})
+	return run.Execute(ctx, opts, run.Entry{File: f, Name: name, StemFallback: name})
 }
 
 // TestRunFanOutRefused: a run: fan-out over five fragments that would
@@ -42,7 +43,7 @@ func TestRunFanOutRefused(t *testing.T) {
 	writeFanOut(p)
 	p.write(".argent/flows/fan.yaml", "steps:\n  - run: f1\n  - run: f1\n")
 	lines := 0
-	rep, err := p.execute(context.Background(), "fan", flow.Options{Progress: func(flow.StepReport) { lines++ }})
+	rep, err := p.execute(context.Background(), "fan", run.Options{Progress: func(flow.StepReport) { lines++ }})
 	if rep != nil || lines != 0 {
 		t.Fatalf("got a report of %d steps and %d progress lines, want a refusal before the first step", len(rep.Steps), lines)
 	}
@@ -62,7 +63,7 @@ func TestRunFanOutRefused(t *testing.T) {
 
 	// A smaller fan-out runs to its end.
 	p.write(".argent/flows/small.yaml", "steps:\n  - run: f2\n  - run: f2\n")
-	rep, err = p.execute(context.Background(), "small", flow.Options{})
+	rep, err = p.execute(context.Background(), "small", run.Options{})
 	if err != nil || !rep.OK || len(rep.Steps) != 2*1097 {
 		t.Fatalf("smaller fan-out: got %v, %d steps, want an ok run of %d", err, len(rep.Steps), 2*1097)
 	}
@@ -77,7 +78,7 @@ func TestRunStepLimitAtRunTime(t *testing.T) {
 	p.write(".argent/flows/grow.yaml", "steps:\n  - echo: start\n  - run: more\n")
 	p.write(".argent/flows/more.yaml", "steps:\n  - echo: small for now\n")
 	lines := 0
-	rep, err := p.execute(context.Background(), "grow", flow.Options{Progress: func(s flow.StepReport) {
+	rep, err := p.execute(context.Background(), "grow", run.Options{Progress: func(s flow.StepReport) {
 		if lines++; s.Message == "start" {
 			// The run was counted already; the fragment it runs next
 			// now holds as many steps as a file may, two lines too many
@@ -127,7 +128,7 @@ func TestRunCancelledEndsWithOneLine(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			progress := 0
-			opts := flow.Options{
+			opts := run.Options{
 				Progress: func(s flow.StepReport) {
 					if progress++; tc.flow == "between" && s.Message == "start" {
 						cancel()

@@ -1,9 +1,11 @@
-package flow
+package run
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolserver/toolserver/flow"
 )
 
 // checkFanOut refuses, before the first step, a run whose report could
@@ -17,7 +19,7 @@ import (
 func (r *Runner) checkFanOut(fr *frame) error {
 	c := &fanOut{r: r, stack: []string{fr.file.Canonical}, displays: []string{fr.display}, files: map[string]*fanOutFile{}}
 	for _, s := range fr.flow.Steps {
-		if !c.count(fr.file, []*Step{s}) {
+		if !c.count(fr.file, []*flow.Step{s}) {
 			return c.refusal(fr.file, s)
 		}
 	}
@@ -35,37 +37,37 @@ type fanOut struct {
 	files map[string]*fanOutFile
 	// at is the step and file where the count passed the limit, and
 	// chain the displays of the files that led there.
-	at     *Step
-	atFile *File
+	at     *flow.Step
+	atFile *flow.File
 	chain  []string
 }
 
 // fanOutFile is a file the count reached; flow is nil when it would not
 // run (missing, refused, mis-cased or invalid).
 type fanOutFile struct {
-	file *File
-	flow *Flow
+	file *flow.File
+	flow *flow.Flow
 }
 
 // count adds the lines of steps in file and reports whether the total
 // stays within MaxRunSteps.
-func (c *fanOut) count(file *File, steps []*Step) bool {
+func (c *fanOut) count(file *flow.File, steps []*flow.Step) bool {
 	for _, s := range steps {
-		if c.n++; c.n > MaxRunSteps {
+		if c.n++; c.n > flow.MaxRunSteps {
 			c.at, c.atFile, c.chain = s, file, slices.Clone(c.displays)
 			return false
 		}
 		switch d := s.Directive.(type) {
-		case *When:
+		case *flow.When:
 			if !c.count(file, d.Steps) {
 				return false
 			}
-		case *Run:
+		case *flow.Run:
 			if !c.enter(c.open(file.Dir(), d.File()), c.r.displayFor(d)) {
 				return false
 			}
-		case *Tool:
-			if d.Name != ToolFlowExecute {
+		case *flow.Tool:
+			if d.Name != flow.ToolFlowExecute {
 				continue
 			}
 			if name, dir, target, msg := c.r.nestedTarget(d); msg == "" && !c.enter(c.open(dir, target), name) {
@@ -100,8 +102,8 @@ func (c *fanOut) open(dir, target string) *fanOutFile {
 	}
 	if f, err := c.r.opts.Source.Open(dir, target); err == nil {
 		out = &fanOutFile{file: f}
-		if f.Err == nil && f.Spelling.State != SpellCaseFolded {
-			out.flow, _ = Parse(f.Canonical, f.Data)
+		if f.Err == nil && f.Spelling.State != flow.SpellCaseFolded {
+			out.flow, _ = flow.Parse(f.Canonical, f.Data)
 		}
 	}
 	c.files[key] = out
@@ -110,7 +112,7 @@ func (c *fanOut) open(dir, target string) *fanOutFile {
 
 // refusal is the error of a run whose count passed the limit while
 // counting the root's step s.
-func (c *fanOut) refusal(root *File, s *Step) error {
+func (c *fanOut) refusal(root *flow.File, s *flow.Step) error {
 	where := "at this step"
 	switch {
 	case len(c.chain) > 1:
@@ -118,6 +120,6 @@ func (c *fanOut) refusal(root *File, s *Step) error {
 	case c.at != s:
 		where = fmt.Sprintf("at step %s (line %d) of this file", c.at.Path, c.at.Line)
 	}
-	return &Error{File: root.Canonical, Step: s.Path, Line: s.Line, Column: s.Column, Directive: s.Kind(), Problem: ProblemSize,
-		Msg: fmt.Sprintf("the run would report more than %d steps, counting the steps of its run: fragments, nested flows and when: blocks (each block as if its guard held); the count passes %d %s. A run reports at most %d steps: run fragments fewer times, or split the flow", MaxRunSteps, MaxRunSteps, where, MaxRunSteps)}
+	return &flow.Error{File: root.Canonical, Step: s.Path, Line: s.Line, Column: s.Column, Directive: s.Kind(), Problem: flow.ProblemSize,
+		Msg: fmt.Sprintf("the run would report more than %d steps, counting the steps of its run: fragments, nested flows and when: blocks (each block as if its guard held); the count passes %d %s. A run reports at most %d steps: run fragments fewer times, or split the flow", flow.MaxRunSteps, flow.MaxRunSteps, where, flow.MaxRunSteps)}
 }

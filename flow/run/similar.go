@@ -1,4 +1,4 @@
-package flow
+package run
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/editdistance"
 )
 
 // maxSimilar bounds the similar elements a not-found reason lists.
@@ -15,7 +18,7 @@ const maxSimilar = 3
 // notFound is the reason of a selector that matched nothing in time: what
 // was looked for and what similar elements the page has, so a renamed
 // button or a changed label is obvious from the report.
-func (r *Runner) notFound(ctx context.Context, dev Device, sel *Selector) outcome {
+func (r *Runner) notFound(ctx context.Context, dev Device, sel *flow.Selector) outcome {
 	msg := fmt.Sprintf("no visible element matched selector %s", sel)
 	if sim := similar(ctx, dev, sel); len(sim) > 0 {
 		msg += "; similar elements on the page: " + strings.Join(sim, ", ")
@@ -32,7 +35,7 @@ func (r *Runner) notFound(ctx context.Context, dev Device, sel *Selector) outcom
 // first among equals, then in reading order. An element is listed when
 // it is within half its length of what sel asks, or shares a word with
 // it, so a renamed label shows as well as a typo.
-func similar(ctx context.Context, dev Device, sel *Selector) []string {
+func similar(ctx context.Context, dev Device, sel *flow.Selector) []string {
 	if dev == nil || sel == nil {
 		return nil
 	}
@@ -92,14 +95,14 @@ var interactiveRoles = map[string]bool{
 // role alone; and whether that distance is at most half the longer of
 // the two strings. A regex selector has no text to measure; it gets the
 // largest distance and counts only by shared words.
-func likeness(sel *Selector, e Element) (int, bool) {
+func likeness(sel *flow.Selector, e Element) (int, bool) {
 	best, close := math.MaxInt, false
 	try := func(want, have string) {
 		if want == "" || have == "" {
 			return
 		}
 		w, h := strings.ToLower(want), strings.ToLower(have)
-		d := osaDistance(w, h)
+		d := editdistance.OSA(w, h)
 		if d < best {
 			best = d
 		}
