@@ -20,29 +20,6 @@ var ErrUnsupported = errors.New("flow: directive unsupported on chromium")
 // MaxRunSteps.
 var ErrTooManySteps = errors.New("flow: the run reached its step limit")
 
-// ErrInfrastructure is matched (errors.Is) by every error that says the
-// machinery under a flow failed rather than the flow itself: Chromium is
-// missing or died, the tool-server is unreachable, the protocol was
-// violated. The CLI exits 2 for such an error and 1 for a flow that failed.
-var ErrInfrastructure = errors.New("infrastructure failure")
-
-// Infrastructure returns err marked as a failure of the machinery: it
-// matches ErrInfrastructure as well as everything err matches, and reads
-// as err. A nil err stays nil.
-func Infrastructure(err error) error {
-	if err == nil || errors.Is(err, ErrInfrastructure) {
-		return err
-	}
-	return &infraError{err}
-}
-
-// infraError is an error marked by Infrastructure.
-type infraError struct{ err error }
-
-func (e *infraError) Error() string        { return e.err.Error() }
-func (e *infraError) Unwrap() error        { return e.err }
-func (e *infraError) Is(target error) bool { return target == ErrInfrastructure }
-
 // Problem classifies an Error so that tests and callers branch on a value
 // rather than on message text.
 type Problem uint8

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/toolserver/toolserver/fault"
 )
 
 // The statuses of a step.
@@ -70,27 +72,27 @@ type StepReport struct {
 	// acted on, and its box (StepElement).
 	Element *StepElement `json:"element,omitempty"`
 	// Infrastructure tells, on the wire, that the step failed because the
-	// machinery under the flow failed (Err matched ErrInfrastructure), so
+	// machinery under the flow failed (Err matched fault.ErrInfrastructure), so
 	// a linked client tells a browser that died on the tool-server from a
 	// flow that failed, as a local run does.
 	Infrastructure bool `json:"infrastructure,omitempty"`
 	// Err is the typed error behind an error status, kept for callers
-	// that branch on it (errors.Is(Err, ErrInfrastructure)); it never
+	// that branch on it (errors.Is(Err, fault.ErrInfrastructure)); it never
 	// reaches the wire.
 	Err error `json:"-"`
 }
 
 // InfrastructureError returns the error of the first step that failed
 // because the machinery under the flow failed (its Err matches
-// ErrInfrastructure, or, in a report read from the wire, it is marked
+// fault.ErrInfrastructure, or, in a report read from the wire, it is marked
 // Infrastructure), or nil when every failure was the flow's own.
 func (r *Report) InfrastructureError() error {
 	for _, s := range r.Steps {
 		switch {
-		case s.Err != nil && errors.Is(s.Err, ErrInfrastructure):
+		case s.Err != nil && errors.Is(s.Err, fault.ErrInfrastructure):
 			return s.Err
 		case s.Infrastructure:
-			return Infrastructure(fmt.Errorf("step %d (%s): %s", s.Index+1, s.Kind, s.Reason))
+			return fault.Infrastructure(fmt.Errorf("step %d (%s): %s", s.Index+1, s.Kind, s.Reason))
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -121,7 +122,7 @@ func TestBaselineWriteForms(t *testing.T) {
 func TestReportInfrastructureOnTheWire(t *testing.T) {
 	rep := flow.Report{Flow: "f", Steps: []flow.StepReport{
 		{Index: 0, Kind: "assert", Flow: "f", Status: flow.StatusFail, Reason: "no element matched", Err: errors.New("no element matched")},
-		{Index: 1, Kind: "await", Flow: "f", Status: flow.StatusError, Reason: "chromium exited", Err: flow.Infrastructure(errors.New("chromium exited")), Infrastructure: true},
+		{Index: 1, Kind: "await", Flow: "f", Status: flow.StatusError, Reason: "chromium exited", Err: fault.Infrastructure(errors.New("chromium exited")), Infrastructure: true},
 	}}
 	b, err := json.Marshal(rep)
 	if err != nil {
@@ -135,7 +136,7 @@ func TestReportInfrastructureOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	ierr := got.InfrastructureError()
-	if !errors.Is(ierr, flow.ErrInfrastructure) || !strings.Contains(ierr.Error(), "step 2 (await): chromium exited") {
+	if !errors.Is(ierr, fault.ErrInfrastructure) || !strings.Contains(ierr.Error(), "step 2 (await): chromium exited") {
 		t.Fatalf("got %v, want an infrastructure error naming step 2 and its reason", ierr)
 	}
 	got.Steps = got.Steps[:1]

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
@@ -25,7 +26,7 @@ var clientPNGMagic = []byte("\x89PNG\r\n\x1a\n")
 // result of a call that records no flow, or for another file than the
 // recording the call names. A tool-server that sends one breaks the
 // protocol, so the client applies nothing of that result, and the error
-// matches flow.ErrInfrastructure.
+// matches fault.ErrInfrastructure.
 type DirectiveError struct {
 	Tool string
 	// Path is the file the directive names; Reason why it is refused.
@@ -36,9 +37,9 @@ func (e *DirectiveError) Error() string {
 	return fmt.Sprintf("%s: the tool-server's result asks to write a file this call did not ask for (%s); the client refused the result and wrote nothing of it", e.Tool, e.Reason)
 }
 
-// Is makes a DirectiveError match flow.ErrInfrastructure: the tool-server,
+// Is makes a DirectiveError match fault.ErrInfrastructure: the tool-server,
 // not the flow, is at fault.
-func (e *DirectiveError) Is(target error) bool { return target == flow.ErrInfrastructure }
+func (e *DirectiveError) Is(target error) bool { return target == fault.ErrInfrastructure }
 
 // apply applies the client-file directives of a result (seed, "Baselines
 // in the result"; wire reference §5.3) and returns the result with each

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link"
 )
 
@@ -258,7 +258,7 @@ func TestApplyRefusesOtherRecordings(t *testing.T) {
 		answerResult(t, s, map[string]any{"savedTo": []any{directive(rec, "steps: []\n", ""), directive(tc.target, "x", "")}})
 		res, err := s.client("").Call(t.Context(), "flow-add-echo", tc.args, link.CallOptions{})
 		var de *link.DirectiveError
-		if !errors.As(err, &de) || !errors.Is(err, flow.ErrInfrastructure) || de.Path != tc.target || de.Reason != tc.target+tc.why {
+		if !errors.As(err, &de) || !errors.Is(err, fault.ErrInfrastructure) || de.Path != tc.target || de.Reason != tc.target+tc.why {
 			t.Errorf("%s: got %s, %v; want a DirectiveError %q", tc.target, res, err, tc.target+tc.why)
 		}
 		for _, p := range []string{rec, filepath.Join(f.root, "evil.txt"), filepath.Join(f.proj, ".argent", "evil.yaml"), filepath.Join(f.flows, "other.yaml")} {
@@ -322,7 +322,7 @@ func TestApplyRefusesForeignRecordingDirectives(t *testing.T) {
 			res, err := s.client("").Call(t.Context(), "flow-execute",
 				map[string]any{"flow_path": main, "project_root": f.proj, "updateBaselines": true}, link.CallOptions{})
 			want := target + " is not the recording of this call: flow-execute records no flow"
-			if err == nil || !errors.Is(err, flow.ErrInfrastructure) || !strings.Contains(err.Error(), want) {
+			if err == nil || !errors.Is(err, fault.ErrInfrastructure) || !strings.Contains(err.Error(), want) {
 				t.Fatalf("got %s, %v; want an infrastructure error saying %q", res, err, want)
 			}
 			if got := f.read(main); got != flowText {

@@ -24,7 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -101,20 +101,64 @@ type CallError struct {
 
 func (e *CallError) Error() string { return e.Message }
 
-// Is makes a CallError match flow.ErrInfrastructure when the answer is
+// Is makes a CallError match fault.ErrInfrastructure when the answer is
 // about the machinery under the call rather than the call: the token, the
 // Host guard, a cap, Chromium, an internal fault of the server (the
 // error table of package tool). An answer whose error_kind the table does
 // not know, such as a proxy's page, stands for the kind of its status.
 func (e *CallError) Is(target error) bool {
-	if target != flow.ErrInfrastructure {
+	if target != fault.ErrInfrastructure {
 		return false
 	}
-	k := tool.Kind(e.Kind)
+	k := fault.Kind(e.Kind)
 	if !k.Known() {
-		k = tool.KindOf(e.Status)
+		k = kindOfStatus(e.Status)
 	}
 	return k.Infrastructure()
+}
+
+// kindOfStatus is the kind a client reads into an answer that names none
+// it knows (a proxy's error page, another server): the kind the tool-server
+// answers with that status (the first when two share it; server/status.go
+// holds the server's table, and a server test holds the two equal), then
+// the statuses only a proxy answers; any other 4xx is a validation error,
+// any other 5xx an internal one, and a 2xx or 3xx no kind at all.
+func kindOfStatus(status int) fault.Kind {
+	switch status {
+	case http.StatusBadRequest:
+		return fault.Validation
+	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
+		return fault.Unauthorized
+	case http.StatusForbidden:
+		return fault.Forbidden
+	case http.StatusNotFound:
+		return fault.NotFound
+	case http.StatusMethodNotAllowed:
+		return fault.MethodNotAllowed
+	case http.StatusRequestTimeout:
+		return fault.Timeout
+	case http.StatusConflict:
+		return fault.Conflict
+	case http.StatusRequestEntityTooLarge:
+		return fault.TooLarge
+	case http.StatusUnsupportedMediaType:
+		return fault.UnsupportedMedia
+	case http.StatusUnprocessableEntity:
+		return fault.Unprocessed
+	case http.StatusInternalServerError:
+		return fault.Internal
+	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return fault.Unavailable
+	case http.StatusInsufficientStorage:
+		return fault.InsufficientStorage
+	}
+	switch status / 100 {
+	case 4:
+		return fault.Validation
+	case 5:
+		return fault.Internal
+	}
+	return ""
 }
 
 // ClosedError is a call whose connection closed before its result arrived
@@ -130,8 +174,8 @@ func (e *ClosedError) Error() string {
 
 func (e *ClosedError) Unwrap() error { return e.Cause }
 
-// Is makes a ClosedError match flow.ErrInfrastructure: the link broke.
-func (e *ClosedError) Is(target error) bool { return target == flow.ErrInfrastructure }
+// Is makes a ClosedError match fault.ErrInfrastructure: the link broke.
+func (e *ClosedError) Is(target error) bool { return target == fault.ErrInfrastructure }
 
 // UploadTooLargeError is a POST /upload that a proxy (or the tool-server)
 // refused with 413. The call was not sent.
@@ -155,9 +199,9 @@ func (e *UploadTooLargeError) Error() string {
 	return fmt.Sprintf("POST /upload of %s was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept %s on POST /upload, and up to %s for the largest file a link sends (32 MiB in its gzipped tar), for example client_max_body_size %s; in nginx. The call was not sent.", e.File, size, proxyBodyHint, proxyBodyHint)
 }
 
-// Is makes an UploadTooLargeError match flow.ErrInfrastructure: the
+// Is makes an UploadTooLargeError match fault.ErrInfrastructure: the
 // proxy's cap is the link's configuration, not the flow's fault.
-func (e *UploadTooLargeError) Is(target error) bool { return target == flow.ErrInfrastructure }
+func (e *UploadTooLargeError) Is(target error) bool { return target == fault.ErrInfrastructure }
 
 // Tools lists the tools of the tool-server (GET /tools).
 func (c *Client) Tools(ctx context.Context) ([]ToolEntry, error) {
@@ -170,22 +214,22 @@ func (c *Client) Tools(ctx context.Context) ([]ToolEntry, error) {
 	// the token, or is not a tool-server.
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: %w: %w", c.base, ErrNotSent, err))
+		return nil, fault.Infrastructure(fmt.Errorf("GET %s/tools: %w: %w", c.base, ErrNotSent, err))
 	}
 	defer resp.Body.Close()
 	body, err := readAnswerCapped(resp.Body, MaxListingBytes, "the GET /tools answer")
 	if err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: %w", c.base, err))
+		return nil, fault.Infrastructure(fmt.Errorf("GET %s/tools: %w", c.base, err))
 	}
 	if resp.StatusCode/100 != 2 {
 		ce, _ := answerError("tools", resp, body)
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools failed: %s", c.base, ce.Message))
+		return nil, fault.Infrastructure(fmt.Errorf("GET %s/tools failed: %s", c.base, ce.Message))
 	}
 	var list struct {
 		Tools []ToolEntry `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/tools: the answer is not a tool listing: %w", c.base, err))
+		return nil, fault.Infrastructure(fmt.Errorf("GET %s/tools: the answer is not a tool listing: %w", c.base, err))
 	}
 	return list.Tools, nil
 }
@@ -203,12 +247,12 @@ func (c *Client) Artifact(ctx context.Context, id string) ([]byte, error) {
 	c.auth(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err))
+		return nil, fault.Infrastructure(fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err))
 	}
 	defer resp.Body.Close()
 	body, err := readAnswerCapped(resp.Body, MaxArtifactBytes, "artifact "+id)
 	if err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err))
+		return nil, fault.Infrastructure(fmt.Errorf("GET %s/artifacts/%s: %w", c.base, id, err))
 	}
 	if resp.StatusCode/100 != 2 {
 		ce, _ := answerError("artifacts", resp, body)
@@ -354,7 +398,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 		if wrote.Load() {
 			return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 		}
-		return nil, flow.Infrastructure(fmt.Errorf("POST %s: %w: %w", u, ErrNotSent, err))
+		return nil, fault.Infrastructure(fmt.Errorf("POST %s: %w: %w", u, ErrNotSent, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 && isNDJSON(resp.Header.Get("Content-Type")) {
@@ -363,7 +407,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 	data, err := readAnswerCapped(resp.Body, MaxResultBytes, "the answer of "+st.name)
 	if err != nil {
 		if errors.Is(err, errOverCap) {
-			return nil, flow.Infrastructure(fmt.Errorf("%s: %w", st.name, err))
+			return nil, fault.Infrastructure(fmt.Errorf("%s: %w", st.name, err))
 		}
 		return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 	}
@@ -381,7 +425,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 		Data json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(data, &answer); err != nil {
-		return nil, flow.Infrastructure(fmt.Errorf("%s: the answer is not JSON: %w", st.name, err))
+		return nil, fault.Infrastructure(fmt.Errorf("%s: the answer is not JSON: %w", st.name, err))
 	}
 	if answer.Data == nil {
 		answer.Data = json.RawMessage("null")
@@ -422,7 +466,7 @@ func (st *callState) readStream(r io.Reader) (json.RawMessage, error) {
 	for {
 		line, err := readAnswerLine(br)
 		if errors.Is(err, errOverCap) {
-			return nil, flow.Infrastructure(fmt.Errorf("%s: %w", st.name, err))
+			return nil, fault.Infrastructure(fmt.Errorf("%s: %w", st.name, err))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var ev answerLine
@@ -431,7 +475,7 @@ func (st *callState) readStream(r io.Reader) (json.RawMessage, error) {
 					// The connection broke in the middle of this line.
 					return nil, &ClosedError{Tool: st.name, Cause: closeCause(err)}
 				}
-				return nil, flow.Infrastructure(fmt.Errorf("%s: the tool-server sent a stream line that is not JSON: %w", st.name, jerr))
+				return nil, fault.Infrastructure(fmt.Errorf("%s: the tool-server sent a stream line that is not JSON: %w", st.name, jerr))
 			}
 			switch ev.Event {
 			case "progress":
@@ -628,29 +672,29 @@ func (c *Client) upload(ctx context.Context, what string, body io.Reader, size i
 	// or lost bytes the client read fine.
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err))
+		return "", fault.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err))
 	}
 	defer resp.Body.Close()
 	answer, err := readAnswerCapped(resp.Body, maxSmallAnswer, "the POST /upload answer")
 	if err != nil {
-		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err))
+		return "", fault.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %w", what, c.base, err))
 	}
 	if resp.StatusCode == http.StatusRequestEntityTooLarge {
 		return "", &UploadTooLargeError{File: what, Size: size}
 	}
 	if resp.StatusCode/100 != 2 {
 		ce, _ := answerError("upload", resp, answer)
-		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %s", what, c.base, ce.Message))
+		return "", fault.Infrastructure(fmt.Errorf("upload of %s to %s/upload failed: %s", what, c.base, ce.Message))
 	}
 	var u struct {
 		UploadID    string `json:"uploadId"`
 		ContentHash string `json:"contentHash"`
 	}
 	if err := json.Unmarshal(answer, &u); err != nil || u.UploadID == "" {
-		return "", flow.Infrastructure(fmt.Errorf("upload of %s to %s/upload: the answer has no uploadId: %s", what, c.base, bytes.TrimSpace(answer)))
+		return "", fault.Infrastructure(fmt.Errorf("upload of %s to %s/upload: the answer has no uploadId: %s", what, c.base, bytes.TrimSpace(answer)))
 	}
 	if hash != "" && u.ContentHash != "" && !strings.EqualFold(hash, u.ContentHash) {
-		return "", flow.Infrastructure(fmt.Errorf("upload of %s: the tool-server received sha256 %s, the client sent %s", what, u.ContentHash, hash))
+		return "", fault.Infrastructure(fmt.Errorf("upload of %s: the tool-server received sha256 %s, the client sent %s", what, u.ContentHash, hash))
 	}
 	return u.UploadID, nil
 }

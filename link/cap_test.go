@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -66,7 +67,7 @@ func receiveAtCap(t *testing.T, role, atCap, over string) {
 	_, err = Receive(t.Context(), []Member{member(&over, MaxFileBytes+1)}, nil)
 	var te *tool.Error
 	want := `member "` + p + `" is larger than the 32 MiB cap on a file sent to the tool-server`
-	if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Message != want {
+	if !errors.As(err, &te) || server.Status(te.Kind) != 422 || te.Message != want {
 		t.Errorf("%s member of 32 MiB + 1: got %v, want 422 %q", role, err, want)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link"
 )
 
 // TestCallErrorsClassified: what the link client returns matches
-// flow.ErrInfrastructure exactly when the machinery failed (the server
+// fault.ErrInfrastructure exactly when the machinery failed (the server
 // is unreachable, refuses the token, the stream breaks or is not the
 // protocol, a proxy answers) and not when the call itself was refused
 // (a rejected flow, a bad argument), whatever the status beside it.
@@ -71,7 +71,7 @@ func TestCallErrorsClassified(t *testing.T) {
 			if err == nil {
 				t.Fatal("got no error")
 			}
-			if got := errors.Is(err, flow.ErrInfrastructure); got != tc.infra {
+			if got := errors.Is(err, fault.ErrInfrastructure); got != tc.infra {
 				t.Fatalf("errors.Is(%q, ErrInfrastructure): got %v, want %v", err, got, tc.infra)
 			}
 		})
@@ -87,7 +87,7 @@ func TestUnreachableServerIsInfrastructure(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	_, err = link.NewClient("http://"+addr, "", nil).Call(t.Context(), "keyboard", map[string]any{}, link.CallOptions{})
-	if !errors.Is(err, flow.ErrInfrastructure) {
+	if !errors.Is(err, fault.ErrInfrastructure) {
 		t.Fatalf("got %v, want an error matching ErrInfrastructure", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/fault"
 )
 
 // TestNotRun: only a call that was never sent, or that the tool-server
@@ -23,7 +23,7 @@ func TestNotRun(t *testing.T) {
 		{"queue full", fmt.Errorf("wrapped: %w", &CallError{Status: 503, Code: "QUEUE_FULL"}), true},
 		{"chromium down", &CallError{Status: 503, Kind: "unavailable"}, false},
 		{"closed mid-call", &ClosedError{Tool: "flow-execute"}, false},
-		{"a failed flow", flow.Infrastructure(fmt.Errorf("boom")), false},
+		{"a failed flow", fault.Infrastructure(fmt.Errorf("boom")), false},
 	} {
 		if got := NotRun(tc.err); got != tc.want {
 			t.Errorf("%s: NotRun(%v) = %v, want %v", tc.name, tc.err, got, tc.want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -54,7 +55,7 @@ func OlderClient(fl *flow.Flow, canonical string, tools ToolInfo) error {
 			lines = append(lines, sentence)
 		}
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Message: strings.Join(lines, "\n")}
+	return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Message: strings.Join(lines, "\n")}
 }
 
 // hasFileArg reports whether the step sets a file argument of the tool.

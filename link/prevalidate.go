@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -50,7 +51,7 @@ func Prevalidate(root *flow.Flow, rootFile *flow.File, src *Source, tools ToolIn
 	if len(pv.lines) == 0 {
 		return nil
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+	return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
 		Message: "This flow cannot run over a link; the tool-server rejected it before the first step:\n" + strings.Join(pv.lines, "\n")}
 }
 

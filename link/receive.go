@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
@@ -63,7 +64,7 @@ type Uploads interface {
 
 // unprocessable is the 422 of a member that fails a check.
 func unprocessable(format string, a ...any) error {
-	return &tool.Error{Kind: tool.KindUnprocessed, Message: fmt.Sprintf(format, a...)}
+	return &tool.Error{Kind: fault.Unprocessed, Message: fmt.Sprintf(format, a...)}
 }
 
 // ParseInput decodes a flow file input; ok is false when raw is not a

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -38,7 +39,7 @@ func writeError(w http.ResponseWriter, e *tool.Error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 	}
-	writeJSON(w, e.HTTPStatus(), envelope(e))
+	writeJSON(w, Status(e.Kind), envelope(e))
 }
 
 // internalError logs an internal fault with the request's id and returns
@@ -48,6 +49,6 @@ func writeError(w http.ResponseWriter, e *tool.Error) {
 func (s *Server) internalError(r *http.Request, what string, err error) *tool.Error {
 	id := requestID(r.Context())
 	s.cfg.Log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "in", what, "err", err)
-	return &tool.Error{Kind: tool.KindInternal, Code: tool.AsError(err).Code,
+	return &tool.Error{Kind: fault.Internal, Code: tool.AsError(err).Code,
 		Message: fmt.Sprintf("internal error (request %s); see the tool-server's log", id)}
 }

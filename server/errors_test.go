@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -93,7 +94,7 @@ func TestInternalFaultNamesRequestID(t *testing.T) {
 	reg.Add(&tool.Tool{Name: "kind-fault", Description: "test: fails with a tool error of kind internal",
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			call.Progress("working")
-			return nil, &tool.Error{Kind: tool.KindInternal, Message: raw}
+			return nil, &tool.Error{Kind: fault.Internal, Message: raw}
 		}})
 	var log syncBuffer
 	srv := server.New(server.Config{Addr: "127.0.0.1:0", Tools: reg, Log: slog.New(slog.NewTextHandler(&log, nil))})
@@ -154,28 +155,28 @@ func TestErrorKindMatchesStatus(t *testing.T) {
 		name, method, path, body string
 		hdr                      []string
 		status                   int
-		kind                     tool.Kind
+		kind                     fault.Kind
 	}{
-		{"no token", "GET", "/tools", "", nil, 401, tool.KindUnauthorized},
-		{"foreign host", "GET", "/tools", "", append([]string{"Host", "evil.example"}, auth...), 403, tool.KindForbidden},
-		{"wrong method", "DELETE", "/tools", "", auth, 405, tool.KindMethodNotAllowed},
-		{"unknown tool", "POST", "/tools/nope", "{}", auth, 404, tool.KindNotFound},
-		{"bad arguments", "POST", "/tools/describe", "[1]", auth, 400, tool.KindValidation},
-		{"upload not gzip", "POST", "/upload", "plain", auth, 400, tool.KindValidation},
-		{"upload over the cap", "POST", "/upload", gz(t, 2<<20), auth, 413, tool.KindTooLarge},
-		{"call over the cap", "POST", "/tools/describe", overCap(`{"device":"`, `"}`), auth, 413, tool.KindTooLarge},
+		{"no token", "GET", "/tools", "", nil, 401, fault.Unauthorized},
+		{"foreign host", "GET", "/tools", "", append([]string{"Host", "evil.example"}, auth...), 403, fault.Forbidden},
+		{"wrong method", "DELETE", "/tools", "", auth, 405, fault.MethodNotAllowed},
+		{"unknown tool", "POST", "/tools/nope", "{}", auth, 404, fault.NotFound},
+		{"bad arguments", "POST", "/tools/describe", "[1]", auth, 400, fault.Validation},
+		{"upload not gzip", "POST", "/upload", "plain", auth, 400, fault.Validation},
+		{"upload over the cap", "POST", "/upload", gz(t, 2<<20), auth, 413, fault.TooLarge},
+		{"call over the cap", "POST", "/tools/describe", overCap(`{"device":"`, `"}`), auth, 413, fault.TooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := do(t, tc.method, r.url+tc.path, tc.body, tc.hdr...)
 			var e struct {
-				Kind tool.Kind `json:"error_kind"`
+				Kind fault.Kind `json:"error_kind"`
 			}
 			_ = json.Unmarshal(body, &e)
 			if resp.StatusCode != tc.status || e.Kind != tc.kind {
 				t.Fatalf("got %d %s, want %d with error_kind %q", resp.StatusCode, body, tc.status, tc.kind)
 			}
-			if e.Kind.Status() != resp.StatusCode {
-				t.Fatalf("kind %q stands for %d, answered %d", e.Kind, e.Kind.Status(), resp.StatusCode)
+			if server.Status(e.Kind) != resp.StatusCode {
+				t.Fatalf("kind %q stands for %d, answered %d", e.Kind, server.Status(e.Kind), resp.StatusCode)
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -97,7 +98,7 @@ func newRig(t *testing.T, token string) *rig {
 		Name: "hold-fail", Description: "test: progress, then an error",
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			call.Progress("working")
-			return nil, &tool.Error{Kind: tool.KindValidation, Message: "it broke"}
+			return nil, &tool.Error{Kind: fault.Validation, Message: "it broke"}
 		},
 	})
 	reg.Add(&tool.Tool{

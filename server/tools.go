@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -48,7 +49,7 @@ func (s *Server) toolError(r *http.Request, name string, err error) *tool.Error 
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return &tool.Error{Kind: tool.KindTooLarge,
+		return &tool.Error{Kind: fault.TooLarge,
 			Message: fmt.Sprintf("request body over %d bytes: send large files through POST /upload", mbe.Limit)}
 	}
 	return s.internalError(r, name, err)
@@ -71,14 +72,14 @@ func jsonBody(r *http.Request) *tool.Error {
 	case ct != "":
 		got = "a Content-Type that does not parse"
 	}
-	return &tool.Error{Kind: tool.KindUnsupportedMedia,
+	return &tool.Error{Kind: fault.UnsupportedMedia,
 		Message: fmt.Sprintf("POST %s takes its arguments as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
 }
 
 // slowBody is the answer to a request whose body did not arrive within
 // Config.ReadTimeout.
 func (s *Server) slowBody(r *http.Request) *tool.Error {
-	return &tool.Error{Kind: tool.KindTimeout,
+	return &tool.Error{Kind: fault.Timeout,
 		Message: fmt.Sprintf("%s %s: the request did not arrive within %s: the link is too slow for its size", r.Method, r.URL.Path, s.cfg.ReadTimeout)}
 }
 
@@ -133,7 +134,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if _, ok := s.cfg.Tools.Get(name); !ok {
-		refuse(w, r, &tool.Error{Kind: tool.KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
+		refuse(w, r, &tool.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
 		return
 	}
 	if err := jsonBody(r); err != nil {
@@ -188,7 +189,7 @@ func streamEvent(v any) string {
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Uploads == nil {
-		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: "uploads are off"})
+		writeError(w, &tool.Error{Kind: fault.NotFound, Message: "uploads are off"})
 		return
 	}
 	u, err := s.cfg.Uploads.Receive(r.Context(), r.Body)
@@ -213,23 +214,23 @@ func (s *Server) uploadError(r *http.Request, err error) *tool.Error {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, store.ErrUploadTooLarge):
-		return &tool.Error{Kind: tool.KindTooLarge, Message: fmt.Sprintf("%v: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())}
+		return &tool.Error{Kind: fault.TooLarge, Message: fmt.Sprintf("%v: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())}
 	case errors.Is(err, store.ErrUploadSpace):
-		return &tool.Error{Kind: tool.KindInsufficientStorage, Message: err.Error()}
+		return &tool.Error{Kind: fault.InsufficientStorage, Message: err.Error()}
 	case errors.Is(err, store.ErrNotGzip), errors.Is(err, store.ErrEmptyUpload):
-		return &tool.Error{Kind: tool.KindValidation, Message: fmt.Sprintf("%v: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)}
+		return &tool.Error{Kind: fault.Validation, Message: fmt.Sprintf("%v: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)}
 	case errors.As(err, &pe):
 		// The upload directory: creating, writing or closing its file.
 		return s.internalError(r, "upload", err)
 	}
-	return &tool.Error{Kind: tool.KindValidation, Message: err.Error()}
+	return &tool.Error{Kind: fault.Validation, Message: err.Error()}
 }
 
 func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	h, path, err := s.cfg.Artifacts.Get(chi.URLParam(r, "id"))
 	if err != nil {
 		if errors.Is(err, store.ErrNoArtifact) {
-			writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: err.Error()})
+			writeError(w, &tool.Error{Kind: fault.NotFound, Message: err.Error()})
 			return
 		}
 		writeError(w, s.toolError(r, "artifacts", err))
@@ -237,7 +238,7 @@ func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		writeError(w, &tool.Error{Kind: tool.KindNotFound, Message: fmt.Sprintf("artifact %s is gone from the tool-server's store", h.ID)})
+		writeError(w, &tool.Error{Kind: fault.NotFound, Message: fmt.Sprintf("artifact %s is gone from the tool-server's store", h.ID)})
 		return
 	}
 	if err != nil {

@@ -23,19 +23,6 @@ import (
 // the connection, their event logs as server-sent events with a resume
 // cursor, and one error envelope with stable codes.
 
-// The codes of the /v1 error envelope (owned by package runs).
-const (
-	codeBadRequest      = runs.CodeBadRequest
-	codeUnauthorized    = runs.CodeUnauthorized
-	codeUnknownRun      = runs.CodeUnknownRun
-	codeRunExists       = runs.CodeRunExists
-	codeWrongState      = runs.CodeWrongState
-	codePayloadTooLarge = runs.CodePayloadTooLarge
-	codeInternal        = runs.CodeInternal
-	codeNotFound        = runs.CodeNotFound
-	codeUnavailable     = runs.CodeUnavailable
-)
-
 // v1Error is an error of the /v1 surface: its status and code.
 type v1Error struct {
 	Status  int
@@ -49,22 +36,14 @@ func writeV1Error(w http.ResponseWriter, e v1Error) {
 }
 
 // v1Of is a tool.Error of the middleware (auth, Host guard, routes) in
-// the /v1 envelope: the status of its kind, a code of the /v1 table.
+// the /v1 envelope: the status and the /v1 code of its kind (status.go).
 func v1Of(e *tool.Error) v1Error {
-	code := codeBadRequest
-	switch e.Kind {
-	case tool.KindUnauthorized, tool.KindForbidden:
-		code = codeUnauthorized
-	case tool.KindNotFound:
-		code = codeNotFound
-	case tool.KindTooLarge:
-		code = codePayloadTooLarge
-	case tool.KindInternal:
-		code = codeInternal
-	case tool.KindUnavailable:
-		code = codeUnavailable
-	}
-	return v1Error{Status: e.HTTPStatus(), Code: code, Message: e.Message}
+	return v1Error{Status: Status(e.Kind), Code: v1Code(e.Kind), Message: e.Message}
+}
+
+// v1Err is a /v1 error with code, answered with the code's status.
+func v1Err(code, message string) v1Error {
+	return v1Error{Status: v1Status(code), Code: code, Message: message}
 }
 
 // isV1 reports whether r is a request of the /v1 surface.
@@ -111,7 +90,7 @@ func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
 // store answers 404 when the server keeps no runs.
 func (s *Server) store(w http.ResponseWriter) *runs.Store {
 	if s.cfg.Runs == nil {
-		writeV1Error(w, v1Error{http.StatusNotFound, codeNotFound, "this tool-server keeps no runs (serve --state-dir)"})
+		writeV1Error(w, v1Err(runs.CodeNotFound, "this tool-server keeps no runs (serve --state-dir)"))
 	}
 	return s.cfg.Runs
 }
@@ -120,11 +99,11 @@ func (s *Server) store(w http.ResponseWriter) *runs.Store {
 func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, runs.ErrUnknownRun):
-		writeV1Error(w, v1Error{http.StatusNotFound, codeUnknownRun, err.Error()})
+		writeV1Error(w, v1Err(runs.CodeUnknownRun, err.Error()))
 	case errors.Is(err, runs.ErrRunExists):
-		writeV1Error(w, v1Error{http.StatusConflict, codeRunExists, err.Error()})
+		writeV1Error(w, v1Err(runs.CodeRunExists, err.Error()))
 	case errors.Is(err, runs.ErrWrongState):
-		writeV1Error(w, v1Error{http.StatusConflict, codeWrongState, err.Error()})
+		writeV1Error(w, v1Err(runs.CodeWrongState, err.Error()))
 	default:
 		writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
 	}
@@ -149,27 +128,27 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Of(s.toolError(r, "flow-execute", err)))
 		return
 	case err != nil:
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "reading the body: " + err.Error()})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "reading the body: "+err.Error()))
 		return
 	}
 	var req startRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): " + err.Error()})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): "+err.Error()))
 		return
 	}
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(req.ToolArgs, &args); err != nil || args == nil {
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "tool_args must be an object: flow-execute's arguments"})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "tool_args must be an object: flow-execute's arguments"))
 		return
 	}
 	if err := runs.CheckLabels(req.Labels); err != nil {
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "labels: " + err.Error()})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "labels: "+err.Error()))
 		return
 	}
 	if req.RunID != "" && !runs.ValidID(req.RunID) {
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("run_id %q is not a UUID", req.RunID)})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("run_id %q is not a UUID", req.RunID)))
 		return
 	}
 	var name string
@@ -178,7 +157,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	// The run goes on without the connection, counted in flight: a
 	// stopping server's drain waits for it.
 	if !s.drain.enter() {
-		writeV1Error(w, v1Error{http.StatusServiceUnavailable, codeUnavailable, "this tool-server is stopping and starts no run; send it to another replica"})
+		writeV1Error(w, v1Err(runs.CodeUnavailable, "this tool-server is stopping and starts no run; send it to another replica"))
 		return
 	}
 	rec, err := st.Start(r.Context(), runs.Begin{ID: req.RunID, Flow: name, Labels: req.Labels, Source: "v1", Linked: members})
@@ -223,20 +202,20 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := runs.Filter{Status: q.Get("status"), Before: q.Get("before")}
 	if f.Status != "" && !slices.Contains(runs.Statuses, f.Status) {
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("status %q: want one of %s", f.Status, strings.Join(runs.Statuses, ", "))})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("status %q: want one of %s", f.Status, strings.Join(runs.Statuses, ", "))))
 		return
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 500 {
-			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("limit %q: want a number from 1 to 500", v)})
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("limit %q: want a number from 1 to 500", v)))
 			return
 		}
 		f.Limit = n
 	}
 	labels, err := runs.ParseLabels(q["label"])
 	if err != nil {
-		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "label " + err.Error()})
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "label "+err.Error()))
 		return
 	}
 	f.Labels = labels
@@ -316,14 +295,14 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("Last-Event-ID %q is not a sequence number", v)})
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("Last-Event-ID %q is not a sequence number", v)))
 			return
 		}
 		from = n + 1
 	} else if v := r.URL.Query().Get("from_seq"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, fmt.Sprintf("from_seq %q is not a sequence number", v)})
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("from_seq %q is not a sequence number", v)))
 			return
 		}
 		from = n

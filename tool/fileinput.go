@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 )
@@ -65,27 +66,27 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 		f.MtimeMs = *w.MtimeMs
 	}
 	if w.ContentOmitted != "" {
-		return nil, true, &Error{Kind: KindUnprocessed, Field: target,
+		return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
 			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
 	}
 	if w.Content != nil {
 		// The bytes are kept under the client's file name for the tool to
 		// read, so the path must end in one.
 		if _, ok := clientpath.FileName(w.Path); !ok {
-			return nil, true, &Error{Kind: KindValidation, Field: target,
+			return nil, true, &Error{Kind: fault.Validation, Field: target,
 				Message: fmt.Sprintf("%s: %q is not the path of a file: a file sent with its content needs a path that ends in a file name", target, w.Path)}
 		}
 		b, err := DecodeBase64(*w.Content)
 		if errors.Is(err, clientfs.ErrOverCap) {
-			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
+			return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
 				Message: target + ": " + clientfs.TooLarge(w.Path)}
 		}
 		if err != nil {
-			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
+			return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
 		}
 		if w.Size != nil && int64(len(b)) != *w.Size {
-			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
+			return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s has %d bytes, size says %d", target, w.Path, len(b), *w.Size)}
 		}
 		f.Content, f.HasContent = b, true

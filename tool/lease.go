@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/toolserver/toolserver/fault"
 )
 
 // A device is one page: two calls that drive it at once replace each
@@ -154,7 +156,7 @@ func plural(n int, one, many string) string {
 
 // busy is the refusal of a call that does not wait for device id.
 func busy(id string, holder *lease, why string) *Error {
-	return &Error{Kind: KindConflict, Code: CodeDeviceBusy, Field: "device",
+	return &Error{Kind: fault.Conflict, Code: CodeDeviceBusy, Field: "device",
 		Message: fmt.Sprintf("device %s is busy: %s has held it for %s, and %s; try again when it ends, or use another device",
 			id, holder.tool, time.Since(holder.since).Round(time.Second), why)}
 }
@@ -210,7 +212,7 @@ func (c *Call) HoldDevice(ctx context.Context, id string) (context.Context, erro
 			return ls.withHeld(ctx, id), nil
 		case <-ctx.Done():
 			ls.leave(id, l)
-			return nil, &Error{Kind: KindConflict, Code: CodeDeviceBusy, Field: "device",
+			return nil, &Error{Kind: fault.Conflict, Code: CodeDeviceBusy, Field: "device",
 				Message: fmt.Sprintf("gave up waiting for device %s: %v", id, context.Cause(ctx)), Err: context.Cause(ctx)}
 		case <-tick.C:
 			ls.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -160,7 +161,7 @@ func TestDeviceLeaseShortCalls(t *testing.T) {
 	tap, _ := lr.call(ctx, "tap", "d2", "tap")
 	o := within(t, tap, "a tap during a run")
 	var te *tool.Error
-	if !errors.As(o.err, &te) || te.HTTPStatus() != 409 || te.Code != tool.CodeDeviceBusy {
+	if !errors.As(o.err, &te) || server.Status(te.Kind) != 409 || te.Code != tool.CodeDeviceBusy {
 		t.Fatalf("a tap during a run: got %v, want a 409 %s", o.err, tool.CodeDeviceBusy)
 	}
 	close(lr.releaseOf("run"))

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/toolserver/toolserver/fault"
 )
 
 // FileInput declares an argument that names a file on the client, in the
@@ -150,7 +152,7 @@ func Decode[T any](c *Call) (T, error) {
 		return v, err
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return v, &Error{Kind: KindValidation, Message: "arguments: " + err.Error()}
+		return v, &Error{Kind: fault.Validation, Message: "arguments: " + err.Error()}
 	}
 	return v, nil
 }
@@ -169,7 +171,7 @@ type Options struct {
 func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Options) (any, error) {
 	t, ok := r.Get(name)
 	if !ok {
-		return nil, &Error{Kind: KindNotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
+		return nil, &Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
 	}
 	args, err := parseArgs(raw)
 	if err != nil {
@@ -209,9 +211,9 @@ func parseArgs(raw []byte) (map[string]json.RawMessage, error) {
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &args); err != nil {
 		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
-			return nil, &Error{Kind: KindValidation, Message: "arguments are not valid JSON: " + err.Error()}
+			return nil, &Error{Kind: fault.Validation, Message: "arguments are not valid JSON: " + err.Error()}
 		}
-		return nil, &Error{Kind: KindValidation, Message: "arguments must be a JSON object: " + err.Error()}
+		return nil, &Error{Kind: fault.Validation, Message: "arguments must be a JSON object: " + err.Error()}
 	}
 	if args == nil {
 		args = map[string]json.RawMessage{}

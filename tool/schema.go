@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/toolserver/toolserver/fault"
 )
 
 // Schema is the subset of JSON Schema the tools use for their arguments.
@@ -80,10 +82,10 @@ func (s *Schema) Validate(raw []byte) error {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return &Error{Kind: KindValidation, Message: "arguments are not valid JSON: " + err.Error()}
+		return &Error{Kind: fault.Validation, Message: "arguments are not valid JSON: " + err.Error()}
 	}
 	if dec.More() {
-		return &Error{Kind: KindValidation, Message: "arguments are not valid JSON: trailing data after the object"}
+		return &Error{Kind: fault.Validation, Message: "arguments are not valid JSON: trailing data after the object"}
 	}
 	return s.check("", v)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -45,7 +46,7 @@ func TestSchemaValidate(t *testing.T) {
 		switch {
 		case tc.field == "" && err != nil:
 			t.Errorf("%s: got %v, want valid", tc.in, err)
-		case tc.field != "" && (!errors.As(err, &te) || te.Field != tc.field || te.HTTPStatus() != 400):
+		case tc.field != "" && (!errors.As(err, &te) || te.Field != tc.field || server.Status(te.Kind) != 400):
 			t.Errorf("%s: got %v, want a 400 about %q", tc.in, err, tc.field)
 		case tc.field != "" && !strings.HasPrefix(te.Error(), tc.field):
 			t.Errorf("%s: message %q does not start with the field %q", tc.in, te.Error(), tc.field)
@@ -73,7 +74,7 @@ func TestArgumentsParse(t *testing.T) {
 		switch {
 		case tc.want == "" && (err != nil || res != 0):
 			t.Errorf("%q: got %v, %v; want no arguments", tc.in, res, err)
-		case tc.want != "" && (!errors.As(err, &te) || te.HTTPStatus() != 400 || te.Message != tc.want):
+		case tc.want != "" && (!errors.As(err, &te) || server.Status(te.Kind) != 400 || te.Message != tc.want):
 			t.Errorf("%q: got %v, want a 400 %q", tc.in, err, tc.want)
 		}
 	}
@@ -148,7 +149,7 @@ func TestFileInputUnwrapping(t *testing.T) {
 		wire, _ = json.Marshal(map[string]any{"file": bad})
 		_, err = reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
 		var te *tool.Error
-		if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Field != "file" {
+		if !errors.As(err, &te) || server.Status(te.Kind) != 422 || te.Field != "file" {
 			t.Errorf("%v: got %v, want 422 about file", bad, err)
 		}
 	}
@@ -208,7 +209,7 @@ func TestFileInputCapOnDecodedSize(t *testing.T) {
 			}
 			var te *tool.Error
 			want := "file: /client/big.png is larger than the 32 MiB cap on a file sent to the tool-server"
-			if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Field != "file" || te.Message != want {
+			if !errors.As(err, &te) || server.Status(te.Kind) != 422 || te.Field != "file" || te.Message != want {
 				t.Fatalf("got %v, want 422 %q", err, want)
 			}
 		})
@@ -238,7 +239,7 @@ func TestFileInputRemoteReadsOnlyBytesSent(t *testing.T) {
 		wire, _ := json.Marshal(map[string]any{"file": arg})
 		res, err := reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
 		var te *tool.Error
-		if !errors.As(err, &te) || te.HTTPStatus() != 400 || te.Field != "file" || !strings.Contains(te.Error(), "answers other machines") {
+		if !errors.As(err, &te) || server.Status(te.Kind) != 400 || te.Field != "file" || !strings.Contains(te.Error(), "answers other machines") {
 			t.Errorf("%s: got %v, %v; want a 400 on file that reads nothing here", name, res, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "server-secret") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
@@ -247,7 +248,7 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		var usage *exitError
 		switch {
 		case errors.As(err, &usage):
-		case errors.Is(err, flow.ErrInfrastructure):
+		case errors.Is(err, fault.ErrInfrastructure):
 			out.broke(t.name, err)
 		case err != nil:
 			out.rejected(t.name, err)
@@ -274,7 +275,7 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 			return r.err // a bad --device
 		case r.err != nil:
 			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
-			if broken == nil && errors.Is(r.err, flow.ErrInfrastructure) {
+			if broken == nil && errors.Is(r.err, fault.ErrInfrastructure) {
 				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
 			}
 			continue
@@ -369,12 +370,12 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 	}
 	d, err := a.pool.Instance(ctx, o.device, worker)
 	if err != nil {
-		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == tool.KindValidation {
+		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == fault.Validation {
 			return nil, nil, withExit(exitUsage, fmt.Errorf("--device: %w", err))
 		}
 		// No device, no run: whatever kept it from booting is the
 		// machinery's failure.
-		return nil, nil, flow.Infrastructure(err)
+		return nil, nil, fault.Infrastructure(err)
 	}
 	opts := flowrun.Options{
 		Device:          flowtool.Device{D: d},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -101,14 +102,14 @@ func exitReport(stderr io.Writer, cmd *cobra.Command, err error) int {
 // flowExit is the exit code of flow run, decided by the kind of what went
 // wrong, never by its text or an HTTP status: 2 when the machinery under
 // the flows failed (err, or the error of a step, matches
-// flow.ErrInfrastructure: Chromium missing or dead, the tool-server
+// fault.ErrInfrastructure: Chromium missing or dead, the tool-server
 // unreachable, the link's protocol broken), 1 when a flow failed or was
 // rejected (a report not ok, or another err), 0 when every flow passed.
 // err is what failed the run outside its reports: the error that stopped
 // it, or a baseline the client did not write. The error it returns is
 // what to print; nil when the reports already said it all.
 func flowExit(reports []*flow.Report, err error) (int, error) {
-	if errors.Is(err, flow.ErrInfrastructure) {
+	if errors.Is(err, fault.ErrInfrastructure) {
 		return exitInfra, err
 	}
 	for _, r := range reports {

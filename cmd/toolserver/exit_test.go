@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -192,7 +193,7 @@ func TestFlowExit(t *testing.T) {
 		}
 		return r
 	}
-	crashed := report(false, flow.Infrastructure(errors.New("chromium exited")))
+	crashed := report(false, fault.Infrastructure(errors.New("chromium exited")))
 	failed := report(false, errors.New("no element matched"))
 	passed := report(true, nil)
 	for _, tc := range []struct {
@@ -205,7 +206,7 @@ func TestFlowExit(t *testing.T) {
 		{"one failed", []*flow.Report{passed, failed}, nil, exitFailed},
 		{"browser died in a step", []*flow.Report{failed, crashed}, nil, exitInfra},
 		{"baseline not written", []*flow.Report{passed}, errors.New("a baseline was not written"), exitFailed},
-		{"server unreachable", nil, flow.Infrastructure(errors.New("connection refused")), exitInfra},
+		{"server unreachable", nil, fault.Infrastructure(errors.New("connection refused")), exitInfra},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, _ := flowExit(tc.reports, tc.err); got != tc.want {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/link"
@@ -102,7 +103,7 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 // run runs one flow over the link and returns its report, how many of
 // its baselines were not written and, in a dry run, the baselines it
 // would have written. A flow the tool-server rejected is an error; a
-// failure of the link or the server matches flow.ErrInfrastructure (the
+// failure of the link or the server matches fault.ErrInfrastructure (the
 // link client classifies its errors).
 func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, []baselinePlan, error) {
 	opts := link.CallOptions{Progress: func(data json.RawMessage) {
@@ -121,7 +122,7 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	}
 	var rep flow.Report
 	if err := json.Unmarshal(res, &rep); err != nil {
-		return nil, 0, nil, flow.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
+		return nil, 0, nil, fault.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
 	}
 	if rep.Steps == nil {
 		// No report: the tool-server answered something else (a notice).
@@ -232,7 +233,7 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 	res, err := s.linkClient(u).Call(ctx, name, args, opts)
 	if err != nil {
 		var ce *link.CallError
-		if errors.As(err, &ce) && !errors.Is(err, flow.ErrInfrastructure) {
+		if errors.As(err, &ce) && !errors.Is(err, fault.ErrInfrastructure) {
 			printData(s.stdout, format, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
 			return silentExit(exitFailed)
 		}

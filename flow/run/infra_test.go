@@ -11,13 +11,14 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // TestStepErrorsStayTyped: a browser killed under a waiting step makes
-// that step an error whose Err matches flow.ErrInfrastructure (and still
+// that step an error whose Err matches fault.ErrInfrastructure (and still
 // cdp.ErrCrashed), so Report.InfrastructureError finds it; a failed
 // assertion on a live page has no such error.
 func TestStepErrorsStayTyped(t *testing.T) {
@@ -76,7 +77,7 @@ func TestStepErrorsStayTyped(t *testing.T) {
 		t.Fatalf("steps: got %s, want %s\n%s", got, want, dump(rep))
 	}
 	ierr := rep.InfrastructureError()
-	if !errors.Is(ierr, flow.ErrInfrastructure) || !errors.Is(ierr, cdp.ErrCrashed) || ierr != rep.Steps[1].Err {
+	if !errors.Is(ierr, fault.ErrInfrastructure) || !errors.Is(ierr, cdp.ErrCrashed) || ierr != rep.Steps[1].Err {
 		t.Fatalf("infrastructure error: got %v, want the await step's, matching ErrInfrastructure and cdp.ErrCrashed", ierr)
 	}
 }

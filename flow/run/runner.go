@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 )
@@ -467,7 +468,7 @@ func plural(n int, word string) string {
 // the machinery failed.
 func setErr(s *flow.StepReport, err error) {
 	s.Err = err
-	s.Infrastructure = errors.Is(err, flow.ErrInfrastructure)
+	s.Infrastructure = errors.Is(err, fault.ErrInfrastructure)
 }
 
 // count adds a finished step to the totals; echo lines never count,

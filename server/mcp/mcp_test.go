@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server/mcp"
@@ -59,7 +60,7 @@ func newFixture(t *testing.T) *fixture {
 	f.reg.Add(&tool.Tool{
 		Name: "busy",
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			return nil, &tool.Error{Kind: tool.KindConflict, Code: tool.CodeDeviceBusy, Message: "device chromium-cdp-100x100 is busy"}
+			return nil, &tool.Error{Kind: fault.Conflict, Code: tool.CodeDeviceBusy, Message: "device chromium-cdp-100x100 is busy"}
 		},
 	})
 	f.reg.Add(&tool.Tool{

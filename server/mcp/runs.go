@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -42,7 +43,7 @@ func (s storeRuns) List(ctx context.Context, status string, limit int) (any, err
 func (s storeRuns) Get(ctx context.Context, id string) (any, error) {
 	d, err := s.st.Get(ctx, id)
 	if errors.Is(err, runs.ErrUnknownRun) {
-		return nil, &tool.Error{Kind: tool.KindNotFound, Message: err.Error()}
+		return nil, &tool.Error{Kind: fault.NotFound, Message: err.Error()}
 	}
 	return d, err
 }

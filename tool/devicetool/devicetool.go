@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -149,23 +150,23 @@ func DeviceError(err error) error {
 	case errors.As(err, &te):
 		return err
 	case errors.Is(err, cdp.ErrBadID):
-		return &tool.Error{Kind: tool.KindValidation, Field: "device", Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Validation, Field: "device", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrFileURL), errors.Is(err, cdp.ErrBadURL), errors.Is(err, cdp.ErrHostNotAllowed), errors.Is(err, cdp.ErrPageLoad):
 		// The URL a caller gave: refused, or its page did not load.
-		return &tool.Error{Kind: tool.KindValidation, Field: "url", Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Validation, Field: "url", Message: err.Error(), Err: err}
 	case errors.As(err, &full):
-		return &tool.Error{Kind: tool.KindUnavailable, Code: CodeQueueFull, RetryAfter: full.RetryAfter, Err: err,
+		return &tool.Error{Kind: fault.Unavailable, Code: CodeQueueFull, RetryAfter: full.RetryAfter, Err: err,
 			Message: fmt.Sprintf("the tool-server is busy: %v; try again in %s, or another tool-server (its --max-devices and --queue set these bounds)", err, full.RetryAfter.Round(time.Second))}
 	case errors.Is(err, cdp.ErrTooManyDevices):
-		return &tool.Error{Kind: tool.KindConflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Conflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed), errors.Is(err, cdp.ErrNoNetwork):
-		return &tool.Error{Kind: tool.KindUnavailable, Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Unavailable, Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNotBooted):
-		return &tool.Error{Kind: tool.KindNotFound, Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.NotFound, Message: err.Error(), Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &tool.Error{Kind: tool.KindUnavailable, Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Unavailable, Message: err.Error(), Err: err}
 	}
-	return &tool.Error{Kind: tool.KindInternal, Message: err.Error(), Err: err}
+	return &tool.Error{Kind: fault.Internal, Message: err.Error(), Err: err}
 }
 
 func ms(v float64, def time.Duration) time.Duration {

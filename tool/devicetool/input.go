@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -102,7 +103,7 @@ func (t *Tools) keyboard() *tool.Tool {
 			}
 			if a.Key != "" {
 				if err := d.PressKey(ctx, a.Key); err != nil {
-					return nil, &tool.Error{Kind: tool.KindValidation, Field: "key", Message: err.Error()}
+					return nil, &tool.Error{Kind: fault.Validation, Field: "key", Message: err.Error()}
 				}
 				keys++
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 )
@@ -30,14 +31,14 @@ func (a Device) Size() (int, int) { return a.D.Size() }
 func (a Device) Launch(ctx context.Context, url string) error { return classify(a.D.Launch(ctx, url)) }
 
 // classify marks an error that says the browser itself is gone as a
-// failure of the machinery (flow.ErrInfrastructure), so the runner and
+// failure of the machinery (fault.ErrInfrastructure), so the runner and
 // the CLI tell a crashed Chromium from a failed step: the browser died
 // (ErrCrashed), there is no Chromium (ErrNoChromium), the pool closed
 // (ErrClosed) or the device was stopped under the run (ErrNotBooted).
 func classify(err error) error {
 	for _, target := range []error{cdp.ErrCrashed, cdp.ErrNoChromium, cdp.ErrClosed, cdp.ErrNotBooted} {
 		if errors.Is(err, target) {
-			return flow.Infrastructure(err)
+			return fault.Infrastructure(err)
 		}
 	}
 	return err

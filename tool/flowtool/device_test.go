@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/snapshot"
@@ -154,7 +155,7 @@ func TestCaptureNamesBadSelector(t *testing.T) {
 	} {
 		_, err := d.Capture(ctx, c.opts)
 		var oe *cdp.CaptureOptionError
-		if !errors.As(err, &oe) || errors.Is(err, flow.ErrInfrastructure) {
+		if !errors.As(err, &oe) || errors.Is(err, fault.ErrInfrastructure) {
 			t.Errorf("got %v, want a CaptureOptionError that is not an infrastructure failure", err)
 			continue
 		}

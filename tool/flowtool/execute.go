@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
@@ -161,7 +162,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		return nil, err
 	}
 	if a.Platform != "" && a.Platform != "chromium" {
-		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + a.Platform + ")"}
+		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + a.Platform + ")"}
 	}
 	src, err := t.callSource(call)
 	if err != nil {

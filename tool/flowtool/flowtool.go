@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
@@ -97,7 +98,7 @@ func resolveSource(call *tool.Call) (source, error) {
 		return source{}, err
 	}
 	invalid := func(code, field, format string, v ...any) error {
-		return &tool.Error{Kind: tool.KindValidation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+		return &tool.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if (a.Name == "") == (a.FlowPath == "") {
 		return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Pass exactly one flow source: name or flow_path.")
@@ -142,7 +143,7 @@ func resolveSource(call *tool.Call) (source, error) {
 // messages and codes Argent's tools give.
 func checkNameRoot(name, root string) error {
 	invalid := func(code, field, format string, v ...any) error {
-		return &tool.Error{Kind: tool.KindValidation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+		return &tool.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if !flow.ValidName(name) {
 		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
@@ -162,11 +163,11 @@ func prepareError(err error) error {
 	var openErr *flow.OpenError
 	switch {
 	case errors.Is(err, flow.ErrInvalid):
-		return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Message: err.Error(), Err: err}
 	case errors.As(err, &nameErr):
-		return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_NAME_INVALID", Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.Validation, Code: "FLOW_NAME_INVALID", Message: err.Error(), Err: err}
 	case errors.As(err, &openErr):
-		return &tool.Error{Kind: tool.KindNotFound, Code: "FLOW_NOT_FOUND", Message: err.Error(), Err: err}
+		return &tool.Error{Kind: fault.NotFound, Code: "FLOW_NOT_FOUND", Message: err.Error(), Err: err}
 	}
 	return err
 }
@@ -201,7 +202,7 @@ func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (
 			for i, b := range booted {
 				ids[i] = b.ID
 			}
-			return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_DEVICE_RESOLUTION", Field: "device",
+			return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "device",
 				Message: fmt.Sprintf("%d booted devices matched — pass device to disambiguate. Available devices: %s.", len(booted), strings.Join(ids, ", "))}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link"
@@ -75,7 +76,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	} else {
 		b, err := tool.DecodeBase64(*in.Content)
 		if err != nil {
-			return run.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+			return run.Entry{}, &tool.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
 		f.Data = b
 	}
@@ -124,7 +125,7 @@ func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]a
 			if errors.As(err, &refused) || suffix == "" {
 				return err
 			}
-			return &tool.Error{Kind: tool.KindValidation, Field: "args", Message: err.Error() + suffix}
+			return &tool.Error{Kind: fault.Validation, Field: "args", Message: err.Error() + suffix}
 		}
 		args[target] = memberInput(p, data)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
@@ -262,7 +263,7 @@ func refuseNested(ctx context.Context, name string) error {
 	if ctx.Value(ctxKey{}) == nil {
 		return nil
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+	return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
 		Message: fmt.Sprintf("%s cannot run inside a step that is being recorded: a flow that records flows cannot be recorded", name)}
 }
 
@@ -294,7 +295,7 @@ func (t *Tools) session(ctx context.Context, name string, tg target) (*slot, *re
 	}
 	if why := t.Recorder.still(s, gen); why != "" || s.rec == nil {
 		s.release()
-		return nil, nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_NO_ACTIVE_RECORDING",
+		return nil, nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
 			Message: fmt.Sprintf("Recording of %q in %s is no longer active — %s. Nothing was added to the flow file; call flow-start-recording to record again.", tg.name, tg.root, why)}
 	}
 	return s, s.rec, nil
@@ -320,7 +321,7 @@ func (t *Tools) noRecording(tg target) error {
 	if others > 0 {
 		list += fmt.Sprintf(" (plus %d in other projects)", others)
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_NO_ACTIVE_RECORDING",
+	return &tool.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
 		Message: fmt.Sprintf("No active recording for flow %q in %s. If you have not started it yet, call flow-start-recording — but note it truncates, so if %s already holds a take you want (finished, or interrupted by a restart), copy it aside or record under a fresh name instead. Active recordings: %s.", tg.name, tg.root, file, list)}
 }
 
@@ -332,12 +333,12 @@ func (rec *recording) load() (*flow.Flow, error) {
 	}
 	data, err := os.ReadFile(rec.file)
 	if err != nil {
-		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Err: err,
+		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Err: err,
 			Message: fmt.Sprintf("Cannot read the flow file %s of the recording %q (%v). It changed outside the recorder; restore it, or call flow-start-recording to start the take over (it truncates). Nothing was added.", rec.file, rec.name, err)}
 	}
 	fl, err := flow.Parse(rec.file, data)
 	if err != nil {
-		return nil, &tool.Error{Kind: tool.KindValidation, Code: parseCode(err), Err: err,
+		return nil, &tool.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
 			Message: fmt.Sprintf("The flow file %s of the recording %q no longer parses (edited by hand?): %v. Fix it and call the tool again; nothing was added.", rec.file, rec.name, err)}
 	}
 	return fl, nil
@@ -390,7 +391,7 @@ func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
 	fl.Name = rec.file
 	b, err := flow.Marshal(fl)
 	if err != nil {
-		return nil, &tool.Error{Kind: tool.KindValidation, Code: parseCode(err), Err: err,
+		return nil, &tool.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
 			Message: fmt.Sprintf("The step would make %s invalid, so nothing was added: %v", rec.file, err)}
 	}
 	return b, nil
@@ -434,7 +435,7 @@ func writeFailed(what string, err error) error {
 	case "ENOTDIR", "EEXIST":
 		hint = "a file stands where a directory of the path should be"
 	}
-	return &tool.Error{Kind: tool.KindWriteFailed, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
+	return &tool.Error{Kind: fault.WriteFailed, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
 		Message: fmt.Sprintf("%s (%s) — %s", what, code, hint)}
 }
 
@@ -660,7 +661,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	}
 	defer s.release()
 	if why := linkReason(rec, call); why != "" {
-		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
 			Message: fmt.Sprintf("flow-add-script refused: %s, and a replay over a link rejects script: steps (a script runs on the tool-server's host only in a local run). No script ran and nothing was recorded; record the script's effect with flow-add-step instead.", why)}
 	}
 	fl, err := rec.load()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -558,8 +559,8 @@ func TestRecordNoActiveRecording(t *testing.T) {
 	call(t, reg, "flow-start-recording", rec{"other", root}.args(nil))
 	_, err := invoke(t, reg, "flow-add-echo", rec{"nope", root}.args(map[string]any{"message": "x"}), false)
 	te := wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
-	if te.Kind != tool.KindValidation {
-		t.Fatalf("kind: got %v, want %v", te.Kind, tool.KindValidation)
+	if te.Kind != fault.Validation {
+		t.Fatalf("kind: got %v, want %v", te.Kind, fault.Validation)
 	}
 	want := fmt.Sprintf(`No active recording for flow "nope" in %s. If you have not started it yet, call flow-start-recording — but note it truncates, so if %s already holds a take you want (finished, or interrupted by a restart), copy it aside or record under a fresh name instead. Active recordings: "other"`,
 		root, filepath.Join(root, ".argent", "flows", "nope.yaml"))

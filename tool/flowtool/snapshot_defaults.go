@@ -1,6 +1,7 @@
 package flowtool
 
 import (
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -93,7 +94,7 @@ func snapshotDefaults(arg *SnapshotDefaultsArg, linked bool, projectRoot string)
 	}
 	d, err := flow.LoadConfig(projectRoot)
 	if err != nil {
-		return flow.SnapshotDefaults{}, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_CONFIG_INVALID", Field: "project_root", Message: err.Error(), Err: err}
+		return flow.SnapshotDefaults{}, &tool.Error{Kind: fault.Validation, Code: "FLOW_CONFIG_INVALID", Field: "project_root", Message: err.Error(), Err: err}
 	}
 	return d, nil
 }

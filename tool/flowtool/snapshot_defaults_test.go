@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -70,7 +71,7 @@ func TestSnapshotDefaultsOfARun(t *testing.T) {
 	}
 	_, err = snapshotDefaults(nil, false, bad)
 	te := wantCode(t, err, "FLOW_CONFIG_INVALID")
-	if te.Kind != tool.KindValidation || !strings.Contains(te.Message, `line 3: snapshot: unknown option "treshold" (did you mean "threshold"?)`) || !errors.Is(err, flow.ErrInvalidConfig) {
+	if te.Kind != fault.Validation || !strings.Contains(te.Message, `line 3: snapshot: unknown option "treshold" (did you mean "threshold"?)`) || !errors.Is(err, flow.ErrInvalidConfig) {
 		t.Errorf("bad config: got %v (kind %s), want the file's line and the did-you-mean", te, te.Kind)
 	}
 }
@@ -117,7 +118,7 @@ func TestFlowExecuteSnapshotDefaults(t *testing.T) {
 	} {
 		_, err := invoke(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": c.defaults}), false)
 		var te *tool.Error
-		if !errors.As(err, &te) || te.Kind != tool.KindValidation || te.Message != c.msg {
+		if !errors.As(err, &te) || te.Kind != fault.Validation || te.Message != c.msg {
 			t.Errorf("snapshotDefaults %v: got %v, want the validation error %q", c.defaults, err, c.msg)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
@@ -156,7 +157,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 			"summary":      err.Error(),
 		}, nil
 	case err != nil:
-		return nil, &tool.Error{Kind: tool.KindUnprocessed, Message: err.Error(), Err: err}
+		return nil, &tool.Error{Kind: fault.Unprocessed, Message: err.Error(), Err: err}
 	}
 	max := snapshot.DefaultMaxMismatch
 	if a.MaxMismatch != nil {
