@@ -218,10 +218,11 @@ func TestPrevalidateSnapshotOptions(t *testing.T) {
   - run: frag
 `)
 	src, entry := linkedSource(t, f, mainPath)
-	fl, err := run.Prepare(entry)
+	p, err := run.Prepare(entry)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fl := p.Flow
 	noTools := func(string) ([]tool.FileInput, bool) { return nil, false }
 	if err := link.Prevalidate(fl, entry.File, src, noTools); err != nil {
 		t.Errorf("Prevalidate: got %v, want nil", err)

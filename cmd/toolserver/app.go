@@ -160,7 +160,7 @@ func asGroup(cmd *cobra.Command) {
 		if err := c.Help(); err != nil {
 			return err
 		}
-		return withExit(exitUsage, errors.New("missing command"))
+		return badInput(errors.New("missing command"))
 	}
 }
 

@@ -100,7 +100,7 @@ func runApprove(ctx context.Context, opts approveOptions) error {
 		}
 	}
 	if refused > 0 {
-		return withExit(exitFailed, fmt.Errorf("approve: %d of %d %s refused", refused, len(results), plural(len(results), "baseline", "baselines")))
+		return failed(fmt.Errorf("approve: %d of %d %s refused", refused, len(results), plural(len(results), "baseline", "baselines")))
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 	if err != nil {
 		te := tool.AsError(err)
 		printData(opts.stdout, format, map[string]any{"error": te.Error(), "error_code": te.Code, "error_kind": te.Kind})
-		return silentExit(exitFailed)
+		return failed(nil)
 	}
 	// Artifacts live in this process's temp dir, removed on exit: copy them
 	// next to the caller.

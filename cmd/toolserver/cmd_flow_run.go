@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
-	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
@@ -175,19 +176,13 @@ func (v flowOutputValue) Type() string { return "json|yaml" }
 
 // runFlowRun runs the flows args[0] names and reports them.
 func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
-	format := opts.format
-	if opts.json {
-		if format == formatYAML {
-			return usageError("--json and -o yaml ask for two formats; give one")
-		}
-		format = formatJSON
+	format, err := opts.resolveFormat()
+	if err != nil {
+		return err
 	}
 	out := newRenderer(opts.stdout, opts.stderr, format != "")
 	if opts.outputDir != "" {
 		out.warn("--output DIR is deprecated; use --artifacts DIR")
-		if opts.artifacts != "" && opts.artifacts != opts.outputDir {
-			return usageError("flow run: --output %s and --artifacts %s name two artifacts directories; give --artifacts only", opts.outputDir, opts.artifacts)
-		}
 		opts.artifacts = opts.outputDir
 	}
 	out.dryRun = opts.dryRun
@@ -203,8 +198,7 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	}
 	if opts.shard.n > 0 {
 		all := len(targets)
-		targets = opts.shard.of(targets)
-		if len(targets) == 0 {
+		if targets = opts.shard.of(targets); len(targets) == 0 {
 			out.note(fmt.Sprintf("shard %s has no flows (%d %s in all): nothing to run", opts.shard.String(), all, plural(all, "flow", "flows")))
 			return nil
 		}
@@ -216,78 +210,115 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	// runOne runs one flow: in-process, or on a tool-server over a link.
-	// notWritten counts the baselines of the result the client refused;
-	// plans are the baselines a dry run would have written.
-	var runOne func(ctx context.Context, t flowTarget, worker int, out *renderer) (rep *flow.Report, notWritten int, plans []baselinePlan, err error)
-	if u := opts.linkURL(opts.link); u != "" {
-		urls := linkURLs(u)
-		if len(urls) > 1 && !opts.workersSet {
-			opts.workers = len(urls)
-		}
-		spread, err := newSpread(urls, args[0], opts, out)
-		if err != nil {
-			return err
-		}
-		runOne = spread.run
-	} else {
-		a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool, maxDevices: max(defaultMaxDevices, opts.workers)})
-		if err != nil {
-			return err
-		}
-		defer a.Close()
-		runOne = func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []baselinePlan, error) {
-			rep, plans, err := a.runLocalFlow(ctx, t, worker, opts, out)
-			return rep, 0, plans, err
-		}
+	runOne, done, err := opts.flowRunner(args[0], out)
+	if err != nil {
+		return err
 	}
-
+	defer done()
 	results := runTargets(ctx, targets, opts.workers, out, func(ctx context.Context, t flowTarget, worker int, out *renderer) flowResult {
 		rep, notWritten, planned, err := runOne(ctx, t, worker, out)
-		r := flowResult{ran: true, rep: rep, notWritten: notWritten, plans: planned, err: err}
-		var usage *exitError
 		switch {
-		case errors.As(err, &usage):
-		case errors.Is(err, fault.ErrInfrastructure):
+		case isUsage(err):
+		case fault.IsInfrastructure(err):
 			out.broke(t.name, err)
 		case err != nil:
 			out.rejected(t.name, err)
 		default:
 			out.finished(rep)
 		}
-		return r
+		return flowResult{ran: true, rep: rep, notWritten: notWritten, plans: planned, err: err}
 	})
-	var reports []runReport
-	var plans []baselinePlan
-	// failure fails the run outside its reports: a baseline the client
-	// did not write (seed, "Baselines in the result"); broken is the
-	// first flow whose machinery failed (the run goes on with the others,
-	// and exits 2).
-	var failure, broken error
+	reports, plans, failure, broken, err := opts.collect(targets, results)
+	if err != nil {
+		return err
+	}
+	if err := opts.writeOutputs(format, out, rb, reports, plans); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
+	reps := make([]*flow.Report, len(reports))
+	for i, r := range reports {
+		reps[i] = r.Report
+	}
+	return flowRunError(reps, cmp.Or(broken, failure))
+}
+
+// resolveFormat is the output format -o, --output and --json ask for.
+func (o *flowRunOptions) resolveFormat() (string, error) {
+	format := o.format
+	if o.json {
+		if format == formatYAML {
+			return "", usageError("--json and -o yaml ask for two formats; give one")
+		}
+		format = formatJSON
+	}
+	if o.outputDir != "" && o.artifacts != "" && o.artifacts != o.outputDir {
+		return "", usageError("flow run: --output %s and --artifacts %s name two artifacts directories; give --artifacts only", o.outputDir, o.artifacts)
+	}
+	return format, nil
+}
+
+// runFlow runs one flow: in-process, or on a tool-server over a link.
+// notWritten counts the baselines of the result the client refused;
+// plans are the baselines a dry run would have written.
+type runFlow func(ctx context.Context, t flowTarget, worker int, out *renderer) (rep *flow.Report, notWritten int, plans []flowrun.Plan, err error)
+
+// flowRunner returns how this run runs each flow, and what to call when
+// the run ends: over the --link URLs, or on an in-process device pool.
+func (o *flowRunOptions) flowRunner(arg string, out *renderer) (runFlow, func(), error) {
+	if u := o.linkURL(o.link); u != "" {
+		urls := linkURLs(u)
+		if len(urls) > 1 && !o.workersSet {
+			o.workers = len(urls)
+		}
+		spread, err := newSpread(urls, arg, *o, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		return spread.run, func() {}, nil
+	}
+	a, err := newApp(appOptions{stderr: o.stderr, pool: o.pool, maxDevices: max(defaultMaxDevices, o.workers)})
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := *o
+	return func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {
+		rep, plans, err := a.runLocalFlow(ctx, t, worker, opts, out)
+		return rep, 0, plans, err
+	}, a.Close, nil
+}
+
+// collect turns the flows' results into the run's reports, in the
+// targets' order, and the baselines a dry run would have written. failure
+// fails the run outside its reports: a baseline the client did not write
+// (docs/link-protocol.md, "Baselines in the result"); broken is the first
+// flow whose machinery failed (the run went on with the others). A usage
+// error (a bad --device) is returned as the error.
+func (o *flowRunOptions) collect(targets []flowTarget, results []flowResult) (reports []runReport, plans []flowrun.Plan, failure, broken, err error) {
 	for i, r := range results {
 		if !r.ran {
 			continue
 		}
 		t := targets[i]
-		var usage *exitError
 		switch {
-		case errors.As(r.err, &usage):
-			return r.err // a bad --device
+		case isUsage(r.err):
+			return nil, nil, nil, nil, r.err
 		case r.err != nil:
-			reports = append(reports, runReport{Report: rejectedReport(t.name, opts.device, r.err)})
-			if broken == nil && errors.Is(r.err, fault.ErrInfrastructure) {
+			reports = append(reports, runReport{Report: rejectedReport(t.name, o.device, r.err)})
+			if broken == nil && fault.IsInfrastructure(r.err) {
 				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
 			}
 			continue
 		}
 		rr := runReport{Report: r.rep}
-		if opts.dryRun {
-			markDryRun(r.rep)
+		if o.dryRun {
 			planned := r.plans
-			rr.WouldWrite = &planned
 			if planned == nil {
-				rr.WouldWrite = &[]baselinePlan{}
+				planned = []flowrun.Plan{}
 			}
+			rr.WouldWrite = &planned
 			plans = append(plans, planned...)
 		}
 		reports = append(reports, rr)
@@ -295,59 +326,49 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 			failure = errors.New("a baseline was not written")
 		}
 	}
+	return reports, plans, failure, broken, nil
+}
+
+// writeOutputs prints the reports (as data with -o, else the totals and
+// the dry run's plans) and writes the HTML report and the JUnit file.
+func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan) error {
 	if format != "" {
 		var v any = reports
 		if len(reports) == 1 {
 			v = reports[0]
 		}
-		if err := printData(opts.stdout, format, v); err != nil {
+		if err := printData(o.stdout, format, v); err != nil {
 			return err
 		}
 	} else {
 		if len(reports) > 1 {
 			out.total(reports)
 		}
-		if opts.dryRun {
+		if o.dryRun {
 			out.plans(plans)
 		}
 	}
 	if err := finishReport(rb, reports, out); err != nil {
-		return withExit(exitInfra, err)
+		return err
 	}
-	if opts.junit != "" {
-		reps := make([]*flow.Report, len(reports))
-		for i, r := range reports {
-			reps[i] = r.Report
-		}
-		if err := writeJUnit(opts.junit, reps); err != nil {
-			return withExit(exitInfra, fmt.Errorf("--junit %s: %w", opts.junit, err))
-		}
-	}
-	if ctx.Err() != nil {
-		return withExit(exitInfra, errors.New("interrupted"))
-	}
-	if broken != nil {
-		return withExit(flowExit(nil, broken))
+	if o.junit == "" {
+		return nil
 	}
 	reps := make([]*flow.Report, len(reports))
 	for i, r := range reports {
 		reps[i] = r.Report
 	}
-	switch code, err := flowExit(reps, failure); {
-	case code == exitOK:
-		return nil
-	case err == nil:
-		return silentExit(code)
-	default:
-		return withExit(code, err)
+	if err := writeJUnit(o.junit, reps); err != nil {
+		return fmt.Errorf("--junit %s: %w", o.junit, err)
 	}
+	return nil
 }
 
 // runReport is a flow's report as flow run prints it: the report, and in
 // a dry run the baselines it would have written.
 type runReport struct {
 	*flow.Report
-	WouldWrite *[]baselinePlan `json:"wouldWriteBaselines,omitempty"`
+	WouldWrite *[]flowrun.Plan `json:"wouldWriteBaselines,omitempty"`
 }
 
 // rejectedReport stands for a flow rejected before its first step in the
@@ -357,21 +378,23 @@ func rejectedReport(name, device string, err error) *flow.Report {
 		Warnings: []string{"not run: " + err.Error()}}
 }
 
-// runLocalFlow runs one flow in-process on the app's device pool. In a
-// dry run it returns the baselines it would have written.
-func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flowRunOptions, out *renderer) (*flow.Report, []baselinePlan, error) {
+// runLocalFlow runs one flow in-process on the app's device pool: the
+// file is read and parsed once (flowrun.Prepare), then run by the one flow
+// run the flow-execute tool also calls (flowrun.Run). In a dry run it
+// returns the baselines it would have written.
+func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flowRunOptions, out *renderer) (*flow.Report, []flowrun.Plan, error) {
 	file, err := flow.Disk{}.OpenFile(t.path)
 	if err != nil {
 		return nil, nil, err
 	}
-	entry := flowrun.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)}
-	if _, err := flowrun.Prepare(entry); err != nil {
+	p, err := flowrun.Prepare(flowrun.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)})
+	if err != nil {
 		return nil, nil, err
 	}
 	d, err := a.pool.Instance(ctx, o.device, worker)
 	if err != nil {
-		if te := devicetool.DeviceError(err); tool.AsError(te).Kind == fault.Validation {
-			return nil, nil, withExit(exitUsage, fmt.Errorf("--device: %w", err))
+		if errors.Is(err, cdp.ErrBadID) {
+			return nil, nil, badInput(fmt.Errorf("--device: %w", err))
 		}
 		// No device, no run: whatever kept it from booting is the
 		// machinery's failure.
@@ -381,25 +404,17 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		Device:          flowtool.Device{D: d},
 		Source:          flow.Disk{},
 		UpdateBaselines: o.update,
+		DryRun:          o.dryRun,
 		Strict:          o.strict,
 		Tools:           a.flowTools.Caller(),
 		Progress:        out.progress,
 		Snapshot:        o.snapshot,
 	}
-	var dry *dryRunSource
-	if o.dryRun {
-		dry = &dryRunSource{Source: opts.Source}
-		opts.Source = dry
-	}
 	if o.artifacts != "" {
 		opts.Artifacts = outputSink{dir: o.artifacts}
 	}
 	out.start(t.name, d.ID())
-	rep, err := flowrun.Execute(ctx, opts, entry)
-	if dry != nil {
-		return rep, dry.plans, err
-	}
-	return rep, nil, err
+	return flowrun.Run(ctx, opts, p)
 }
 
 // outputSink writes the images of failed snapshots to DIR/<flow>/.

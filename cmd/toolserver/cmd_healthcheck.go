@@ -45,11 +45,11 @@ func runHealthcheck(ctx context.Context, opts healthcheckOptions, args []string)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return withExit(exitFailed, fmt.Errorf("healthcheck: %w", err))
+		return failed(fmt.Errorf("healthcheck: %w", err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return withExit(exitFailed, fmt.Errorf("healthcheck: %s answered %s", opts.addr, resp.Status))
+		return failed(fmt.Errorf("healthcheck: %s answered %s", opts.addr, resp.Status))
 	}
 	fmt.Fprintln(opts.stdout, "healthy")
 	return nil

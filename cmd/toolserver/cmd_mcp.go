@@ -66,7 +66,7 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 	if opts.stateDir != "" {
 		st, err := runs.Open(opts.stateDir, opts.keepRuns)
 		if err != nil {
-			return withExit(exitInfra, fmt.Errorf("mcp: --state-dir: %w", err))
+			return fmt.Errorf("mcp: --state-dir: %w", err)
 		}
 		defer st.Close()
 		a.flowTools.Runs = st

@@ -71,11 +71,11 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 	defer srv.Close()
 	h, err := srv.Handler()
 	if err != nil {
-		return withExit(exitInfra, err)
+		return err
 	}
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
-		return withExit(exitInfra, fmt.Errorf("report serve: %w", err))
+		return fmt.Errorf("report serve: %w", err)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(opts.stdout, "Serving %s at http://%s/?token=%s (Ctrl-C to stop)\n", dir, ln.Addr(), srv.Token)
@@ -83,13 +83,13 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return withExit(exitInfra, err)
+		return err
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return withExit(exitInfra, err)
+		return err
 	}
 	<-done
 	return nil

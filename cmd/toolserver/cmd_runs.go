@@ -61,9 +61,9 @@ func (o *runsOptions) register(cmd *cobra.Command) {
 func apiError(cmd string, err error) error {
 	var api *runs.APIError
 	if errors.As(err, &api) {
-		return withExit(exitUsage, fmt.Errorf("%s: %s", cmd, api.Message))
+		return badInput(fmt.Errorf("%s: %s", cmd, api.Message))
 	}
-	return withExit(exitInfra, fmt.Errorf("%s: %w", cmd, err))
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 func newRunsListCommand(s streams) *cobra.Command {
@@ -224,7 +224,7 @@ func followRun(ctx context.Context, c *runs.Client, id string, from int64, forma
 		fmt.Fprintf(s.stdout, "Run %s %s\n", id, status)
 	}
 	if status != runs.Passed {
-		return silentExit(exitFailed)
+		return failed(nil)
 	}
 	return nil
 }

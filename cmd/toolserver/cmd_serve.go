@@ -119,7 +119,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if opts.stateDir != "" {
 		st, err := runs.Open(opts.stateDir, opts.keepRuns)
 		if err != nil {
-			return withExit(exitInfra, fmt.Errorf("serve: --state-dir: %w", err))
+			return fmt.Errorf("serve: --state-dir: %w", err)
 		}
 		defer st.Close()
 		cfg.Runs = st

@@ -70,15 +70,15 @@ func runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions, files []stri
 		return usageError("snapshot diff: --threshold %v is outside 0..1", opts.threshold)
 	}
 	if err := ctx.Err(); err != nil {
-		return withExit(exitInfra, err)
+		return err
 	}
 	a, err := os.ReadFile(files[0])
 	if err != nil {
-		return withExit(exitInfra, err)
+		return err
 	}
 	b, err := os.ReadFile(files[1])
 	if err != nil {
-		return withExit(exitInfra, err)
+		return err
 	}
 
 	// One comparison allocates its images once, and they stay live until
@@ -95,7 +95,7 @@ func runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions, files []stri
 	res, err := snapshot.CompareBytes(files[0], a, files[1], b, co)
 	elapsed := time.Since(start)
 	if err != nil {
-		return withExit(exitInfra, err)
+		return err
 	}
 	if opts.diff != "" {
 		data, err := snapshot.EncodePNG(res.Diff)
@@ -103,7 +103,7 @@ func runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions, files []stri
 			err = atomicfile.WriteFile(opts.diff, data)
 		}
 		if err != nil {
-			return withExit(exitInfra, err)
+			return err
 		}
 	}
 
@@ -112,17 +112,17 @@ func runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions, files []stri
 	case formatJSON:
 		// One object on one line, as scripts and the benchmarks read it.
 		if err := json.NewEncoder(opts.stdout).Encode(rep); err != nil {
-			return withExit(exitInfra, err)
+			return err
 		}
 	case formatYAML:
 		if err := printYAML(opts.stdout, rep); err != nil {
-			return withExit(exitInfra, err)
+			return err
 		}
 	default:
 		fmt.Fprintln(opts.stdout, summaryLine(res, opts.threshold, opts.diff))
 	}
 	if res.MismatchPixels > 0 {
-		return silentExit(exitFailed)
+		return failed(nil)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func runTools(ctx context.Context, opts toolsOptions, args []string) error {
 	if u := opts.linkURL(opts.link); u != "" {
 		tools, err := opts.linkClient(u).Tools(ctx)
 		if err != nil {
-			return withExit(exitInfra, err)
+			return err
 		}
 		if format != "" {
 			return printData(opts.stdout, format, map[string]any{"tools": tools})
@@ -96,7 +96,7 @@ func runToolsDescribe(ctx context.Context, opts toolsOptions, args []string) err
 	if u := opts.linkURL(opts.link); u != "" {
 		tools, err := opts.linkClient(u).Tools(ctx)
 		if err != nil {
-			return withExit(exitInfra, err)
+			return err
 		}
 		for _, t := range tools {
 			if t.Name == name {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/internal/treetest"
+
+	flowrun "github.com/toolserver/toolserver/flow/run"
 )
 
 // dryRunReport is the part of flow run -o json a dry run adds.
@@ -18,7 +20,7 @@ type dryRunReport struct {
 	Steps []struct {
 		Kind, Status, Reason, SnapshotKey string
 	}
-	WouldWriteBaselines []baselinePlan
+	WouldWriteBaselines []flowrun.Plan
 }
 
 // TestFlowRunDryRunLocal: flow run --update-baselines --dry-run runs the
@@ -68,7 +70,7 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 	if len(rep.WouldWriteBaselines) != 1 {
 		t.Fatalf("wouldWriteBaselines: got %+v, want one", rep.WouldWriteBaselines)
 	}
-	if p := rep.WouldWriteBaselines[0]; p.Path != baseline || p.Action != planUpdate || p.Bytes <= 0 {
+	if p := rep.WouldWriteBaselines[0]; p.Path != baseline || p.Action != flowrun.PlanUpdate || p.Bytes <= 0 {
 		t.Errorf("wouldWriteBaselines[0]: got %+v, want %s, update, its size", p, baseline)
 	}
 	last := rep.Steps[len(rep.Steps)-1]
@@ -151,7 +153,7 @@ func TestFlowRunLinkedDryRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("-o json: %v in\n%s", err, out)
 	}
-	want := baselinePlan{Path: dst, Action: planUpdate, Bytes: len(shot)}
+	want := flowrun.Plan{Path: dst, Action: flowrun.PlanUpdate, Bytes: len(shot)}
 	if len(rep.WouldWriteBaselines) != 1 || rep.WouldWriteBaselines[0] != want {
 		t.Errorf("wouldWriteBaselines: got %+v, want [%+v]", rep.WouldWriteBaselines, want)
 	}

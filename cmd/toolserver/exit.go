@@ -11,7 +11,8 @@ import (
 	"github.com/toolserver/toolserver/flow"
 )
 
-// Exit codes of PRODUCT.md, mapped in this one place.
+// The exit codes (docs/product.md, "Exit codes"); exitCode below is the
+// one place an error becomes one of them.
 const (
 	exitOK     = 0 // all passed / identical
 	exitFailed = 1 // a flow failed, images differ, a baseline was not written
@@ -47,83 +48,114 @@ const (
 2  no command or an unknown command was given`
 )
 
-// exitError carries an exit code through a command's error return.
-// A nil err with a code prints nothing (the command already reported).
-type exitError struct {
-	code int
-	err  error
-	// usage marks a bad command line: the message is followed by where
-	// to read the command's help.
-	usage bool
+// cliError marks what a command's error is, for exitCode: a bad command
+// line, or a failed result (a tool error, a flow that failed, images that
+// differ). Any other error is a failure of the machinery.
+type cliError struct {
+	err error
+	// usage is a bad command line or configuration; hint adds where to
+	// read the command's help.
+	usage, hint bool
+	// failed is a result that failed; a nil err prints nothing more (the
+	// command already reported).
+	failed bool
 }
 
-func (e *exitError) Error() string {
+func (e *cliError) Error() string {
 	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
+		return "failed"
 	}
 	return e.err.Error()
 }
 
-func (e *exitError) Unwrap() error { return e.err }
+func (e *cliError) Unwrap() error { return e.err }
 
-// withExit wraps err so that the process exits with code.
-func withExit(code int, err error) error { return &exitError{code: code, err: err} }
-
-// silentExit exits with code and prints nothing more.
-func silentExit(code int) error { return &exitError{code: code} }
-
-// usageError is a bad flag or argument: exit 2 with the message and a
-// pointer to the command's help.
+// usageError is a bad flag or argument: its message is followed by where
+// to read the command's help.
 func usageError(format string, a ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...), usage: true}
+	return &cliError{err: fmt.Errorf(format, a...), usage: true, hint: true}
+}
+
+// badInput is a usage error whose message says it all (a bad --device, an
+// invalid configuration file, a request the tool-server refused as bad).
+func badInput(err error) error { return &cliError{err: err, usage: true} }
+
+// failed is a result that failed, with what to print; failed(nil) prints
+// nothing more.
+func failed(err error) error { return &cliError{err: err, failed: true} }
+
+// isUsage reports whether err is a usage error: it stops a flow run
+// before the flows not yet started.
+func isUsage(err error) bool {
+	var ce *cliError
+	return errors.As(err, &ce) && ce.usage
+}
+
+// exitCode is the one switch from a command's error to its exit status,
+// decided by the kind of the error, never by its text or an HTTP status:
+// 0 no error; 2 a usage error; 2 a failure of the machinery (marked
+// fault.Infrastructure: Chromium missing or dead, the tool-server
+// unreachable, the link's protocol broken), even under a failed result;
+// 1 a failed result; 2 any other error (a file that could not be read or
+// written: the machinery again).
+func exitCode(err error) int {
+	var ce *cliError
+	isCLI := errors.As(err, &ce)
+	switch {
+	case err == nil:
+		return exitOK
+	case isCLI && ce.usage:
+		return exitUsage
+	case fault.IsInfrastructure(err):
+		return exitInfra
+	case isCLI && ce.failed:
+		return exitFailed
+	default:
+		return exitInfra
+	}
 }
 
 // exitReport prints err (if any) and returns the process exit code. cmd is
 // the command the error came from, for the pointer to its help; it may
 // be nil.
 func exitReport(stderr io.Writer, cmd *cobra.Command, err error) int {
-	if err == nil {
-		return exitOK
+	var ce *cliError
+	switch {
+	case err == nil:
+	case !errors.As(err, &ce):
+		fmt.Fprintln(stderr, "toolserver:", err)
+	case ce.err != nil:
+		fmt.Fprintln(stderr, "toolserver:", ce.err)
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "toolserver:", ee.err)
-		}
-		if ee.usage && cmd != nil {
-			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-		}
-		return ee.code
+	if ce != nil && ce.hint && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
-	fmt.Fprintln(stderr, "toolserver:", err)
-	return exitInfra
+	return exitCode(err)
 }
 
-// flowExit is the exit code of flow run, decided by the kind of what went
-// wrong, never by its text or an HTTP status: 2 when the machinery under
-// the flows failed (err, or the error of a step, matches
-// fault.ErrInfrastructure: Chromium missing or dead, the tool-server
-// unreachable, the link's protocol broken), 1 when a flow failed or was
-// rejected (a report not ok, or another err), 0 when every flow passed.
-// err is what failed the run outside its reports: the error that stopped
-// it, or a baseline the client did not write. The error it returns is
-// what to print; nil when the reports already said it all.
-func flowExit(reports []*flow.Report, err error) (int, error) {
-	if errors.Is(err, fault.ErrInfrastructure) {
-		return exitInfra, err
+// flowRunError is what ends a flow run, for exitCode: err when it is a
+// failure of the machinery (the first flow whose machinery failed: the
+// run went on with the others), else the first report with a step whose
+// machinery failed, else a failed result when err (what failed the run
+// outside its reports: a baseline the client did not write) is set or a
+// report is not ok, else nil. A failed result prints nothing more: the
+// reports said it all.
+func flowRunError(reports []*flow.Report, err error) error {
+	if fault.IsInfrastructure(err) {
+		return err
 	}
 	for _, r := range reports {
 		if ierr := r.InfrastructureError(); ierr != nil {
-			return exitInfra, fmt.Errorf("flow %s: %w", r.Flow, ierr)
+			return fmt.Errorf("flow %s: %w", r.Flow, ierr)
 		}
 	}
 	if err != nil {
-		return exitFailed, nil
+		return failed(nil)
 	}
 	for _, r := range reports {
 		if !r.OK {
-			return exitFailed, nil
+			return failed(nil)
 		}
 	}
-	return exitOK, nil
+	return nil
 }

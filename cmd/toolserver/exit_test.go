@@ -209,7 +209,7 @@ func TestFlowExit(t *testing.T) {
 		{"server unreachable", nil, fault.Infrastructure(errors.New("connection refused")), exitInfra},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := flowExit(tc.reports, tc.err); got != tc.want {
+			if got := exitCode(flowRunError(tc.reports, tc.err)); got != tc.want {
 				t.Fatalf("got %d, want %d", got, tc.want)
 			}
 		})

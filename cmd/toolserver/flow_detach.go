@@ -47,7 +47,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	for _, t := range targets {
 		args, err := lr.client.Prepare(ctx, flow.ToolFlowExecute, lr.args(t))
 		if err != nil {
-			return withExit(flowExit(nil, fault.Infrastructure(fmt.Errorf("%s: %w", t.name, err))))
+			return fault.Infrastructure(fmt.Errorf("%s: %w", t.name, err))
 		}
 		st, err := c.Start(ctx, runs.StartRequest{ToolArgs: args, Labels: labels})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 )
 
 // renderer prints a run's progress: one line per step for people, or
@@ -58,7 +59,7 @@ var glyphs = map[string]string{flow.StatusPass: "✓", flow.StatusFail: "✗", f
 
 func (r *renderer) progress(s flow.StepReport) {
 	if r.dryRun {
-		markDryRunStep(&s)
+		flowrun.MarkDryRunStep(&s)
 	}
 	if r.asJSON {
 		r.json(map[string]any{"event": "progress", "data": s})
@@ -158,7 +159,7 @@ func (r *renderer) total(reps []runReport) {
 }
 
 // plans prints what a dry run would have written.
-func (r *renderer) plans(plans []baselinePlan) {
+func (r *renderer) plans(plans []flowrun.Plan) {
 	if len(plans) == 0 {
 		fmt.Fprintln(r.stdout, "Dry run: no baseline would be written.")
 		return

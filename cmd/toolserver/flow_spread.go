@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link"
 )
 
@@ -46,7 +47,7 @@ func newSpread(urls []string, arg string, opts flowRunOptions, out *renderer) (*
 
 // run runs one flow on the next tool-server, and on the ones after it
 // while they refuse it before running it.
-func (s *spread) run(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []baselinePlan, error) {
+func (s *spread) run(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {
 	n := len(s.runs)
 	at := int(s.next.Add(1)-1) % n
 	for tries := 1; ; tries++ {

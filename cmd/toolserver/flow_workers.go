@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 )
 
 // defaultMaxDevices is the in-process pool's device cap of a flow run.
@@ -24,7 +24,7 @@ type flowResult struct {
 	ran        bool
 	rep        *flow.Report
 	notWritten int
-	plans      []baselinePlan
+	plans      []flowrun.Plan
 	err        error
 }
 
@@ -39,8 +39,7 @@ func runTargets(ctx context.Context, targets []flowTarget, workers int, out *ren
 	// flow whose machinery failed does not stop the others (a replica
 	// behind a load balancer died: the others may still run them).
 	stops := func(err error) bool {
-		var usage *exitError
-		return errors.As(err, &usage)
+		return isUsage(err)
 	}
 	if workers <= 1 {
 		for i, t := range targets {

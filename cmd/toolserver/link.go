@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/link"
 	"github.com/toolserver/toolserver/tool/flowtool"
@@ -105,7 +106,7 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 // would have written. A flow the tool-server rejected is an error; a
 // failure of the link or the server matches fault.ErrInfrastructure (the
 // link client classifies its errors).
-func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, []baselinePlan, error) {
+func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, []flowrun.Plan, error) {
 	opts := link.CallOptions{Progress: func(data json.RawMessage) {
 		var s flow.StepReport
 		if err := json.Unmarshal(data, &s); err == nil {
@@ -131,9 +132,10 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	if lr.flags.artifacts != "" {
 		lr.keepArtifacts(ctx, t, &rep)
 	}
-	var plans []baselinePlan
+	var plans []flowrun.Plan
 	if lr.flags.dryRun {
-		plans = linkedPlans(rep.BaselineWrites)
+		flowrun.MarkDryRun(&rep)
+		plans = flowrun.PlansOf(rep.BaselineWrites)
 	}
 	return &rep, lr.baselineRefusals(&rep), plans, nil
 }
@@ -235,9 +237,9 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 		var ce *link.CallError
 		if errors.As(err, &ce) && !errors.Is(err, fault.ErrInfrastructure) {
 			printData(s.stdout, format, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
-			return silentExit(exitFailed)
+			return failed(nil)
 		}
-		return withExit(exitInfra, err)
+		return err
 	}
 	if err := printData(s.stdout, format, map[string]any{"data": res}); err != nil {
 		return err
@@ -246,7 +248,7 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 		BaselineWrites []flow.BaselineWrite `json:"baselineWrites"`
 	}
 	if json.Unmarshal(res, &rep) == nil && printRefusals(rep.BaselineWrites, warn) > 0 {
-		return silentExit(exitFailed)
+		return failed(nil)
 	}
 	return nil
 }

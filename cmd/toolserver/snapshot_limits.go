@@ -52,7 +52,7 @@ var flagOf = map[string]string{"maxMismatch": "--max-mismatch", "maxDiffPixels":
 func (l snapshotLimitFlags) snapshotDefaults(root string) (flow.SnapshotDefaults, error) {
 	d, err := flow.LoadConfig(root)
 	if err != nil {
-		return flow.SnapshotDefaults{}, withExit(exitUsage, err)
+		return flow.SnapshotDefaults{}, badInput(err)
 	}
 	return d.Over(l.defaults()), nil
 }

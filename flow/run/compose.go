@@ -80,7 +80,7 @@ func (r *Runner) runFragment(ctx context.Context, fr *frame, d *flow.Run, sr flo
 		done(flow.StatusError, fmt.Sprintf("could not load fragment %q: %v", target, openError(f)))
 		return
 	}
-	fl, err := flow.Parse(f.Canonical, f.Data)
+	fl, err := r.parse(f)
 	if err != nil {
 		done(flow.StatusError, fmt.Sprintf("could not load fragment %q: %v", target, err))
 		return
@@ -133,7 +133,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 		done(flow.StatusError, openError(f).Error())
 		return
 	}
-	fl, err := flow.Parse(f.Canonical, f.Data)
+	fl, err := r.parse(f)
 	if err != nil {
 		done(flow.StatusError, fmt.Sprintf("could not load flow %q: %v", name, err))
 		return

@@ -103,7 +103,7 @@ func (c *fanOut) open(dir, target string) *fanOutFile {
 	if f, err := c.r.opts.Source.Open(dir, target); err == nil {
 		out = &fanOutFile{file: f}
 		if f.Err == nil && f.Spelling.State != flow.SpellCaseFolded {
-			out.flow, _ = flow.Parse(f.Canonical, f.Data)
+			out.flow, _ = c.r.parse(f)
 		}
 	}
 	c.files[key] = out

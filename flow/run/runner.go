@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // Options configure a run.
@@ -43,6 +43,8 @@ type Options struct {
 	// StepTimeout, when set, bounds every step instead of its own timeout
 	// plus 30 s of slack.
 	StepTimeout time.Duration
+	// DryRun writes no baseline: Run records what it would write (Plan).
+	DryRun bool
 }
 
 // Runner runs one call: a flow, its fragments and nested flows, into one
@@ -65,6 +67,29 @@ type Runner struct {
 	started  time.Time
 	// secretsUsed are the secrets filled so far, redacted from reports.
 	secretsUsed []usedSecret
+	// parsed holds the files this run parsed, by canonical path, so a
+	// file is parsed once per run however often it is reached (the
+	// fan-out count, a fragment run twice): Parse is pure, and a file
+	// whose bytes changed since is parsed again.
+	parsed map[string]parsedFile
+}
+
+// parsedFile is a file of the run as Parse left it.
+type parsedFile struct {
+	data []byte
+	flow *flow.Flow
+	err  error
+}
+
+// parse returns the flow of f, parsing it unless this run already parsed
+// the same bytes at the same canonical path.
+func (r *Runner) parse(f *flow.File) (*flow.Flow, error) {
+	if p, ok := r.parsed[f.Canonical]; ok && bytes.Equal(p.data, f.Data) {
+		return p.flow, p.err
+	}
+	fl, err := parseFlow(f.Canonical, f.Data)
+	r.parsed[f.Canonical] = parsedFile{data: f.Data, flow: fl, err: err}
+	return fl, err
 }
 
 // runScope is one run: the flow the call names, or a nested flow-execute.
@@ -94,19 +119,6 @@ type Entry struct {
 	StemFallback string
 }
 
-// Prepare parses the entry and checks what stops a run before its first
-// step: a missing or refused file, a case-folded spelling, a parse error.
-func Prepare(e Entry) (*flow.Flow, error) {
-	f := e.File
-	if f.Spelling.State == flow.SpellCaseFolded {
-		return nil, caseFoldedNameError(strings.TrimSuffix(clientpath.Base(f.Path), ".yaml"), f.Spelling)
-	}
-	if f.Err != nil {
-		return nil, openError(f)
-	}
-	return flow.Parse(f.Canonical, f.Data)
-}
-
 // openError renders a file that has no bytes as Node does, as clients
 // expect: ENOENT: no such file or directory, open '<canonical>'.
 func openError(f *flow.File) error {
@@ -134,36 +146,6 @@ func caseFoldedNameError(name string, sp flow.Spelling) error {
 type NameError struct{ Msg string }
 
 func (e *NameError) Error() string { return e.Msg }
-
-// Execute runs the entry flow and returns its report. An error means the flow
-// was rejected before its first step (see Prepare, and a run: fan-out that
-// could pass MaxRunSteps); a failing step is in the report, not an error.
-func Execute(ctx context.Context, opts Options, e Entry) (*flow.Report, error) {
-	fl, err := Prepare(e)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Platform == "" {
-		opts.Platform = "chromium"
-	}
-	if opts.MaxCaptures <= 0 {
-		opts.MaxCaptures = 5
-	}
-	r := &Runner{opts: opts, written: map[string][]byte{}, started: time.Now()}
-	r.rep = &flow.Report{Flow: e.Name, ExecutionPrerequisite: fl.ExecutionPrerequisite, StartedAt: r.started.UnixMilli(), Steps: []flow.StepReport{}}
-	if opts.Device != nil {
-		r.rep.Device = opts.Device.ID()
-	}
-	sc := &runScope{name: e.Name, baselineDir: baselineDir(e.File.Canonical, e.StemFallback), update: opts.UpdateBaselines}
-	fr := &frame{file: e.File, flow: fl, display: e.Name, scope: sc}
-	if err := r.checkFanOut(fr); err != nil {
-		return nil, err
-	}
-	r.runFile(ctx, fr)
-	r.rep.DurationMs = ms(time.Since(r.started))
-	r.rep.OK = r.rep.Failed == 0 && r.rep.Errored == 0 && !r.rep.Aborted
-	return r.rep, nil
-}
 
 func (r *Runner) runFile(ctx context.Context, fr *frame) {
 	r.stack = append(r.stack, fr.file.Canonical)

@@ -171,10 +171,11 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if rec != nil && src.name != "" {
 		rec.SetFlow(src.name)
 	}
-	fl, err := run.Prepare(src.entry)
+	p, err := run.Prepare(src.entry)
 	if err != nil {
 		return nil, prepareError(err)
 	}
+	fl := p.Flow
 	if src.check != nil {
 		if err := src.check(fl); err != nil {
 			return nil, err
@@ -222,7 +223,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 			rec.SetDevice(dev.ID())
 		}
 	}
-	rep, err := run.Execute(ctx, opts, src.entry)
+	rep, _, err := run.Run(ctx, opts, p)
 	if err != nil {
 		return nil, prepareError(err)
 	}
@@ -244,11 +245,11 @@ func (t *Tools) readPrerequisite() *tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			fl, err := run.Prepare(src.entry)
+			p, err := run.Prepare(src.entry)
 			if err != nil {
 				return nil, prepareError(err)
 			}
-			return map[string]any{"flow": src.name, "executionPrerequisite": fl.ExecutionPrerequisite}, nil
+			return map[string]any{"flow": src.name, "executionPrerequisite": p.Flow.ExecutionPrerequisite}, nil
 		},
 	}
 }

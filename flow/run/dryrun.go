@@ -1,21 +1,22 @@
-package main
+package run
 
 import (
 	"fmt"
 	"os"
 
 	"github.com/toolserver/toolserver/flow"
-	flowrun "github.com/toolserver/toolserver/flow/run"
 )
 
-// The actions of a baselinePlan.
+// The actions of a Plan.
 const (
-	planNew    = "new"
-	planUpdate = "update"
+	PlanNew    = "new"
+	PlanUpdate = "update"
 )
 
-// baselinePlan is a baseline that flow run --dry-run would have written.
-type baselinePlan struct {
+// Plan is a baseline that a dry run would have written: the rules of a
+// dry run are this file's, for a local run (dryRunSource) and for the
+// result of a linked one (PlansOf) alike.
+type Plan struct {
 	Path string `json:"path"`
 	// Action is new (no file at Path yet) or update.
 	Action string `json:"action"`
@@ -27,11 +28,11 @@ type baselinePlan struct {
 // write. The runner keeps the capture in memory, so later steps of the
 // run compare with it as they would with the written file.
 type dryRunSource struct {
-	flowrun.Source
-	plans []baselinePlan
+	Source
+	plans []Plan
 }
 
-// WriteBaseline implements flowrun.Source: it records the write.
+// WriteBaseline implements Source: it records the write.
 func (s *dryRunSource) WriteBaseline(path string, png []byte) (bool, error) {
 	for i, p := range s.plans {
 		if p.Path == path {
@@ -43,43 +44,43 @@ func (s *dryRunSource) WriteBaseline(path string, png []byte) (bool, error) {
 	}
 	_, err := os.Stat(path)
 	updated := err == nil
-	action := planNew
+	action := PlanNew
 	if updated {
-		action = planUpdate
+		action = PlanUpdate
 	}
-	s.plans = append(s.plans, baselinePlan{Path: path, Action: action, Bytes: len(png)})
+	s.plans = append(s.plans, Plan{Path: path, Action: action, Bytes: len(png)})
 	return updated, nil
 }
 
-// linkedPlans turns the baselineWrites of a linked dry run's result into
-// plans; the refusals among them are left to printRefusals.
-func linkedPlans(writes []flow.BaselineWrite) []baselinePlan {
-	var out []baselinePlan
+// PlansOf turns the baselineWrites of a linked dry run's result into
+// plans; the refusals among them are left to the caller.
+func PlansOf(writes []flow.BaselineWrite) []Plan {
+	var out []Plan
 	for _, w := range writes {
 		if w.Plan == nil {
 			continue
 		}
-		action := planNew
+		action := PlanNew
 		if w.Plan.Updated {
-			action = planUpdate
+			action = PlanUpdate
 		}
-		out = append(out, baselinePlan{Path: w.Path, Action: action, Bytes: w.Plan.Bytes})
+		out = append(out, Plan{Path: w.Path, Action: action, Bytes: w.Plan.Bytes})
 	}
 	return out
 }
 
-// markDryRun rewrites the reason of each step whose baseline the dry
+// MarkDryRun rewrites the reason of each step whose baseline the dry
 // run did not write.
-func markDryRun(rep *flow.Report) {
+func MarkDryRun(rep *flow.Report) {
 	for i := range rep.Steps {
-		markDryRunStep(&rep.Steps[i])
+		MarkDryRunStep(&rep.Steps[i])
 	}
 }
 
-// markDryRunStep rewrites the reason of an adoption: a snapshot that
+// MarkDryRunStep rewrites the reason of an adoption: a snapshot that
 // passed with a baseline key is one (a comparison that passes reports
 // no key), and its reason would say "written".
-func markDryRunStep(s *flow.StepReport) {
+func MarkDryRunStep(s *flow.StepReport) {
 	if s.Kind == string(flow.KindSnapshot) && s.Status == flow.StatusPass && s.SnapshotKey != "" {
 		s.Reason = fmt.Sprintf("dry run: baseline not written (%s)", s.SnapshotKey)
 	}
