@@ -43,7 +43,7 @@ const (
 
 // infrastructure is the infrastructure bit of each known kind: true when an
 // error of the kind says the machinery under a call failed, so a client
-// exits 2 for it rather than 1 (docs/product.md, "Exit codes").
+// exits 2 for it rather than 1 (docs/cli.md, "Conventions and exit codes").
 var infrastructure = map[Kind]bool{
 	Validation:          false,
 	Unauthorized:        true,

@@ -9,7 +9,8 @@ import (
 )
 
 // FormatStep renders a step on one line in YAML flow style, the way the
-// seed quotes a step in a FLOW_FILE_INVALID message:
+// link protocol quotes a step (docs/link-protocol.md, "What the
+// tool-server does with the members") in a FLOW_FILE_INVALID message:
 // `script: { path: ../../scripts/hello.mjs }`. It writes what Marshal
 // would, defaults left out, and "<invalid step: …>" for a step that has no
 // YAML spelling.

@@ -18,7 +18,7 @@ const (
 	StatusError = "error"
 )
 
-// Report is the result of a run, in the shape PRODUCT.md and the Argent
+// Report is the result of a run, in the shape docs/product.md and the Argent
 // clients render.
 type Report struct {
 	Flow                  string       `json:"flow"`
@@ -34,7 +34,7 @@ type Report struct {
 	DurationMs            float64      `json:"durationMs"`
 	Steps                 []StepReport `json:"steps"`
 	// BaselineWrites are the client-file directives of the baselines a
-	// linked run wrote (link seed, "Baselines in the result").
+	// linked run wrote (docs/link-protocol.md, "Baselines in the result").
 	BaselineWrites []BaselineWrite `json:"baselineWrites,omitempty"`
 	// Warnings are run-level notices (e.g. a secret in an echo).
 	Warnings []string `json:"warnings,omitempty"`
@@ -178,7 +178,7 @@ func (a *Artifact) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, a.Handle)
 }
 
-// BaselineWrite is one entry of Report.BaselineWrites (link seed,
+// BaselineWrite is one entry of Report.BaselineWrites (docs/link-protocol.md,
 // "Baselines in the result"). The tool-server sends a client-file
 // directive: the client path of the baseline, and its bytes in PNG. The
 // client replaces each with the path it wrote (Path alone) or, when it did

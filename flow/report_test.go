@@ -85,7 +85,7 @@ func TestReportRoundTrip(t *testing.T) {
 
 // TestBaselineWriteForms reads the forms of a baselineWrites entry: the
 // tool-server's directive, and the client's path written, refusal or dry
-// run's plan (link seed, "Baselines in the result"), and writes each back
+// run's plan (docs/link-protocol.md, "Baselines in the result"), and writes each back
 // as it came.
 func TestBaselineWriteForms(t *testing.T) {
 	for _, tc := range []struct {

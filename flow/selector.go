@@ -191,7 +191,7 @@ func (s *Selector) CropIdentity() string {
 }
 
 // CropHash returns the first 8 hex digits of the SHA-256 of CropIdentity,
-// the "-crop-<hash>" suffix of a cropOn baseline (PRODUCT.md, "Devices").
+// the "-crop-<hash>" suffix of a cropOn baseline (docs/product.md, "Devices").
 func (s *Selector) CropHash() string {
 	sum := sha256.Sum256([]byte(s.CropIdentity()))
 	return hex.EncodeToString(sum[:4])

@@ -12,7 +12,7 @@ import (
 	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
-// Defaults and limits of the flow format. The values come from PRODUCT.md
+// Defaults and limits of the flow format. The values come from docs/product.md
 // where it names them and from Argent's tool-server where it is silent, so a
 // flow behaves the same on both.
 const (
@@ -37,8 +37,8 @@ const (
 	// real flow comes close.
 	MaxWhenDepth = 20
 	// MaxRunDepth is the deepest level that runs: the flow named by the call
-	// is level 0 and each run: fragment or nested flow adds one (PRODUCT.md,
-	// seed "Members"). The parser does not use it; the runner and the link
+	// is level 0 and each run: fragment or nested flow adds one (docs/product.md,
+	// "Flow files (YAML)"; docs/link-protocol.md, "Members"). The parser does not use it; the runner and the link
 	// client share it from here.
 	MaxRunDepth = 20
 	// MaxRunSteps bounds the lines of one run's report: every step it runs
@@ -493,7 +493,7 @@ type RunTarget struct {
 }
 
 // RunTargets returns every run: target in all steps and all when: blocks, in
-// document order (seed "Members": a client reads them all, a run: in a
+// document order (docs/link-protocol.md, "Members": a client reads them all, a run: in a
 // when: block that will not run included).
 func (f *Flow) RunTargets() []RunTarget {
 	var out []RunTarget
@@ -548,7 +548,7 @@ type NestedFlow struct {
 }
 
 // Followable reports whether the step names its flow the way a client can
-// follow (seed "Members"): a valid name, an absolute project_root without a
+// follow (docs/link-protocol.md, "Members"): a valid name, an absolute project_root without a
 // ".." segment, and no flow_path. A flow-execute step that is not followable
 // stops a run over a link before its first step.
 func (n NestedFlow) Followable() bool {

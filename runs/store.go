@@ -40,7 +40,7 @@ func Terminal(status string) bool { return status != Running }
 // Statuses are every status a run can have, for filters.
 var Statuses = []string{Running, Passed, Failed, Errored, Cancelled, Interrupted}
 
-// The bounds of a run's labels (the control-plane conventions' bounds).
+// The bounds of a run's labels (docs/control-plane.md, "Labels").
 const (
 	MaxLabels     = 16
 	MaxLabelKey   = 64

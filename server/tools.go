@@ -177,7 +177,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 }
 
 // streamEvent names the stream line of a progress value: "progress" (the
-// data is a step report, link seed "The call"), or the event a value names
+// data is a step report, docs/link-protocol.md, "The call"), or the event a value names
 // itself, such as tool.Waiting's "waiting", which clients that do not
 // know it skip.
 func streamEvent(v any) string {

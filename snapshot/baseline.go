@@ -100,7 +100,7 @@ func FullPageKey(name string, width, height int) (string, error) {
 }
 
 // BaselineDir returns the baseline directory of a flow run by the link
-// seed's rule: "<dir>/__baselines__/<stem>", where dir is the directory of
+// link protocol's rule (docs/link-protocol.md, "Baselines"): "<dir>/__baselines__/<stem>", where dir is the directory of
 // the flow file's canonical path and stem is the file name of canonical
 // without its extension. When that stem is not a valid flow name (letters,
 // digits, '_' and '-'), fallbackStem takes its place: the stem of the path as
@@ -119,7 +119,8 @@ func fileStem(p string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// validFlowName is PRODUCT.md's rule for flow names.
+// validFlowName is the rule for flow names (docs/product.md, "Flow
+// files (YAML)").
 func validFlowName(s string) bool {
 	if s == "" {
 		return false

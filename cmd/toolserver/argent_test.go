@@ -76,7 +76,8 @@ func text(resp map[string]any) (string, bool) {
 
 // TestPublishedArgentClient runs Argent 0.25.2's MCP server against this
 // tool-server: it lists our tools, runs a plain flow through flow-execute,
-// and gets the seed's older-client refusals for run: and snapshot: flows.
+// and gets the older-client refusals (docs/link-protocol.md, "Older
+// clients and tool-servers") for run: and snapshot: flows.
 func TestPublishedArgentClient(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(argentCLI); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 )
 
-// The exit codes (docs/product.md, "Exit codes"); exitCode below is the
+// The exit codes (docs/cli.md, "Conventions and exit codes"); exitCode below is the
 // one place an error becomes one of them.
 const (
 	exitOK     = 0 // all passed / identical

@@ -149,7 +149,8 @@ func TestFlowRunExitsOneWhenAssertionFails(t *testing.T) {
 // TestLinkedFlowRunExitsTwoWhenServerGoesAway runs a flow on a real
 // `toolserver serve` over a link and cuts the server off while the flow
 // streams (after its first progress line): the link broke, so flow run
-// exits 2 with the seed's "closed before … finished" text.
+// exits 2 with the "closed before … finished" text of docs/link-protocol.md
+// ("The call").
 func TestLinkedFlowRunExitsTwoWhenServerGoesAway(t *testing.T) {
 	t.Parallel()
 	root := exitProject(t)

@@ -23,7 +23,9 @@ import (
 // baselines total about 10 MB, twice per iteration on the same warm
 // device: in-process from the files, and through `serve` over loopback
 // with the link client sending every baseline (256 KiB inline, the rest as
-// uploads). It reports both and their ratio (PRODUCT.md: at most 1.15).
+// uploads). It reports both and their ratio (docs/product.md,
+// "Performance, measured in benchmarks": at most 5% more;
+// docs/performance.md has the figures).
 func BenchmarkLinkedVsLocal(b *testing.B) {
 	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
 	defer pages.Close()

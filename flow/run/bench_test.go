@@ -13,7 +13,8 @@ import (
 	"github.com/toolserver/toolserver/flow/run"
 )
 
-// benchProject writes the mini flow of cdp-measurements.md: a fresh
+// benchProject writes the mini flow of docs/performance.md ("The mini flow and
+// the anchors"): a fresh
 // context and page, a click, a fill, an assertion and a screenshot.
 func benchProject(b *testing.B) (string, *flow.File) {
 	b.Helper()

@@ -13,7 +13,8 @@ import (
 	"github.com/toolserver/toolserver/snapshot"
 )
 
-// baselineDir is the seed's rule: <dir of canonical>/__baselines__/<stem>,
+// baselineDir is the link protocol's rule (docs/link-protocol.md,
+// "Baselines"): <dir of canonical>/__baselines__/<stem>,
 // the fallback stem when the canonical's is not a valid flow name.
 func baselineDir(canonical, fallback string) string {
 	return snapshot.BaselineDir(canonical, fallback)
@@ -143,7 +144,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 		return
 	}
 	// A nested run updates baselines when its step says so, or when the
-	// step is silent and the run that starts it updates (link seed).
+	// step is silent and the run that starts it updates (docs/link-protocol.md, "Baselines").
 	update := fr.scope.update
 	if u, ok := d.Args["updateBaselines"].(bool); ok {
 		update = u

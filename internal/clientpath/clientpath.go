@@ -73,5 +73,5 @@ const maxNameBytes = 255
 
 // FlowsDir returns <root>/.argent/flows as a client spells it, with '/'
 // after the root whatever its separator: the directory of a nested flow's
-// member key and of a recording (link seed, "Members").
+// member key and of a recording (docs/link-protocol.md, "Members").
 func FlowsDir(root string) string { return strings.TrimRight(root, `/\`) + "/.argent/flows" }
