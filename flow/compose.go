@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -71,7 +72,7 @@ func (r *Runner) runFragment(ctx context.Context, fr *frame, d *Run, sr StepRepo
 		done(StatusError, msg)
 		return
 	}
-	if f.Spelling.State == SpellCaseFolded {
+	if f.Spelling.State == wire.SpellCaseFolded {
 		done(StatusError, misCased(target, f.Spelling))
 		return
 	}
@@ -90,7 +91,7 @@ func (r *Runner) runFragment(ctx context.Context, fr *frame, d *Run, sr StepRepo
 
 // misCased is the message of a run: target whose directory lists it with
 // another case.
-func misCased(target string, sp Spelling) string {
+func misCased(target string, sp wire.Spelling) string {
 	base := path.Base(target)
 	prefix := strings.TrimSuffix(target, base)
 	recovery := fmt.Sprintf("rename %q to %q to compose it — flow files must be lowercase .yaml", sp.Actual, base)
@@ -124,7 +125,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *Step, d *Tool, sr Ste
 		done(StatusError, msg)
 		return
 	}
-	if f.Spelling.State == SpellCaseFolded {
+	if f.Spelling.State == wire.SpellCaseFolded {
 		done(StatusError, caseFoldedNameError(name, f.Spelling).Error())
 		return
 	}

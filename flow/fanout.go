@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // checkFanOut refuses, before the first step, a run whose report could
@@ -100,7 +102,7 @@ func (c *fanOut) open(dir, target string) *fanOutFile {
 	}
 	if f, err := c.r.opts.Source.Open(dir, target); err == nil {
 		out = &fanOutFile{file: f}
-		if f.Err == nil && f.Spelling.State != SpellCaseFolded {
+		if f.Err == nil && f.Spelling.State != wire.SpellCaseFolded {
 			out.flow, _ = Parse(f.Canonical, f.Data)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // Options configure a run.
@@ -97,7 +98,7 @@ type Entry struct {
 // step: a missing or refused file, a case-folded spelling, a parse error.
 func Prepare(e Entry) (*Flow, error) {
 	f := e.File
-	if f.Spelling.State == SpellCaseFolded {
+	if f.Spelling.State == wire.SpellCaseFolded {
 		return nil, caseFoldedNameError(strings.TrimSuffix(clientpath.Base(f.Path), ".yaml"), f.Spelling)
 	}
 	if f.Err != nil {
@@ -131,7 +132,7 @@ func (e *OpenError) Unwrap() error { return e.Err }
 
 // caseFoldedNameError is the message of a flow named with another case
 // than its file has.
-func caseFoldedNameError(name string, sp Spelling) error {
+func caseFoldedNameError(name string, sp wire.Spelling) error {
 	tail := fmt.Sprintf("Pass name %q.", strings.TrimSuffix(sp.Actual, ".yaml"))
 	if sp.Addressable == nil || !*sp.Addressable {
 		tail = fmt.Sprintf("Rename %q to %q to run it — flow files must be lowercase .yaml.", sp.Actual, name+".yaml")

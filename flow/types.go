@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // Defaults and limits of the flow format. The values come from PRODUCT.md
@@ -39,8 +40,8 @@ const (
 	// MaxRunDepth is the deepest level that runs: the flow named by the call
 	// is level 0 and each run: fragment or nested flow adds one (PRODUCT.md,
 	// seed "Members"). The parser does not use it; the runner and the link
-	// client share it from here.
-	MaxRunDepth = 20
+	// client share it, the link's vocabulary owns it.
+	MaxRunDepth = wire.MaxDepth
 	// MaxRunSteps bounds the lines of one run's report: every step it runs
 	// or reports, the steps of its run: fragments and nested flows and of
 	// its when: blocks included. A real suite stays far below it (ten

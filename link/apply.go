@@ -14,7 +14,7 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // clientPNGMagic starts every PNG file.
@@ -124,7 +124,7 @@ func (st *callState) checkDirectives(v any) error {
 // baseline outside the baseline directories of the call.
 func (st *callState) recordingRefusal(p string) string {
 	switch {
-	case !recordingTools[st.name]:
+	case !wire.RecorderTool(st.name):
 		return fmt.Sprintf("%s is not the recording of this call: %s records no flow", p, st.name)
 	case st.recording == "":
 		return fmt.Sprintf("%s is not the recording of this call: the call names none (no valid name and absolute project_root)", p)
@@ -205,8 +205,8 @@ func (st *callState) checkBaseline(p, content string) (png []byte, policy *clien
 	if !ok {
 		return nil, nil, p + " is not in the baseline directory of a run of this call that updates baselines"
 	}
-	png, err := tool.DecodeBase64(content)
-	if errors.Is(err, clientfs.ErrOverCap) {
+	png, err := wire.DecodeBase64(content)
+	if errors.Is(err, wire.ErrOverCap) {
 		return nil, nil, p + " is larger than the 32 MiB cap on a baseline"
 	}
 	if err != nil {
@@ -231,7 +231,7 @@ func (st *callState) writeRecording(p, content string) error {
 		return errors.New("not a flow file name")
 	case filepath.Base(dir) != "flows" || filepath.Base(filepath.Dir(dir)) != ".argent":
 		return errors.New("not in .argent/flows")
-	case clientfs.OverCap(int64(len(content))):
+	case wire.OverCap(int64(len(content))):
 		return errors.New("over the cap")
 	}
 	target, why := directiveTarget(p, nil, ".yaml", "a YAML file")

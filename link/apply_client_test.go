@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // directive is a client-file directive as a result carries it.
@@ -192,7 +193,7 @@ func TestApplyOutsideRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "members", s.input(t, "flow_file")["members"], []link.Member{})
+	assertJSON(t, "members", s.input(t, "flow_file")["members"], []wire.Member{})
 	assertJSON(t, "result", res, map[string]any{"baselineWrites": []any{
 		map[string]any{"error": dst + " is not in the baseline directory of a run of this call that updates baselines", "path": dst}}})
 	if got := f.read(ext); got != "outside" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
 )
@@ -55,8 +56,8 @@ func TestMemberArchiveLevels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mem := Member{Role: RoleTool, Key: "/p/" + c.name, Path: "/p/" + c.name, UploadID: u.ID, ContentHash: u.SHA256}
-		got, err := Receive(t.Context(), []Member{mem}, ups)
+		mem := wire.Member{Role: wire.RoleTool, Key: "/p/" + c.name, Path: "/p/" + c.name, UploadID: u.ID, ContentHash: u.SHA256}
+		got, err := Receive(t.Context(), []wire.Member{mem}, ups)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

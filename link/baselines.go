@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // baselineSet is one baseline directory of the runs of a call: the
@@ -109,9 +110,9 @@ func (c *memberCollector) sendBaselines(ctx context.Context) error {
 // YAML; a link to nothing is missing for a read and refused for a file
 // that only a write concerns.
 func (c *memberCollector) baselineMember(ctx context.Context, file string, compared, forWrite bool) error {
-	m := Member{Role: RoleBaseline, Key: file, Path: file}
+	m := wire.Member{Role: wire.RoleBaseline, Key: file, Path: file}
 	refuse := func(why string) error {
-		m.State, m.Error = StateRefused, why
+		m.State, m.Error = wire.StateRefused, why
 		c.emit(m, sentRefused(why))
 		return nil
 	}
@@ -128,8 +129,8 @@ func (c *memberCollector) baselineMember(ctx context.Context, file string, compa
 		if forWrite {
 			return refuse(clientfs.LinkToMissing(file))
 		}
-		m.State = StateMissing
-		c.emit(m, StateMissing)
+		m.State = wire.StateMissing
+		c.emit(m, wire.StateMissing)
 		return nil
 	case err != nil:
 		return refuse(clientfs.ErrorText(err, "stat", canonical))
@@ -141,12 +142,12 @@ func (c *memberCollector) baselineMember(ctx context.Context, file string, compa
 		if forWrite {
 			return refuse(clientfs.NotRegular(file))
 		}
-		m.State = StateMissing
-		c.emit(m, StateMissing)
+		m.State = wire.StateMissing
+		c.emit(m, wire.StateMissing)
 		return nil
 	case !compared:
-		m.State = StateListed
-		c.emit(m, StateListed)
+		m.State = wire.StateListed
+		c.emit(m, wire.StateListed)
 		return nil
 	}
 	_, sent, err := c.sendBytes(ctx, &m, canonical)

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
-func baselineMember(p string) link.Member {
-	return link.Member{Role: link.RoleBaseline, Key: p, Path: p}
+func baselineMember(p string) wire.Member {
+	return wire.Member{Role: wire.RoleBaseline, Key: p, Path: p}
 }
 
-func toolMember(p string) link.Member {
-	return link.Member{Role: link.RoleTool, Key: p, Path: p}
+func toolMember(p string) wire.Member {
+	return wire.Member{Role: wire.RoleTool, Key: p, Path: p}
 }
 
 // membersOf returns the members of role, re-encoded in the order sent.
@@ -50,26 +51,26 @@ func TestBaselineSelection(t *testing.T) {
 		files[n] = "bytes of " + n
 		f.put(filepath.Join(dir, n), files[n])
 	}
-	sent := func(n string) link.Member { return withBytes(baselineMember(filepath.Join(dir, n)), files[n]) }
-	listedAs := func(n string) link.Member {
-		return stateOf(baselineMember(filepath.Join(dir, n)), link.StateListed, "")
+	sent := func(n string) wire.Member { return withBytes(baselineMember(filepath.Join(dir, n)), files[n]) }
+	listedAs := func(n string) wire.Member {
+		return stateOf(baselineMember(filepath.Join(dir, n)), wire.StateListed, "")
 	}
 	for _, tc := range []struct {
 		name string
 		args map[string]any
-		want []link.Member
+		want []wire.Member
 	}{
-		{"compare", nil, []link.Member{sent("card__chromium-1x1.png"), sent("home__chromium-1x1.png"), sent("home__ios-1x1.png")}},
-		{"compare on a chromium device", map[string]any{"device": "chromium-cdp-1x1"}, []link.Member{sent("card__chromium-1x1.png"), sent("home__chromium-1x1.png")}},
-		{"compare on a platform", map[string]any{"platform": "ios"}, []link.Member{sent("home__ios-1x1.png")}},
-		{"update", map[string]any{"updateBaselines": true}, []link.Member{
+		{"compare", nil, []wire.Member{sent("card__chromium-1x1.png"), sent("home__chromium-1x1.png"), sent("home__ios-1x1.png")}},
+		{"compare on a chromium device", map[string]any{"device": "chromium-cdp-1x1"}, []wire.Member{sent("card__chromium-1x1.png"), sent("home__chromium-1x1.png")}},
+		{"compare on a platform", map[string]any{"platform": "ios"}, []wire.Member{sent("home__ios-1x1.png")}},
+		{"update", map[string]any{"updateBaselines": true}, []wire.Member{
 			listedAs("card__chromium-1x1.png"), listedAs("home__chromium-1x1.png"), listedAs("home__ios-1x1.png"),
 			listedAs("homepage__chromium-1x1.png"), listedAs("other__chromium-1x1.png")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStub(t)
 			in := f.run(s, "main.yaml", tc.args, link.CallOptions{})
-			assertJSON(t, "baselines", membersOf(t, in, link.RoleBaseline), tc.want)
+			assertJSON(t, "baselines", membersOf(t, in, wire.RoleBaseline), tc.want)
 		})
 	}
 }
@@ -89,30 +90,30 @@ func TestBaselineRefusals(t *testing.T) {
 	f.mkdir(filepath.Join(dir, "home__chromium-5x5.png"))
 	f.link(filepath.Join(dir, "x__chromium-1x1.png"), "nothing.png")
 	p := func(n string) string { return filepath.Join(dir, n) }
-	notPNG := stateOf(baselineMember(p("home__chromium-3x3.png")), link.StateRefused, p("home__chromium-3x3.png")+" links to a file that is not a PNG file")
-	outside := stateOf(baselineMember(p("home__chromium-4x4.png")), link.StateRefused, p("home__chromium-4x4.png")+" is outside every root this client serves ("+f.proj+")")
-	isDir := stateOf(baselineMember(p("home__chromium-5x5.png")), link.StateRefused, "EISDIR: illegal operation on a directory, read")
+	notPNG := stateOf(baselineMember(p("home__chromium-3x3.png")), wire.StateRefused, p("home__chromium-3x3.png")+" links to a file that is not a PNG file")
+	outside := stateOf(baselineMember(p("home__chromium-4x4.png")), wire.StateRefused, p("home__chromium-4x4.png")+" is outside every root this client serves ("+f.proj+")")
+	isDir := stateOf(baselineMember(p("home__chromium-5x5.png")), wire.StateRefused, "EISDIR: illegal operation on a directory, read")
 	for _, tc := range []struct {
 		name string
 		args map[string]any
-		want []link.Member
+		want []wire.Member
 	}{
-		{"compare", nil, []link.Member{
+		{"compare", nil, []wire.Member{
 			withBytes(baselineMember(p("home__chromium-1x1.png")), "png1"),
-			stateOf(baselineMember(p("home__chromium-2x2.png")), link.StateMissing, ""),
+			stateOf(baselineMember(p("home__chromium-2x2.png")), wire.StateMissing, ""),
 			notPNG, outside, isDir,
 		}},
-		{"update", map[string]any{"updateBaselines": true}, []link.Member{
-			stateOf(baselineMember(p("home__chromium-1x1.png")), link.StateListed, ""),
-			stateOf(baselineMember(p("home__chromium-2x2.png")), link.StateRefused, p("home__chromium-2x2.png")+" is a symbolic link to a missing file"),
+		{"update", map[string]any{"updateBaselines": true}, []wire.Member{
+			stateOf(baselineMember(p("home__chromium-1x1.png")), wire.StateListed, ""),
+			stateOf(baselineMember(p("home__chromium-2x2.png")), wire.StateRefused, p("home__chromium-2x2.png")+" is a symbolic link to a missing file"),
 			notPNG, outside, isDir,
-			stateOf(baselineMember(p("x__chromium-1x1.png")), link.StateRefused, p("x__chromium-1x1.png")+" is a symbolic link to a missing file"),
+			stateOf(baselineMember(p("x__chromium-1x1.png")), wire.StateRefused, p("x__chromium-1x1.png")+" is a symbolic link to a missing file"),
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStub(t)
 			in := f.run(s, "main.yaml", tc.args, link.CallOptions{})
-			assertJSON(t, "baselines", membersOf(t, in, link.RoleBaseline), tc.want)
+			assertJSON(t, "baselines", membersOf(t, in, wire.RoleBaseline), tc.want)
 		})
 	}
 }
@@ -140,20 +141,20 @@ func TestNestedBaselines(t *testing.T) {
 	for _, rel := range []string{"main/home__chromium-1x1.png", "nestu/a__chromium-1x1.png", "nestu/old.png", "nestc/b__chromium-1x1.png", "nestc/b__ios-1x1.png", "nestf/c__chromium-1x1.png", "nestf/c__ios-1x1.png"} {
 		f.put(p(rel), rel)
 	}
-	sent := func(rel string) link.Member { return withBytes(baselineMember(p(rel)), rel) }
-	listedAs := func(rel string) link.Member { return stateOf(baselineMember(p(rel)), link.StateListed, "") }
+	sent := func(rel string) wire.Member { return withBytes(baselineMember(p(rel)), rel) }
+	listedAs := func(rel string) wire.Member { return stateOf(baselineMember(p(rel)), wire.StateListed, "") }
 	for _, tc := range []struct {
 		name string
 		args map[string]any
-		want []link.Member
+		want []wire.Member
 	}{
-		{"compare call", map[string]any{"device": "chromium-cdp-1x1"}, []link.Member{
+		{"compare call", map[string]any{"device": "chromium-cdp-1x1"}, []wire.Member{
 			sent("main/home__chromium-1x1.png"),
 			listedAs("nestu/a__chromium-1x1.png"), listedAs("nestu/old.png"),
 			sent("nestc/b__chromium-1x1.png"),
 			sent("nestf/c__chromium-1x1.png"),
 		}},
-		{"update call", map[string]any{"device": "chromium-cdp-1x1", "updateBaselines": true}, []link.Member{
+		{"update call", map[string]any{"device": "chromium-cdp-1x1", "updateBaselines": true}, []wire.Member{
 			listedAs("main/home__chromium-1x1.png"),
 			listedAs("nestu/a__chromium-1x1.png"), listedAs("nestu/old.png"),
 			listedAs("nestc/b__chromium-1x1.png"), listedAs("nestc/b__ios-1x1.png"),
@@ -163,7 +164,7 @@ func TestNestedBaselines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStub(t)
 			in := f.run(s, "main.yaml", tc.args, link.CallOptions{})
-			assertJSON(t, "baselines", membersOf(t, in, link.RoleBaseline), tc.want)
+			assertJSON(t, "baselines", membersOf(t, in, wire.RoleBaseline), tc.want)
 		})
 	}
 }
@@ -179,9 +180,9 @@ func TestSharedBaselineDirectory(t *testing.T) {
 	f.put(filepath.Join(dir, "home__chromium-1x1.png"), "home")
 	f.put(filepath.Join(dir, "other.png"), "other")
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
-	assertJSON(t, "baselines", membersOf(t, in, link.RoleBaseline), []link.Member{
+	assertJSON(t, "baselines", membersOf(t, in, wire.RoleBaseline), []wire.Member{
 		withBytes(baselineMember(filepath.Join(dir, "home__chromium-1x1.png")), "home"),
-		stateOf(baselineMember(filepath.Join(dir, "other.png")), link.StateListed, ""),
+		stateOf(baselineMember(filepath.Join(dir, "other.png")), wire.StateListed, ""),
 	})
 }
 
@@ -196,7 +197,7 @@ func TestBaselineKeyFallback(t *testing.T) {
 	f.put(filepath.Join(dir, "home__chromium-1x1.png"), "home")
 	in := f.run(s, "nice.yaml", nil, link.CallOptions{})
 	assertJSON(t, "canonical", in["canonical"], filepath.Join(f.flows, "main.v2.yaml"))
-	assertJSON(t, "baselines", membersOf(t, in, link.RoleBaseline), []link.Member{
+	assertJSON(t, "baselines", membersOf(t, in, wire.RoleBaseline), []wire.Member{
 		withBytes(baselineMember(filepath.Join(dir, "home__chromium-1x1.png")), "home"),
 	})
 }
@@ -246,15 +247,15 @@ func TestToolFiles(t *testing.T) {
     args: { baselinePath: %[4]s }
 `, shots, out, env, base))
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
-	assertJSON(t, "tool files", membersOf(t, in, link.RoleTool), []link.Member{
+	assertJSON(t, "tool files", membersOf(t, in, wire.RoleTool), []wire.Member{
 		withBytes(toolMember(a), "A"),
 		withBytes(toolMember(b), "B"),
-		stateOf(toolMember(filepath.Join(shots, "missing.png")), link.StateMissing, ""),
-		stateOf(toolMember(out), link.StateRefused, out+" is outside every root this client serves ("+f.proj+")"),
-		stateOf(toolMember(env), link.StateRefused, env+" links to a file that is not one of .png, .yaml"),
-		stateOf(toolMember(filepath.Join(shots, "d.png")), link.StateRefused, "EISDIR: illegal operation on a directory, read"),
+		stateOf(toolMember(filepath.Join(shots, "missing.png")), wire.StateMissing, ""),
+		stateOf(toolMember(out), wire.StateRefused, out+" is outside every root this client serves ("+f.proj+")"),
+		stateOf(toolMember(env), wire.StateRefused, env+" links to a file that is not one of .png, .yaml"),
+		stateOf(toolMember(filepath.Join(shots, "d.png")), wire.StateRefused, "EISDIR: illegal operation on a directory, read"),
 		withBytes(toolMember(base), "H"),
 	})
 	// The tool member stands for the baseline with the same path.
-	assertJSON(t, "baselines", membersOf(t, in, link.RoleBaseline), []link.Member{})
+	assertJSON(t, "baselines", membersOf(t, in, wire.RoleBaseline), []wire.Member{})
 }

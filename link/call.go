@@ -26,6 +26,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -67,7 +68,7 @@ type ToolEntry struct {
 	Name        string           `json:"name"`
 	Description string           `json:"description"`
 	InputSchema json.RawMessage  `json:"inputSchema,omitempty"`
-	FileInputs  []tool.FileInput `json:"fileInputs,omitempty"`
+	FileInputs  []wire.FileInput `json:"fileInputs,omitempty"`
 	LongRunning bool             `json:"longRunning,omitempty"`
 	OutputHint  string           `json:"outputHint,omitempty"`
 }
@@ -125,7 +126,7 @@ type ClosedError struct {
 }
 
 func (e *ClosedError) Error() string {
-	return fmt.Sprintf("The connection to the tool-server closed before %s finished (%v). The tool may have run; check its effect before you run it again.", e.Tool, e.Cause)
+	return fmt.Sprintf(wire.ClosedBeforeResult, e.Tool, e.Cause)
 }
 
 func (e *ClosedError) Unwrap() error { return e.Cause }
@@ -260,7 +261,7 @@ func (c *Client) prepare(ctx context.Context, name string, args map[string]any, 
 		return nil, err
 	}
 	st := &callState{c: c, name: name, opts: opts, args: maps.Clone(args),
-		specs: map[string][]tool.FileInput{}, writable: map[string]*clientfs.Policy{}}
+		specs: map[string][]wire.FileInput{}, writable: map[string]*clientfs.Policy{}}
 	if st.args == nil {
 		st.args = map[string]any{}
 	}
@@ -272,8 +273,8 @@ func (c *Client) prepare(ctx context.Context, name string, args map[string]any, 
 	if err := st.wrapInputs(ctx); err != nil {
 		return nil, err
 	}
-	if st.members > MaxMembers {
-		return nil, fmt.Errorf("%s: the call would carry %d members; a call carries at most %d", name, st.members, MaxMembers)
+	if st.members > wire.MaxMembers {
+		return nil, fmt.Errorf("%s: the call would carry %d members; a call carries at most %d", name, st.members, wire.MaxMembers)
 	}
 	return st, nil
 }
@@ -286,7 +287,7 @@ type callState struct {
 	args map[string]any
 	opts CallOptions
 	// specs are the file inputs of each tool, for tool: steps.
-	specs map[string][]tool.FileInput
+	specs map[string][]wire.FileInput
 	send  *memberSender
 	// collected tells a call with a members field (it asks for a stream);
 	// members counts them.
@@ -541,10 +542,10 @@ type memberSender struct {
 }
 
 // place puts data into m and returns the tail of its [flow-files] line.
-func (s *memberSender) place(ctx context.Context, m *Member, name string, data []byte, mtimeMs float64) (string, error) {
+func (s *memberSender) place(ctx context.Context, m *wire.Member, name string, data []byte, mtimeMs float64) (string, error) {
 	size := int64(len(data))
 	m.Size, m.MtimeMs = &size, &mtimeMs
-	if s.inline+len(data) <= MaxInlineBytes {
+	if s.inline+len(data) <= wire.MaxInlineBytes {
 		s.inline += len(data)
 		content := base64.StdEncoding.EncodeToString(data)
 		m.Content = &content

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -31,8 +31,8 @@ func zerosBase64(n int) string {
 // under -race).
 func TestCapOnDecodedSize(t *testing.T) {
 	t.Parallel()
-	atCap, over := zerosBase64(MaxFileBytes), zerosBase64(MaxFileBytes+1)
-	for _, role := range []string{RoleFlow, RoleBaseline, RoleTool} {
+	atCap, over := zerosBase64(wire.MaxFileBytes), zerosBase64(wire.MaxFileBytes+1)
+	for _, role := range []string{wire.RoleFlow, wire.RoleBaseline, wire.RoleTool} {
 		t.Run(role, func(t *testing.T) {
 			t.Parallel()
 			receiveAtCap(t, role, atCap, over)
@@ -48,22 +48,22 @@ func TestCapOnDecodedSize(t *testing.T) {
 // kept, one byte more (over) is the seed's 422.
 func receiveAtCap(t *testing.T, role, atCap, over string) {
 	p := "/client/proj/big-" + role
-	member := func(content *string, size int64) Member {
-		m := Member{Role: role, Key: p, Path: p, Content: content, Size: &size}
-		if role == RoleFlow {
-			m.Key, m.Canonical, m.Spelling = Key("/client/proj", "big-flow"), p, &flow.Spelling{State: flow.SpellListed}
+	member := func(content *string, size int64) wire.Member {
+		m := wire.Member{Role: role, Key: p, Path: p, Content: content, Size: &size}
+		if role == wire.RoleFlow {
+			m.Key, m.Canonical, m.Spelling = wire.Key("/client/proj", "big-flow"), p, &wire.Spelling{State: wire.SpellListed}
 		}
 		return m
 	}
-	m := member(&atCap, MaxFileBytes)
-	got, err := Receive(t.Context(), []Member{m}, nil)
+	m := member(&atCap, wire.MaxFileBytes)
+	got, err := Receive(t.Context(), []wire.Member{m}, nil)
 	if err != nil {
 		t.Fatalf("%s member of 32 MiB: got %v, want it kept", role, err)
 	}
-	if r := got.Get(m.Key); r == nil || !r.HasData || len(r.Data) != MaxFileBytes || r.State != "" {
+	if r := got.Get(m.Key); r == nil || !r.HasData || len(r.Data) != wire.MaxFileBytes || r.State != "" {
 		t.Errorf("%s member of 32 MiB: got %+v, want its bytes kept", role, r)
 	}
-	_, err = Receive(t.Context(), []Member{member(&over, MaxFileBytes+1)}, nil)
+	_, err = Receive(t.Context(), []wire.Member{member(&over, wire.MaxFileBytes+1)}, nil)
 	var te *tool.Error
 	want := `member "` + p + `" is larger than the 32 MiB cap on a file sent to the tool-server`
 	if !errors.As(err, &te) || te.HTTPStatus() != 422 || te.Message != want {
@@ -86,8 +86,8 @@ func writeBaselineAtCap(t *testing.T, atCap, over string) {
 		name    string
 		refusal string
 	}{
-		{MaxFileBytes, atCap, "cap.png", ""},
-		{MaxFileBytes + 1, over, "over.png", " is larger than the 32 MiB cap on a baseline"},
+		{wire.MaxFileBytes, atCap, "cap.png", ""},
+		{wire.MaxFileBytes + 1, over, "over.png", " is larger than the 32 MiB cap on a baseline"},
 	} {
 		p := filepath.Join(dir, tc.name)
 		// The PNG signature and a zero byte are "iVBORw0KGgoA", three

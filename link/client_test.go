@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // TestFileInputWrapping follows §4.1 of the wire reference: skipWhenSet
@@ -28,7 +28,7 @@ import (
 func TestFileInputWrapping(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	s.tools = append(s.tools, link.ToolEntry{Name: "inputs", FileInputs: []tool.FileInput{
+	s.tools = append(s.tools, link.ToolEntry{Name: "inputs", FileInputs: []wire.FileInput{
 		{Target: "a", Path: "${a}", Kind: "file"},
 		{Target: "b", Path: "${b}", Kind: "file"},
 		{Target: "c", Path: "${dir}/c.txt", Kind: "file"},
@@ -98,7 +98,7 @@ func TestFlowInputFields(t *testing.T) {
 	}
 	in := s.lastCall(t)
 	want := fileWant(p, body)
-	want.Canonical, want.Spelling, want.Members = p, listed, &[]link.Member{}
+	want.Canonical, want.Spelling, want.Members = p, listed, &[]wire.Member{}
 	assertJSON(t, "flow_file", in["flow_file"], want)
 	call := s.requests("/tools/flow-execute")[0]
 	for h, want := range map[string]string{
@@ -166,7 +166,7 @@ func TestInlineUploadSplit(t *testing.T) {
 	// The flow file itself is 300 KiB: it does not count.
 	f.put("main.yaml", "steps:\n  - run: f1\n  - run: f2\n  - run: f3\n  - run: f4\n  - run: f5\n#"+strings.Repeat("m", 300<<10)+"\n")
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
-	var members []link.Member
+	var members []wire.Member
 	if err := json.Unmarshal(in["members"], &members); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // TestFIFOIsRefused: a pipe named like a flow is refused without being
@@ -21,7 +22,7 @@ func TestFIFOIsRefused(t *testing.T) {
 	}
 	f.put("main.yaml", "steps:\n  - run: pipe\n")
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
-	assertJSON(t, "members", in["members"], []link.Member{
-		stateOf(flowMember(f.flows, "pipe.yaml", pipe, listed), link.StateRefused, pipe+" is not a regular file"),
+	assertJSON(t, "members", in["members"], []wire.Member{
+		stateOf(flowMember(f.flows, "pipe.yaml", pipe, listed), wire.StateRefused, pipe+" is not a regular file"),
 	})
 }

@@ -3,6 +3,8 @@ package link
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // FilesLogEnv is the environment variable that turns on the [flow-files]
@@ -15,9 +17,9 @@ const FilesLogEnv = "ARGENT_FLOW_FILES_LOG"
 // file by its canonical, a baseline or a tool file by its key, then how it was sent:
 // "inline <bytes>", "upload <bytes>", "missing", "listed" or
 // "refused (<reason>)". It never holds the content.
-func memberLogLine(m *Member, sent string) string {
+func memberLogLine(m *wire.Member, sent string) string {
 	subject := m.Key
-	if m.Role == RoleFlow || m.Role == RoleStyle {
+	if m.Role == wire.RoleFlow || m.Role == wire.RoleStyle {
 		subject = m.Canonical
 	}
 	return printableLine(fmt.Sprintf("[flow-files] %s %s: %s", m.Role, subject, sent))

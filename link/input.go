@@ -17,26 +17,8 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
-
-// inputWire is a file-input object as the client sends it ("The flow file
-// input"; the wire reference, §4.1): the file, and for an input with
-// collect its canonical, spelling and members. It has the fields of
-// FlowInput and those of a plain file input.
-type inputWire struct {
-	ArgentFileInput bool           `json:"__argentFileInput"`
-	Path            string         `json:"path"`
-	Size            *int64         `json:"size,omitempty"`
-	MtimeMs         *float64       `json:"mtimeMs,omitempty"`
-	Content         *string        `json:"content,omitempty"`
-	ContentOmitted  string         `json:"contentOmitted,omitempty"`
-	ContentHash     string         `json:"contentHash,omitempty"`
-	UploadID        string         `json:"uploadId,omitempty"`
-	Canonical       string         `json:"canonical,omitempty"`
-	Spelling        *flow.Spelling `json:"spelling,omitempty"`
-	Members         *[]Member      `json:"members,omitempty"`
-}
 
 // wrapInputs replaces each declared file input of the call by its
 // file-input object, in the tool's order (wire reference §4.1): an input
@@ -47,15 +29,15 @@ type inputWire struct {
 // tool-server on 127.0.0.1.
 func (st *callState) wrapInputs(ctx context.Context) error {
 	for _, spec := range st.specs[st.name] {
-		if spec.SkipWhenSet != "" && argSet(st.args, spec.SkipWhenSet) {
+		if spec.SkipWhenSet != "" && wire.ArgSet(st.args, spec.SkipWhenSet) {
 			continue
 		}
-		has := argSet(st.args, spec.Target)
+		has := wire.ArgSet(st.args, spec.Target)
 		curStr, isStr := st.args[spec.Target].(string)
 		if has && !isStr {
 			continue
 		}
-		p, ok := fillPath(spec.Path, st.args)
+		p, ok := wire.FillPath(spec.Path, st.args)
 		if !ok || has && curStr != p {
 			continue
 		}
@@ -74,12 +56,12 @@ func (st *callState) wrapInputs(ctx context.Context) error {
 // file the client can read adds canonical, spelling and members;
 // collect: "step" adds the members of the recorded step. A collect value
 // this client does not know sends only the file.
-func (st *callState) wrap(ctx context.Context, spec tool.FileInput, p string) (*inputWire, error) {
-	w := &inputWire{ArgentFileInput: true, Path: p}
+func (st *callState) wrap(ctx context.Context, spec wire.FileInput, p string) (*wire.FileInputObject, error) {
+	w := &wire.FileInputObject{ArgentFileInput: true, Path: p}
 	switch spec.Kind {
 	case "file":
 		data := fileInput(w, p)
-		if spec.Collect == CollectFlow && data != nil {
+		if spec.Collect == wire.CollectFlow && data != nil {
 			if err := st.collectFlow(ctx, w, p, data); err != nil {
 				return nil, err
 			}
@@ -89,12 +71,12 @@ func (st *callState) wrap(ctx context.Context, spec tool.FileInput, p string) (*
 			return nil, err
 		}
 	}
-	if spec.Collect == CollectStep && spec.Kind != "file" {
+	if spec.Collect == wire.CollectStep && spec.Kind != "file" {
 		members, err := st.stepMembers(ctx)
 		if err != nil {
 			return nil, err
 		}
-		w.Members = &members
+		w.Members = members
 		st.collected = true
 	}
 	return w, nil
@@ -104,18 +86,18 @@ func (st *callState) wrap(ctx context.Context, spec tool.FileInput, p string) (*
 // it is a regular file, and its bytes within the cap. It returns the
 // bytes, nil when there are none to send: the tool-server reports a file
 // it did not get.
-func fileInput(w *inputWire, p string) []byte {
+func fileInput(w *wire.FileInputObject, p string) []byte {
 	fi, err := os.Stat(p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
 	size, mt := fi.Size(), clientfs.MtimeMs(fi)
 	w.Size, w.MtimeMs = &size, &mt
-	if clientfs.OverCap(size) {
+	if wire.OverCap(size) {
 		w.ContentOmitted = "size-limit"
 		return nil
 	}
-	data, mt, why := clientfs.ReadRegular(p, MaxFileBytes)
+	data, mt, why := clientfs.ReadRegular(p, wire.MaxFileBytes)
 	if why != "" {
 		return nil
 	}
@@ -129,7 +111,7 @@ func fileInput(w *inputWire, p string) []byte {
 // treeInput sends a tar-upload input: the file or directory at p as a
 // gzipped tar whose entries are prefixed with its base name, streamed to
 // POST /upload; the object gets contentHash and uploadId.
-func (st *callState) treeInput(ctx context.Context, w *inputWire, p string) error {
+func (st *callState) treeInput(ctx context.Context, w *wire.FileInputObject, p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil // the tool-server reports the missing path
@@ -227,7 +209,7 @@ func writeTree(w io.Writer, p string) error {
 
 // collectFlow adds canonical, spelling and members to the file input of a
 // flow the client read (seed, "The flow file input").
-func (st *callState) collectFlow(ctx context.Context, w *inputWire, p string, data []byte) error {
+func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p string, data []byte) error {
 	abs := p
 	if !filepath.IsAbs(abs) {
 		a, err := filepath.Abs(abs)
@@ -251,7 +233,7 @@ func (st *callState) collectFlow(ctx context.Context, w *inputWire, p string, da
 	if err := c.sendBaselines(ctx); err != nil {
 		return err
 	}
-	w.Canonical, w.Spelling, w.Members = canonical, &sp, &c.members
+	w.Canonical, w.Spelling, w.Members = canonical, &sp, c.members
 	st.collected = true
 	return nil
 }

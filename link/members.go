@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -20,7 +21,7 @@ type memberCollector struct {
 	st     *callState
 	policy *clientfs.Policy
 
-	members []Member
+	members []wire.Member
 	// flows are the flow members by key; each pair of directory and
 	// target is resolved once.
 	flows map[string]*walkedFlow
@@ -58,12 +59,12 @@ type memberRun struct {
 }
 
 func (st *callState) newCollector(policy *clientfs.Policy) *memberCollector {
-	return &memberCollector{st: st, policy: policy, members: []Member{}, flows: map[string]*walkedFlow{},
+	return &memberCollector{st: st, policy: policy, members: []wire.Member{}, flows: map[string]*walkedFlow{},
 		toolPaths: map[string]bool{}, styles: map[string]bool{}, runs: map[string]bool{}}
 }
 
 // emit adds a member and prints its [flow-files] line.
-func (c *memberCollector) emit(m Member, sent string) {
+func (c *memberCollector) emit(m wire.Member, sent string) {
 	c.members = append(c.members, m)
 	c.st.members++
 	c.st.log(memberLogLine(&m, sent))
@@ -116,7 +117,7 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 			dir := filepath.Dir(f.canonical)
 			for _, rt := range f.fl.RunTargets() {
 				target := (&flow.Run{Target: rt.Target}).File()
-				key := Key(dir, target)
+				key := wire.Key(dir, target)
 				if visited[key] {
 					continue
 				}
@@ -125,7 +126,7 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 				if err != nil {
 					return err
 				}
-				if ff.flow != nil && f.hop+1 < MaxDepth {
+				if ff.flow != nil && f.hop+1 < wire.MaxDepth {
 					files = append(files, item{ff.canonical, ff.flow, f.hop + 1})
 				}
 			}
@@ -161,7 +162,7 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 // run when the flow was sent, parses, and is not past the depth limit.
 func (c *memberCollector) nestedRun(ctx context.Context, n flow.NestedFlow, hop int, update bool, platform string) (*memberRun, error) {
 	f, err := c.flowMember(ctx, n.FlowsDir(), n.FileName())
-	if err != nil || f.flow == nil || hop >= MaxDepth {
+	if err != nil || f.flow == nil || hop >= wire.MaxDepth {
 		return nil, err
 	}
 	return &memberRun{canonical: f.canonical, fl: f.flow, name: n.Name, hop: hop, update: update, platform: platform}, nil
@@ -173,24 +174,24 @@ func (c *memberCollector) nestedRun(ctx context.Context, n flow.NestedFlow, hop 
 // file is read as a local run reads it (flow.Disk), under the call's
 // policy, so both ends agree on what it is.
 func (c *memberCollector) flowMember(ctx context.Context, dir, target string) (*walkedFlow, error) {
-	key := Key(dir, target)
+	key := wire.Key(dir, target)
 	if f, ok := c.flows[key]; ok {
 		return f, nil
 	}
 	file, mt := flow.Disk{Policy: c.policy}.Read(dir, target)
 	sp := file.Spelling
-	m := Member{Role: RoleFlow, Key: key, Path: file.Path, Canonical: file.Canonical, Spelling: &sp}
+	m := wire.Member{Role: wire.RoleFlow, Key: key, Path: file.Path, Canonical: file.Canonical, Spelling: &sp}
 	f := &walkedFlow{canonical: file.Canonical}
 	c.flows[key] = f
 	var refused *flow.RefusedError
 	switch {
 	case errors.As(file.Err, &refused):
-		m.State, m.Error = StateRefused, refused.Reason
+		m.State, m.Error = wire.StateRefused, refused.Reason
 		c.emit(m, sentRefused(refused.Reason))
 		return f, nil
 	case file.Err != nil:
-		m.State = StateMissing
-		c.emit(m, StateMissing)
+		m.State = wire.StateMissing
+		c.emit(m, wire.StateMissing)
 		return f, nil
 	}
 	sent, err := c.st.send.place(ctx, &m, file.Canonical, file.Data, mt)
@@ -207,10 +208,10 @@ func (c *memberCollector) flowMember(ctx context.Context, dir, target string) (*
 // sendBytes reads a member's bytes from its real path and places them
 // inline or as an upload. A file it cannot read, or one over the cap,
 // leaves m refused with the reason and no bytes.
-func (c *memberCollector) sendBytes(ctx context.Context, m *Member, real string) ([]byte, string, error) {
-	data, mt, why := clientfs.ReadRegular(real, MaxFileBytes)
+func (c *memberCollector) sendBytes(ctx context.Context, m *wire.Member, real string) ([]byte, string, error) {
+	data, mt, why := clientfs.ReadRegular(real, wire.MaxFileBytes)
 	if why != "" {
-		m.State, m.Error = StateRefused, why
+		m.State, m.Error = wire.StateRefused, why
 		return nil, sentRefused(why), nil
 	}
 	sent, err := c.st.send.place(ctx, m, real, data, mt)

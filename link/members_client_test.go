@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // TestRunMembers: run: targets in every step and every when: block,
@@ -31,14 +31,14 @@ func TestRunMembers(t *testing.T) {
 
 	fl, sub := f.flows, filepath.Join(f.flows, "sub")
 	roots := f.proj
-	want := []link.Member{
+	want := []wire.Member{
 		withBytes(flowMember(fl, "frag.yaml", fl+"/frag.yaml", listed), frag),
 		withBytes(flowMember(fl, "sub/inner.yaml", sub+"/inner.yaml", listed), inner),
-		stateOf(flowMember(fl, "missing.yaml", fl+"/missing.yaml", &flow.Spelling{State: flow.SpellAbsent}), link.StateMissing, ""),
-		stateOf(flowMember(fl, "nodir/deep.yaml", fl+"/nodir/deep.yaml", listed), link.StateMissing, ""),
-		stateOf(flowMember(fl, "../../../outside.yaml", f.root+"/outside.yaml", listed), link.StateRefused,
+		stateOf(flowMember(fl, "missing.yaml", fl+"/missing.yaml", &wire.Spelling{State: wire.SpellAbsent}), wire.StateMissing, ""),
+		stateOf(flowMember(fl, "nodir/deep.yaml", fl+"/nodir/deep.yaml", listed), wire.StateMissing, ""),
+		stateOf(flowMember(fl, "../../../outside.yaml", f.root+"/outside.yaml", listed), wire.StateRefused,
 			"../../../outside.yaml is outside every root this client serves ("+roots+")"),
-		stateOf(flowMember(fl, "../../../absent.yaml", f.root+"/absent.yaml", &flow.Spelling{State: flow.SpellAbsent}), link.StateRefused,
+		stateOf(flowMember(fl, "../../../absent.yaml", f.root+"/absent.yaml", &wire.Spelling{State: wire.SpellAbsent}), wire.StateRefused,
 			"../../../absent.yaml is outside every root this client serves ("+roots+")"),
 		withBytes(flowMember(fl, "main.yaml", fl+"/main.yaml", listed), main),
 		withBytes(flowMember(sub, "../frag.yaml", fl+"/frag.yaml", listed), frag),
@@ -66,10 +66,10 @@ func TestSpellingStates(t *testing.T) {
 	}
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
 	fl := f.flows
-	want := []link.Member{
-		stateOf(flowMember(fl, "login.yaml", fl+"/login.yaml", &flow.Spelling{State: flow.SpellCaseFolded, Actual: "Login.yaml", Addressable: ptr(true)}), link.StateMissing, ""),
-		stateOf(flowMember(fl, "weird.yaml", fl+"/weird.yaml", &flow.Spelling{State: flow.SpellCaseFolded, Actual: "Weird.Yaml", Addressable: ptr(false)}), link.StateMissing, ""),
-		stateOf(flowMember(fl, "ghost.yaml", fl+"/ghost.yaml", &flow.Spelling{State: flow.SpellAbsent}), link.StateMissing, ""),
+	want := []wire.Member{
+		stateOf(flowMember(fl, "login.yaml", fl+"/login.yaml", &wire.Spelling{State: wire.SpellCaseFolded, Actual: "Login.yaml", Addressable: ptr(true)}), wire.StateMissing, ""),
+		stateOf(flowMember(fl, "weird.yaml", fl+"/weird.yaml", &wire.Spelling{State: wire.SpellCaseFolded, Actual: "Weird.Yaml", Addressable: ptr(false)}), wire.StateMissing, ""),
+		stateOf(flowMember(fl, "ghost.yaml", fl+"/ghost.yaml", &wire.Spelling{State: wire.SpellAbsent}), wire.StateMissing, ""),
 	}
 	assertJSON(t, "members", in["members"], want)
 }
@@ -94,12 +94,12 @@ func TestPolicyRefusals(t *testing.T) {
 	f.put("main.yaml", "steps:\n  - run: link\n  - run: dir\n  - run: big\n  - run: loop\n  - run: outlink\n  - run: yml\n")
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
 	fl := f.flows
-	want := []link.Member{
-		stateOf(flowMember(fl, "link.yaml", f.proj+"/secret.env", listed), link.StateRefused, "link.yaml links to a file that is not a YAML file"),
-		stateOf(flowMember(fl, "dir.yaml", fl+"/dir.yaml", listed), link.StateRefused, "EISDIR: illegal operation on a directory, read"),
-		stateOf(flowMember(fl, "big.yaml", fl+"/big.yaml", listed), link.StateRefused, fl+"/big.yaml is larger than the 32 MiB cap on a file sent to the tool-server"),
-		stateOf(flowMember(fl, "loop.yaml", fl+"/loop.yaml", listed), link.StateRefused, "ELOOP: too many symbolic links encountered, realpath '"+fl+"/loop.yaml'"),
-		stateOf(flowMember(fl, "outlink.yaml", f.root+"/elsewhere/x.yaml", listed), link.StateRefused, "outlink.yaml is outside every root this client serves ("+f.proj+")"),
+	want := []wire.Member{
+		stateOf(flowMember(fl, "link.yaml", f.proj+"/secret.env", listed), wire.StateRefused, "link.yaml links to a file that is not a YAML file"),
+		stateOf(flowMember(fl, "dir.yaml", fl+"/dir.yaml", listed), wire.StateRefused, "EISDIR: illegal operation on a directory, read"),
+		stateOf(flowMember(fl, "big.yaml", fl+"/big.yaml", listed), wire.StateRefused, fl+"/big.yaml is larger than the 32 MiB cap on a file sent to the tool-server"),
+		stateOf(flowMember(fl, "loop.yaml", fl+"/loop.yaml", listed), wire.StateRefused, "ELOOP: too many symbolic links encountered, realpath '"+fl+"/loop.yaml'"),
+		stateOf(flowMember(fl, "outlink.yaml", f.root+"/elsewhere/x.yaml", listed), wire.StateRefused, "outlink.yaml is outside every root this client serves ("+f.proj+")"),
 		withBytes(flowMember(fl, "yml.yaml", fl+"/real.yml", listed), "steps: []\n"),
 	}
 	assertJSON(t, "members", in["members"], want)
@@ -119,7 +119,7 @@ func TestRootsByRealLocation(t *testing.T) {
 	}
 	f.link(f.flows, tree)
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
-	want := []link.Member{
+	want := []wire.Member{
 		withBytes(flowMember(tree, "frag.yaml", tree+"/frag.yaml", listed), "steps: []\n"),
 		withBytes(flowMember(tree, "../../proj/x.yaml", f.proj+"/x.yaml", listed), "steps: []\n"),
 	}
@@ -144,7 +144,7 @@ func TestNestedFlowMembers(t *testing.T) {
 	in := f.run(s, "main.yaml", nil, link.CallOptions{})
 	fl := f.flows
 	lfl := plink + "/.argent/flows"
-	want := []link.Member{
+	want := []wire.Member{
 		withBytes(flowMember(lfl, "nested.yaml", fl+"/nested.yaml", listed), nested),
 		withBytes(flowMember(fl, "nested.yaml", fl+"/nested.yaml", listed), nested),
 		withBytes(flowMember(fl, "frag2.yaml", fl+"/frag2.yaml", listed), "steps: []\n"),
@@ -160,12 +160,12 @@ func TestDepthLimit(t *testing.T) {
 		f.put(fmt.Sprintf("c%d.yaml", i), fmt.Sprintf("steps:\n  - run: c%d\n", i+1))
 	}
 	in := f.run(s, "c0.yaml", nil, link.CallOptions{})
-	var members []link.Member
+	var members []wire.Member
 	if err := json.Unmarshal(in["members"], &members); err != nil {
 		t.Fatal(err)
 	}
-	if len(members) != link.MaxDepth {
-		t.Fatalf("members: got %d, want %d", len(members), link.MaxDepth)
+	if len(members) != wire.MaxDepth {
+		t.Fatalf("members: got %d, want %d", len(members), wire.MaxDepth)
 	}
 	if got, want := filepath.Base(members[len(members)-1].Path), "c20.yaml"; got != want {
 		t.Errorf("deepest member: got %s, want %s", got, want)

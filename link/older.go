@@ -5,16 +5,8 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
-)
-
-// The sentences the seed adds when a client that sends no members meets a
-// tool-server that reads them ("Older clients and tool-servers").
-const (
-	OlderRun      = "This tool-server runs run: steps for a client that sends their fragments with the call. Update the argent CLI or MCP adapter on the client."
-	OlderSnapshot = "This tool-server runs snapshot: steps for a client that sends their baselines with the call. Update the argent CLI or MCP adapter on the client."
-	OlderNested   = "This tool-server runs tool: flow-execute steps that name a flow with name, for a client that sends those flows with the call. Update the argent CLI or MCP adapter on the client."
-	OlderToolFile = "This tool-server runs tool: steps with file arguments for a client that sends them with the call. Update the argent CLI or MCP adapter on the client."
 )
 
 // OlderClient rejects, before the first step, a flow that arrived without
@@ -29,16 +21,16 @@ func OlderClient(fl *flow.Flow, canonical string, tools ToolInfo) error {
 		why := ""
 		switch d := s.Directive.(type) {
 		case *flow.Run:
-			why = OlderRun
+			why = wire.OlderRun
 		case *flow.Snapshot:
-			why = OlderSnapshot
+			why = wire.OlderSnapshot
 		case *flow.Tool:
 			if d.Name == flow.ToolFlowExecute {
 				if _, named := d.Args["name"]; named {
-					why = OlderNested
+					why = wire.OlderNested
 				}
 			} else if inputs, ok := tools(d.Name); ok && hasFileArg(d.Args, inputs) {
-				why = OlderToolFile
+				why = wire.OlderToolFile
 			}
 		}
 		if why != "" {
@@ -49,17 +41,17 @@ func OlderClient(fl *flow.Flow, canonical string, tools ToolInfo) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	for _, sentence := range []string{OlderRun, OlderSnapshot, OlderNested, OlderToolFile} {
+	for _, sentence := range []string{wire.OlderRun, wire.OlderSnapshot, wire.OlderNested, wire.OlderToolFile} {
 		if need[sentence] {
 			lines = append(lines, sentence)
 		}
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Message: strings.Join(lines, "\n")}
+	return &tool.Error{Kind: tool.KindValidation, Code: wire.CodeFlowFileInvalid, Message: strings.Join(lines, "\n")}
 }
 
 // hasFileArg reports whether the step sets a file argument of the tool.
-func hasFileArg(args map[string]any, inputs []tool.FileInput) bool {
-	for _, in := range SetFileInputs(inputs, args) {
+func hasFileArg(args map[string]any, inputs []wire.FileInput) bool {
+	for _, in := range wire.SetFileInputs(inputs, args) {
 		if in.Problem == "" {
 			return true
 		}

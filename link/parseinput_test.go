@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // TestParseInputMembers: a flow input carries members when its members
@@ -39,10 +40,10 @@ func TestParseInputMembers(t *testing.T) {
 // receives it, with 50 inline baselines of 200 KiB (13.7 MB of JSON).
 func BenchmarkParseInput50Members(b *testing.B) {
 	content := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x89, 'P', 'N', 'G', 7}, 200<<10/5))
-	in := link.FlowInput{ArgentFileInput: true, Path: "/p/.argent/flows/main.yaml", Content: new("steps: []\n")}
+	in := wire.FileInputObject{ArgentFileInput: true, Path: "/p/.argent/flows/main.yaml", Content: new("steps: []\n")}
 	for i := range 50 {
 		p := fmt.Sprintf("/p/.argent/flows/__baselines__/main/s%02d__chromium-1280x800.png", i)
-		in.Members = append(in.Members, link.Member{Role: link.RoleBaseline, Key: p, Path: p, Content: &content})
+		in.Members = append(in.Members, wire.Member{Role: wire.RoleBaseline, Key: p, Path: p, Content: &content})
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {

@@ -5,25 +5,19 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
 // ToolInfo returns the file inputs a tool declares, and false for a tool
 // the server does not have.
-type ToolInfo func(name string) ([]tool.FileInput, bool)
-
-// recordingTools are the tools that record a flow: a replay over a link
-// never runs them.
-var recordingTools = map[string]bool{
-	"flow-start-recording": true, "flow-add-step": true, "flow-add-echo": true,
-	"flow-add-script": true, "flow-finish-recording": true,
-}
+type ToolInfo func(name string) ([]wire.FileInput, bool)
 
 // fileArgProblem tells why a tool: step's file input is not a file
 // argument a client can send, or "" when every input it sets is one
 // (seed, "Tool files" and pre-validation).
-func fileArgProblem(args map[string]any, inputs []tool.FileInput) string {
-	for _, in := range SetFileInputs(inputs, args) {
+func fileArgProblem(args map[string]any, inputs []wire.FileInput) string {
+	for _, in := range wire.SetFileInputs(inputs, args) {
 		if in.Problem != "" {
 			return fmt.Sprintf("argument %s is %s", in.Target, in.Problem)
 		}
@@ -50,7 +44,7 @@ func Prevalidate(root *flow.Flow, rootFile *flow.File, src *Source, tools ToolIn
 	if len(pv.lines) == 0 {
 		return nil
 	}
-	return &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID",
+	return &tool.Error{Kind: tool.KindValidation, Code: wire.CodeFlowFileInvalid,
 		Message: "This flow cannot run over a link; the tool-server rejected it before the first step:\n" + strings.Join(pv.lines, "\n")}
 }
 
@@ -82,10 +76,10 @@ func (pv *prevalidation) check(it reached, s *flow.Step) {
 			pv.bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
 		}
 	case *flow.Run:
-		pv.reach(it.file, s, Key(it.file.Dir(), d.File()), it.level+1)
+		pv.reach(it.file, s, wire.Key(it.file.Dir(), d.File()), it.level+1)
 	case *flow.Tool:
 		switch {
-		case recordingTools[d.Name]:
+		case wire.RecorderTool(d.Name):
 			pv.bad(it.file, s, "")
 		case d.Name == flow.ToolFlowExecute:
 			for _, n := range it.fl.NestedFlows() {
@@ -95,7 +89,7 @@ func (pv *prevalidation) check(it reached, s *flow.Step) {
 				if !n.Followable() {
 					pv.bad(it.file, s, "")
 				} else {
-					pv.reach(it.file, s, Key(n.FlowsDir(), n.FileName()), it.level+1)
+					pv.reach(it.file, s, wire.Key(n.FlowsDir(), n.FileName()), it.level+1)
 				}
 			}
 		default:
@@ -119,16 +113,16 @@ func (pv *prevalidation) bad(f *flow.File, s *flow.Step, why string) {
 
 // reach queues the flow member with key, when it can be read.
 func (pv *prevalidation) reach(from *flow.File, s *flow.Step, key string, level int) {
-	if pv.seen[key] || level > MaxDepth {
+	if pv.seen[key] || level > wire.MaxDepth {
 		return
 	}
 	pv.seen[key] = true
 	r := pv.src.m.Get(key)
-	if r == nil || r.Role != RoleFlow {
+	if r == nil || r.Role != wire.RoleFlow {
 		return // a missing member fails its step at run time
 	}
-	if r.State == StateRefused {
-		pv.bad(from, s, "refused by the client: "+r.Error)
+	if r.State == wire.StateRefused {
+		pv.bad(from, s, wire.RefusedByClient+": "+r.Error)
 		return
 	}
 	if !r.HasData {

@@ -12,20 +12,16 @@ import (
 	"path"
 	"strings"
 
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
 
-// MaxMembers caps the members of one call, so a call cannot make the
-// server hold an unbounded table.
-const MaxMembers = 4096
-
 // Received is a member as the tool-server keeps it.
 type Received struct {
-	Member
+	wire.Member
 	// Data holds the bytes when the member had them.
 	Data []byte
 	// HasData tells an empty file from no bytes.
@@ -69,12 +65,12 @@ func unprocessable(format string, a ...any) error {
 // ParseInput decodes a flow file input; ok is false when raw is not a
 // file-input object, withMembers whether it carries a members list (an
 // empty one too; null is none: decoding leaves Members nil only then).
-func ParseInput(raw json.RawMessage) (in FlowInput, withMembers bool, ok bool) {
+func ParseInput(raw json.RawMessage) (in wire.FileInputObject, withMembers bool, ok bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return in, false, false
 	}
-	if err := tool.UnmarshalFileInput(raw, &in); err != nil || !in.ArgentFileInput {
-		return FlowInput{}, false, false
+	if err := wire.UnmarshalFileInput(raw, &in); err != nil || !in.ArgentFileInput {
+		return wire.FileInputObject{}, false, false
 	}
 	return in, in.Members != nil, true
 }
@@ -84,7 +80,7 @@ func ParseInput(raw json.RawMessage) (in FlowInput, withMembers bool, ok bool) {
 // applied, every upload the call names deleted whatever happens, invalid
 // members refused, unknown roles and repeated keys ignored. A failed check
 // or an unknown upload is a 422.
-func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, error) {
+func Receive(ctx context.Context, members []wire.Member, uploads Uploads) (*Members, error) {
 	// Every upload the call names goes, also when the call fails: an
 	// uploadId is good for one call only.
 	var taken []store.Upload
@@ -93,7 +89,7 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 			uploads.Remove(u)
 		}
 	}()
-	if len(members) > MaxMembers {
+	if len(members) > wire.MaxMembers {
 		for _, m := range members {
 			if m.UploadID != "" && uploads != nil {
 				if u, err := uploads.Take(m.UploadID); err == nil {
@@ -101,7 +97,7 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 				}
 			}
 		}
-		return nil, unprocessable("the call has %d members; a call may carry at most %d", len(members), MaxMembers)
+		return nil, unprocessable("the call has %d members; a call may carry at most %d", len(members), wire.MaxMembers)
 	}
 	out := &Members{byKey: map[string]*Received{}}
 	var flowTotal int64
@@ -137,16 +133,16 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 			continue
 		}
 		switch m.Role {
-		case RoleFlow, RoleBaseline, RoleTool, RoleStyle:
+		case wire.RoleFlow, wire.RoleBaseline, wire.RoleTool, wire.RoleStyle:
 		default:
 			continue // unknown roles are ignored
 		}
 		if _, dup := out.byKey[m.Key]; dup || m.Key == "" {
 			continue // the first member with a key stands
 		}
-		if m.Role == RoleFlow && r.HasData {
+		if m.Role == wire.RoleFlow && r.HasData {
 			flowTotal += int64(len(r.Data))
-			if clientfs.OverCap(flowTotal) && firstErr == nil {
+			if wire.OverCap(flowTotal) && firstErr == nil {
 				firstErr = unprocessable("the flow members of the call total more than the 32 MiB cap")
 			}
 		}
@@ -165,19 +161,19 @@ func Receive(ctx context.Context, members []Member, uploads Uploads) (*Members, 
 // member whose canonical is not.
 func refuseInvalid(r *Received) {
 	switch {
-	case r.State == StateRefused:
+	case r.State == wire.StateRefused:
 		// A refused member is one the client did not send: bytes that
 		// came with it anyway are dropped, so no reader can take them.
 		r.HasData, r.Data = false, nil
 		if r.Error == "" {
-			r.Error = "refused by the client"
+			r.Error = wire.RefusedByClient
 		}
-	case !r.HasData && r.State != StateMissing && r.State != StateListed:
-		r.State, r.Error = StateRefused, "the client sent neither the bytes nor a state of "+r.Path
-	case (r.Role == RoleFlow || r.Role == RoleStyle) && !validCanonical(r.Canonical):
-		r.State, r.Error, r.HasData, r.Data = StateRefused, fmt.Sprintf("member %q has no valid canonical path (%q)", r.Path, r.Canonical), false, nil
-	case r.Role == RoleFlow && !validSpelling(r.Spelling):
-		r.State, r.Error, r.HasData, r.Data = StateRefused, fmt.Sprintf("member %q has no valid spelling", r.Path), false, nil
+	case !r.HasData && r.State != wire.StateMissing && r.State != wire.StateListed:
+		r.State, r.Error = wire.StateRefused, "the client sent neither the bytes nor a state of "+r.Path
+	case (r.Role == wire.RoleFlow || r.Role == wire.RoleStyle) && !validCanonical(r.Canonical):
+		r.State, r.Error, r.HasData, r.Data = wire.StateRefused, fmt.Sprintf("member %q has no valid canonical path (%q)", r.Path, r.Canonical), false, nil
+	case r.Role == wire.RoleFlow && !validSpelling(r.Spelling):
+		r.State, r.Error, r.HasData, r.Data = wire.StateRefused, fmt.Sprintf("member %q has no valid spelling", r.Path), false, nil
 	}
 }
 
@@ -185,22 +181,22 @@ func validCanonical(p string) bool {
 	return !strings.ContainsRune(p, 0) && clientpath.IsAbs(p)
 }
 
-func validSpelling(s *flow.Spelling) bool {
+func validSpelling(s *wire.Spelling) bool {
 	if s == nil {
 		return false
 	}
 	switch s.State {
-	case flow.SpellListed, flow.SpellAbsent:
+	case wire.SpellListed, wire.SpellAbsent:
 		return true
-	case flow.SpellCaseFolded:
+	case wire.SpellCaseFolded:
 		return s.Actual != "" && s.Addressable != nil
 	}
 	return false
 }
 
-func decodeContent(m Member) ([]byte, error) {
-	b, err := tool.DecodeBase64(*m.Content)
-	if errors.Is(err, clientfs.ErrOverCap) {
+func decodeContent(m wire.Member) ([]byte, error) {
+	b, err := wire.DecodeBase64(*m.Content)
+	if errors.Is(err, wire.ErrOverCap) {
 		return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 	}
 	if err != nil {
@@ -212,7 +208,7 @@ func decodeContent(m Member) ([]byte, error) {
 // readUpload checks an uploaded member against its contentHash and reads
 // the one file of its gzipped tar, refusing absolute or ".." names, links,
 // several files and anything over the cap, while reading.
-func readUpload(u store.Upload, m Member) ([]byte, error) {
+func readUpload(u store.Upload, m wire.Member) ([]byte, error) {
 	if m.ContentHash == "" || !strings.EqualFold(m.ContentHash, u.SHA256) {
 		return nil, unprocessable("member %q: contentHash %q does not match the upload (sha256 %s)", m.Path, m.ContentHash, u.SHA256)
 	}
@@ -229,7 +225,7 @@ func readUpload(u store.Upload, m Member) ([]byte, error) {
 	defer zr.Close()
 	// A gzip bomb stops here: at most the cap plus the tar framing of one
 	// file is inflated.
-	tr := tar.NewReader(io.LimitReader(zr, MaxFileBytes+64<<10))
+	tr := tar.NewReader(io.LimitReader(zr, wire.MaxFileBytes+64<<10))
 	var data []byte
 	found := false
 	for {
@@ -254,7 +250,7 @@ func readUpload(u store.Upload, m Member) ([]byte, error) {
 		if found {
 			return nil, unprocessable("member %q: the upload holds more than one file", m.Path)
 		}
-		if clientfs.OverCap(hdr.Size) {
+		if wire.OverCap(hdr.Size) {
 			return nil, unprocessable("%s", clientfs.TooLarge(fmt.Sprintf("member %q", m.Path)))
 		}
 		// The header's size, within the cap, is the file's length (the tar

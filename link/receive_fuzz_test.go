@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 )
 
@@ -130,8 +130,8 @@ func FuzzReceive(f *testing.F) {
 			return
 		}
 		// The caps hold on what was kept.
-		if m.Len() > link.MaxMembers || m.Len() > len(in.Members) {
-			t.Errorf("members kept: got %d of %d, want at most %d", m.Len(), len(in.Members), link.MaxMembers)
+		if m.Len() > wire.MaxMembers || m.Len() > len(in.Members) {
+			t.Errorf("members kept: got %d of %d, want at most %d", m.Len(), len(in.Members), wire.MaxMembers)
 		}
 		var flowBytes int
 		seen := map[string]bool{}
@@ -141,20 +141,20 @@ func FuzzReceive(f *testing.F) {
 				continue
 			}
 			seen[mem.Key] = true
-			if len(r.Data) > clientfs.MaxFileBytes {
+			if len(r.Data) > wire.MaxFileBytes {
 				t.Errorf("member %q: got %d bytes, want at most the cap", mem.Key, len(r.Data))
 			}
-			if r.HasData && r.Role == link.RoleFlow {
+			if r.HasData && r.Role == wire.RoleFlow {
 				flowBytes += len(r.Data)
 			}
-			if r.State == link.StateRefused && (r.HasData || r.Error == "") {
+			if r.State == wire.StateRefused && (r.HasData || r.Error == "") {
 				t.Errorf("member %q: refused with bytes %v and reason %q, want no bytes and a reason", mem.Key, r.HasData, r.Error)
 			}
-			if r.Role == link.RoleFlow && r.State != link.StateRefused && (r.Spelling == nil || r.Spelling.State == "") {
+			if r.Role == wire.RoleFlow && r.State != wire.StateRefused && (r.Spelling == nil || r.Spelling.State == "") {
 				t.Errorf("member %q: got a flow member with no valid spelling kept, want it refused", mem.Key)
 			}
 		}
-		if flowBytes > clientfs.MaxFileBytes {
+		if flowBytes > wire.MaxFileBytes {
 			t.Errorf("flow members: got %d bytes, want at most the cap", flowBytes)
 		}
 		// What was kept reads through the source without a panic.

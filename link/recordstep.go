@@ -10,6 +10,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // recordingFile is <project_root>/.argent/flows/<name>.yaml of a call
@@ -57,11 +58,11 @@ func recordedStep(args map[string]any) (command string, stepArgs map[string]any,
 // without a valid name, an absolute project_root, or args that are the
 // JSON text of an object sends an empty list. The client policy applies
 // with the recording file in place of the flow file.
-func (st *callState) stepMembers(ctx context.Context) ([]Member, error) {
+func (st *callState) stepMembers(ctx context.Context) ([]wire.Member, error) {
 	rec := recordingFile(st.args)
 	command, args, ok := recordedStep(st.args)
 	if rec == "" || !ok {
-		return []Member{}, nil
+		return []wire.Member{}, nil
 	}
 	projectRoot, _ := st.args["project_root"].(string)
 	c := st.newCollector(clientfs.ClientRoots(rec, clientfs.RealPath(rec), projectRoot))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // TestRecordedStepMembers follows the seed's table "Members of a recorded
@@ -39,29 +40,29 @@ func TestRecordedStepMembers(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args map[string]any
-		want []link.Member
+		want []wire.Member
 	}{
 		{"tool step with a file argument", map[string]any{"command": "img-compare", "args": stepArgs(map[string]any{"baselinePath": a})},
-			[]link.Member{withBytes(toolMember(a), "A")}},
+			[]wire.Member{withBytes(toolMember(a), "A")}},
 		{"flow-execute by name", map[string]any{"command": "flow-execute", "args": stepArgs(map[string]any{"name": "nested", "project_root": f.proj})},
-			[]link.Member{recording, sibling, frag, nBytes, iBytes}},
+			[]wire.Member{recording, sibling, frag, nBytes, iBytes}},
 		{"flow-execute by name on a platform", map[string]any{"command": "flow-execute", "args": stepArgs(map[string]any{"name": "nested", "project_root": f.proj, "device": "chromium-cdp-1x1"})},
-			[]link.Member{recording, sibling, frag, nBytes}},
+			[]wire.Member{recording, sibling, frag, nBytes}},
 		{"flow-execute updating baselines", map[string]any{"command": "flow-execute", "args": stepArgs(map[string]any{"name": "nested", "project_root": f.proj, "updateBaselines": true})},
-			[]link.Member{recording, sibling, frag,
-				stateOf(baselineMember(filepath.Join(base, "n__chromium-1x1.png")), link.StateListed, ""),
-				stateOf(baselineMember(filepath.Join(base, "n__ios-1x1.png")), link.StateListed, "")}},
+			[]wire.Member{recording, sibling, frag,
+				stateOf(baselineMember(filepath.Join(base, "n__chromium-1x1.png")), wire.StateListed, ""),
+				stateOf(baselineMember(filepath.Join(base, "n__ios-1x1.png")), wire.StateListed, "")}},
 		{"flow-execute of a flow_path beside the recording", map[string]any{"command": "flow-execute", "args": stepArgs(map[string]any{"flow_path": lfl + "/nested.yaml"})},
-			[]link.Member{recording, withBytes(flowMember(lfl, "nested.yaml", fl+"/nested.yaml", listed), nested), sibling, frag, nBytes, iBytes}},
+			[]wire.Member{recording, withBytes(flowMember(lfl, "nested.yaml", fl+"/nested.yaml", listed), nested), sibling, frag, nBytes, iBytes}},
 		{"flow-execute of another flow_path", map[string]any{"command": "flow-execute", "args": stepArgs(map[string]any{"flow_path": filepath.Join(f.root, "else", "x.yaml")})},
-			[]link.Member{recording}},
-		{"a step that reads no file", map[string]any{"command": "keyboard", "args": `{"text":"` + a + `"}`}, []link.Member{}},
-		{"a step without args", map[string]any{"command": "img-compare"}, []link.Member{}},
-		{"args that are an object, not its JSON text", map[string]any{"command": "img-compare", "args": map[string]any{"baselinePath": a}}, []link.Member{}},
-		{"args that are not JSON", map[string]any{"command": "img-compare", "args": "{baselinePath"}, []link.Member{}},
-		{"args that are the JSON text of a list", map[string]any{"command": "img-compare", "args": "[1]"}, []link.Member{}},
-		{"an invalid name", map[string]any{"name": "bad name", "command": "img-compare", "args": stepArgs(map[string]any{"baselinePath": a})}, []link.Member{}},
-		{"a relative project_root", map[string]any{"project_root": "proj", "command": "img-compare", "args": stepArgs(map[string]any{"baselinePath": a})}, []link.Member{}},
+			[]wire.Member{recording}},
+		{"a step that reads no file", map[string]any{"command": "keyboard", "args": `{"text":"` + a + `"}`}, []wire.Member{}},
+		{"a step without args", map[string]any{"command": "img-compare"}, []wire.Member{}},
+		{"args that are an object, not its JSON text", map[string]any{"command": "img-compare", "args": map[string]any{"baselinePath": a}}, []wire.Member{}},
+		{"args that are not JSON", map[string]any{"command": "img-compare", "args": "{baselinePath"}, []wire.Member{}},
+		{"args that are the JSON text of a list", map[string]any{"command": "img-compare", "args": "[1]"}, []wire.Member{}},
+		{"an invalid name", map[string]any{"name": "bad name", "command": "img-compare", "args": stepArgs(map[string]any{"baselinePath": a})}, []wire.Member{}},
+		{"a relative project_root", map[string]any{"project_root": "proj", "command": "img-compare", "args": stepArgs(map[string]any{"baselinePath": a})}, []wire.Member{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStub(t)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // Source is the flow source of a linked run: it answers from the members
@@ -32,7 +33,7 @@ func NewSource(m *Members) *Source {
 	if m != nil {
 		for _, k := range m.order {
 			r := m.byKey[k]
-			if r.Role == RoleBaseline || r.Role == RoleTool {
+			if r.Role == wire.RoleBaseline || r.Role == wire.RoleTool {
 				if _, dup := s.byPath[r.Path]; !dup {
 					s.byPath[r.Path] = r
 				}
@@ -47,20 +48,20 @@ func notExist(path string) error { return &flow.OpenError{Path: path, Err: fs.Er
 
 // Open implements flow.Source: the member with key dir NUL target.
 func (s *Source) Open(dir, target string) (*flow.File, error) {
-	r := s.m.Get(Key(dir, target))
-	if r == nil || r.Role != RoleFlow {
+	r := s.m.Get(wire.Key(dir, target))
+	if r == nil || r.Role != wire.RoleFlow {
 		p := strings.TrimRight(dir, `/\`) + "/" + target
-		return &flow.File{Path: p, Canonical: p, Spelling: flow.Spelling{State: flow.SpellListed}, Err: notExist(p)}, nil
+		return &flow.File{Path: p, Canonical: p, Spelling: wire.Spelling{State: wire.SpellListed}, Err: notExist(p)}, nil
 	}
 	// A member refused on arrival may have no spelling; "listed" is what
 	// a client sends when it cannot tell (seed, "Spelling").
-	sp := flow.Spelling{State: flow.SpellListed}
+	sp := wire.Spelling{State: wire.SpellListed}
 	if r.Spelling != nil {
 		sp = *r.Spelling
 	}
 	f := &flow.File{Path: r.Path, Canonical: r.Canonical, Spelling: sp}
 	switch {
-	case r.State == StateRefused:
+	case r.State == wire.StateRefused:
 		f.Err = &flow.RefusedError{Reason: r.Error}
 	case r.HasData:
 		f.Data = r.Data
@@ -84,7 +85,7 @@ func (s *Source) lookup(path string) (data []byte, ok bool, err error) {
 	switch {
 	case r == nil:
 		return nil, false, nil
-	case r.State == StateRefused:
+	case r.State == wire.StateRefused:
 		return nil, false, &flow.RefusedError{Reason: r.Error}
 	}
 	return r.Data, r.HasData, nil
@@ -104,7 +105,7 @@ func (s *Source) ReadBaseline(path string) ([]byte, error) {
 // result; updated when a member or an earlier step has the path.
 func (s *Source) WriteBaseline(path string, png []byte) (bool, error) {
 	r := s.byPath[path]
-	if r != nil && r.State == StateRefused {
+	if r != nil && r.State == wire.StateRefused {
 		return false, &flow.RefusedError{Reason: r.Error}
 	}
 	s.mu.Lock()
@@ -114,7 +115,7 @@ func (s *Source) WriteBaseline(path string, png []byte) (bool, error) {
 		s.order = append(s.order, path)
 	}
 	s.written[path] = png
-	return before || (r != nil && r.State != StateMissing), nil
+	return before || (r != nil && r.State != wire.StateMissing), nil
 }
 
 // ToolFile returns the bytes of a tool's file argument by the path as
@@ -145,11 +146,11 @@ func (s *Source) BaselineWrites() []flow.BaselineWrite {
 // Wire returns the members as a client would send them with every byte
 // inline, for a call the tool-server makes on the client's behalf (the
 // live flow-execute of a recorded step).
-func (m *Members) Wire() []Member {
+func (m *Members) Wire() []wire.Member {
 	if m == nil {
 		return nil
 	}
-	out := make([]Member, 0, len(m.order))
+	out := make([]wire.Member, 0, len(m.order))
 	for _, k := range m.order {
 		r := m.byKey[k]
 		w := r.Member
@@ -166,7 +167,7 @@ func (m *Members) Wire() []Member {
 // FlowFile returns the flow member with key, for a call that runs it.
 func (m *Members) FlowFile(key string) *Received {
 	r := m.Get(key)
-	if r == nil || r.Role != RoleFlow {
+	if r == nil || r.Role != wire.RoleFlow {
 		return nil
 	}
 	return r

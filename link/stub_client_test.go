@@ -19,9 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // The test rig of the client half: a real HTTP server that records every
@@ -57,8 +56,8 @@ type stub struct {
 	answer func(w http.ResponseWriter, r *http.Request, body []byte)
 }
 
-func flowFileInputs() []tool.FileInput {
-	return []tool.FileInput{
+func flowFileInputs() []wire.FileInput {
+	return []wire.FileInput{
 		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},
 		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path", Collect: "flow"},
 	}
@@ -69,16 +68,16 @@ func flowFileInputs() []tool.FileInput {
 func stubTools() []link.ToolEntry {
 	return []link.ToolEntry{
 		{Name: "flow-execute", Description: "Run a flow.", FileInputs: flowFileInputs(), LongRunning: true},
-		{Name: "flow-add-step", Description: "Record a step.", FileInputs: []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}}},
+		{Name: "flow-add-step", Description: "Record a step.", FileInputs: []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}}},
 		{Name: "flow-add-echo", Description: "Record an echo."},
-		{Name: "img-compare", Description: "Compare two images.", FileInputs: []tool.FileInput{
+		{Name: "img-compare", Description: "Compare two images.", FileInputs: []wire.FileInput{
 			{Target: "baselinePath", Path: "${baselinePath}", Kind: "file", Optional: true},
 			{Target: "currentPath", Path: "${currentPath}", Kind: "file", Optional: true, UnwrapWhenSet: "inline"},
 			{Target: "outputDir", Path: "${outputDir}", Kind: "probe", Optional: true},
 			{Target: "composite", Path: "${dir}/${file}", Kind: "file", Optional: true},
 		}},
 		{Name: "keyboard", Description: "Type."},
-		{Name: "reinstall-app", Description: "Install an app.", FileInputs: []tool.FileInput{{Target: "appPath", Path: "${appPath}", Kind: "tar-upload"}}},
+		{Name: "reinstall-app", Description: "Install an app.", FileInputs: []wire.FileInput{{Target: "appPath", Path: "${appPath}", Kind: "tar-upload"}}},
 	}
 }
 
@@ -293,8 +292,8 @@ type wantInput struct {
 	Content   *string        `json:"content,omitempty"`
 	Omitted   string         `json:"contentOmitted,omitempty"`
 	Canonical string         `json:"canonical,omitempty"`
-	Spelling  *flow.Spelling `json:"spelling,omitempty"`
-	Members   *[]link.Member `json:"members,omitempty"`
+	Spelling  *wire.Spelling `json:"spelling,omitempty"`
+	Members   *[]wire.Member `json:"members,omitempty"`
 }
 
 // fileWant is the object of a file sent with its bytes.
@@ -303,12 +302,12 @@ func fileWant(p, data string) wantInput {
 		Content: ptr(base64.StdEncoding.EncodeToString([]byte(data)))}
 }
 
-var listed = &flow.Spelling{State: flow.SpellListed}
+var listed = &wire.Spelling{State: wire.SpellListed}
 
 func ptr[T any](v T) *T { return &v }
 
 // withBytes is m sent inline with data.
-func withBytes(m link.Member, data string) link.Member {
+func withBytes(m wire.Member, data string) wire.Member {
 	m.Content = ptr(base64.StdEncoding.EncodeToString([]byte(data)))
 	m.Size = ptr(int64(len(data)))
 	m.MtimeMs = ptr(fixedMtimeMs)
@@ -317,11 +316,11 @@ func withBytes(m link.Member, data string) link.Member {
 
 // flowMember is the flow member of target named in dir, for a file at
 // canonical with data ("" data and a state for one without bytes).
-func flowMember(dir, target, canonical string, sp *flow.Spelling) link.Member {
-	return link.Member{Role: link.RoleFlow, Key: link.Key(dir, target), Path: dir + "/" + target, Canonical: canonical, Spelling: sp}
+func flowMember(dir, target, canonical string, sp *wire.Spelling) wire.Member {
+	return wire.Member{Role: wire.RoleFlow, Key: wire.Key(dir, target), Path: dir + "/" + target, Canonical: canonical, Spelling: sp}
 }
 
-func stateOf(m link.Member, state, why string) link.Member {
+func stateOf(m wire.Member, state, why string) wire.Member {
 	m.State, m.Error = state, why
 	return m
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // Style members are this project's extension of the protocol, not the
@@ -23,9 +24,6 @@ import (
 // client that does not send it (Argent's published ones) leaves the step
 // an error that says so.
 
-// RoleStyle is the role of a stylePath file.
-const RoleStyle = "style"
-
 // styleFiles sends the stylePath files of the snapshots of one flow file,
 // each resolved beside the flow's real file, once per key. A file is read
 // as a local run reads it (flow.Disk.ReadStyleFile) under the call's
@@ -35,22 +33,22 @@ const RoleStyle = "style"
 func (c *memberCollector) styleFiles(ctx context.Context, canonical string, fl *flow.Flow) error {
 	dir := filepath.Dir(canonical)
 	for _, target := range fl.StylePaths() {
-		key := Key(dir, target)
+		key := wire.Key(dir, target)
 		if c.styles[key] {
 			continue
 		}
 		c.styles[key] = true
 		file, mt := flow.Disk{Policy: c.policy}.ReadStyleFile(dir, target)
-		m := Member{Role: RoleStyle, Key: key, Path: file.Path, Canonical: file.Canonical}
+		m := wire.Member{Role: wire.RoleStyle, Key: key, Path: file.Path, Canonical: file.Canonical}
 		var refused *flow.RefusedError
 		switch {
 		case errors.As(file.Err, &refused):
-			m.State, m.Error = StateRefused, refused.Reason
+			m.State, m.Error = wire.StateRefused, refused.Reason
 			c.emit(m, sentRefused(refused.Reason))
 			continue
 		case file.Err != nil:
-			m.State = StateMissing
-			c.emit(m, StateMissing)
+			m.State = wire.StateMissing
+			c.emit(m, wire.StateMissing)
 			continue
 		}
 		sent, err := c.st.send.place(ctx, &m, file.Canonical, file.Data, mt)
@@ -82,11 +80,11 @@ func (e *StyleNotSentError) Unwrap() error { return fs.ErrNotExist }
 // a missing file, as for a run: fragment; no member at all is a
 // *StyleNotSentError.
 func (s *Source) ReadStyle(dir, target string) ([]byte, error) {
-	r := s.m.Get(Key(dir, target))
+	r := s.m.Get(wire.Key(dir, target))
 	switch {
-	case r == nil || r.Role != RoleStyle:
+	case r == nil || r.Role != wire.RoleStyle:
 		return nil, &StyleNotSentError{Path: strings.TrimRight(dir, `/\`) + "/" + target}
-	case r.State == StateRefused:
+	case r.State == wire.StateRefused:
 		return nil, &flow.RefusedError{Reason: r.Error}
 	case r.HasData:
 		return r.Data, nil

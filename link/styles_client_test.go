@@ -11,13 +11,13 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/link"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // styleMember is the style member of target named in dir, for a file at
 // canonical.
-func styleMember(dir, target, canonical string) link.Member {
-	return link.Member{Role: link.RoleStyle, Key: link.Key(dir, target), Path: dir + "/" + target, Canonical: canonical}
+func styleMember(dir, target, canonical string) wire.Member {
+	return wire.Member{Role: wire.RoleStyle, Key: wire.Key(dir, target), Path: dir + "/" + target, Canonical: canonical}
 }
 
 // TestStyleMembers: the client sends the stylePath file of each snapshot,
@@ -54,13 +54,13 @@ func TestStyleMembers(t *testing.T) {
 	in := f.run(s, "main.yaml", nil, link.CallOptions{FilesLog: func(l string) { lines = append(lines, l) }})
 
 	fl, sub := f.flows, filepath.Join(f.flows, "sub")
-	want := []link.Member{
+	want := []wire.Member{
 		withBytes(styleMember(fl, "capture.css", fl+"/capture.css"), "time { visibility: hidden }\n"),
-		stateOf(styleMember(fl, "none.css", fl+"/none.css"), link.StateMissing, ""),
-		stateOf(styleMember(fl, "env.css", f.proj+"/secret.env"), link.StateRefused, "env.css links to a file that is not a CSS file"),
-		stateOf(styleMember(fl, "dir.css", fl+"/dir.css"), link.StateRefused, "EISDIR: illegal operation on a directory, read"),
-		stateOf(styleMember(fl, "big.css", fl+"/big.css"), link.StateRefused, fl+"/big.css is larger than the 64 KiB cap on a stylePath file"),
-		stateOf(styleMember(fl, "../../../outside.css", f.root+"/outside.css"), link.StateRefused, "../../../outside.css is outside every root this client serves ("+f.proj+")"),
+		stateOf(styleMember(fl, "none.css", fl+"/none.css"), wire.StateMissing, ""),
+		stateOf(styleMember(fl, "env.css", f.proj+"/secret.env"), wire.StateRefused, "env.css links to a file that is not a CSS file"),
+		stateOf(styleMember(fl, "dir.css", fl+"/dir.css"), wire.StateRefused, "EISDIR: illegal operation on a directory, read"),
+		stateOf(styleMember(fl, "big.css", fl+"/big.css"), wire.StateRefused, fl+"/big.css is larger than the 64 KiB cap on a stylePath file"),
+		stateOf(styleMember(fl, "../../../outside.css", f.root+"/outside.css"), wire.StateRefused, "../../../outside.css is outside every root this client serves ("+f.proj+")"),
 		withBytes(flowMember(fl, "sub/frag.yaml", sub+"/frag.yaml", listed), frag),
 		withBytes(styleMember(sub, "local.css", sub+"/local.css"), ".ad { display: none }"),
 		withBytes(styleMember(sub, "../capture.css", fl+"/capture.css"), "time { visibility: hidden }\n"),
@@ -136,7 +136,7 @@ func describeStyle(src flow.Source, dir, target string) string {
 func TestStyleNotSent(t *testing.T) {
 	canonical := "/work/proj/.argent/flows/main.yaml"
 	content := b64([]byte("steps:\n  - snapshot: { name: a, stylePath: capture.css }\n"))
-	members := []link.Member{{Role: link.RoleFlow, Key: link.Key("/work/proj/.argent/flows", "other.yaml"), Path: "/work/proj/.argent/flows/other.yaml",
+	members := []wire.Member{{Role: wire.RoleFlow, Key: wire.Key("/work/proj/.argent/flows", "other.yaml"), Path: "/work/proj/.argent/flows/other.yaml",
 		Canonical: "/work/proj/.argent/flows/other.yaml", Spelling: listed, Content: &content}}
 	m, err := link.Receive(t.Context(), members, nil)
 	if err != nil {
@@ -161,12 +161,12 @@ func TestStyleNotSent(t *testing.T) {
 func TestReceiveStyleMembers(t *testing.T) {
 	dir := "/work/proj/.argent/flows"
 	css := b64([]byte("a {}"))
-	members := []link.Member{
-		{Role: link.RoleStyle, Key: link.Key(dir, "ok.css"), Path: dir + "/ok.css", Canonical: dir + "/ok.css", Content: &css},
-		{Role: link.RoleStyle, Key: link.Key(dir, "rel.css"), Path: dir + "/rel.css", Canonical: "rel.css", Content: &css},
-		{Role: link.RoleStyle, Key: link.Key(dir, "no.css"), Path: dir + "/no.css", Canonical: "/elsewhere/no.css", State: link.StateRefused, Error: "no.css is outside every root this client serves (/work/proj)"},
-		{Role: link.RoleStyle, Key: link.Key(dir, "gone.css"), Path: dir + "/gone.css", Canonical: dir + "/gone.css", State: link.StateMissing},
-		{Role: "font", Key: link.Key(dir, "x.woff"), Path: dir + "/x.woff", Content: &css},
+	members := []wire.Member{
+		{Role: wire.RoleStyle, Key: wire.Key(dir, "ok.css"), Path: dir + "/ok.css", Canonical: dir + "/ok.css", Content: &css},
+		{Role: wire.RoleStyle, Key: wire.Key(dir, "rel.css"), Path: dir + "/rel.css", Canonical: "rel.css", Content: &css},
+		{Role: wire.RoleStyle, Key: wire.Key(dir, "no.css"), Path: dir + "/no.css", Canonical: "/elsewhere/no.css", State: wire.StateRefused, Error: "no.css is outside every root this client serves (/work/proj)"},
+		{Role: wire.RoleStyle, Key: wire.Key(dir, "gone.css"), Path: dir + "/gone.css", Canonical: dir + "/gone.css", State: wire.StateMissing},
+		{Role: "font", Key: wire.Key(dir, "x.woff"), Path: dir + "/x.woff", Content: &css},
 	}
 	m, err := link.Receive(t.Context(), members, nil)
 	if err != nil {
@@ -221,7 +221,7 @@ func TestPrevalidateSnapshotOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noTools := func(string) ([]tool.FileInput, bool) { return nil, false }
+	noTools := func(string) ([]wire.FileInput, bool) { return nil, false }
 	if err := link.Prevalidate(fl, entry.File, src, noTools); err != nil {
 		t.Errorf("Prevalidate: got %v, want nil", err)
 	}
@@ -230,14 +230,14 @@ func TestPrevalidateSnapshotOptions(t *testing.T) {
 	}
 	// The client sent one style member for the one key, though two
 	// flows of the same directory name it.
-	var members []link.Member
+	var members []wire.Member
 	in := f.run(newStub(t), "main.yaml", nil, link.CallOptions{})
 	if err := json.Unmarshal(in["members"], &members); err != nil {
 		t.Fatal(err)
 	}
 	styles := 0
 	for _, m := range members {
-		if m.Role == link.RoleStyle {
+		if m.Role == wire.RoleStyle {
 			styles++
 		}
 	}

@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // toolFileArgs returns the file arguments of a tool: step (seed, "Tool
@@ -22,9 +23,9 @@ import (
 // is ever a file, an absolute .png path that a keyboard step types among
 // them. A value absolute only on another system (C:\ on this one) is not
 // a path this client can read.
-func toolFileArgs(specs []tool.FileInput, args map[string]any) []string {
+func toolFileArgs(specs []wire.FileInput, args map[string]any) []string {
 	var out []string
-	for _, target := range FileArguments(specs, args) {
+	for _, target := range wire.FileArguments(specs, args) {
 		if v := args[target].(string); filepath.IsAbs(v) {
 			out = append(out, v)
 		}
@@ -51,14 +52,20 @@ func (c *memberCollector) toolFiles(ctx context.Context, name string, args map[s
 	return nil
 }
 
+// notSentToolExt is the refusal of a tool file whose name links to a file
+// with another ending.
+func notSentToolExt(path string) string {
+	return clientfs.LinksToOther(path, "one of "+strings.Join(wire.SentToolExts, ", "))
+}
+
 // toolMember sends one tool file by the path as written: missing when
 // nothing is there, refused outside the roots, for a name that links to
 // a file not ending in .png or .yaml, a directory, a file the client
 // cannot read or one over the cap.
 func (c *memberCollector) toolMember(ctx context.Context, file string) error {
-	m := Member{Role: RoleTool, Key: file, Path: file}
+	m := wire.Member{Role: wire.RoleTool, Key: file, Path: file}
 	refuse := func(why string) error {
-		m.State, m.Error = StateRefused, why
+		m.State, m.Error = wire.StateRefused, why
 		c.emit(m, sentRefused(why))
 		return nil
 	}
@@ -66,14 +73,14 @@ func (c *memberCollector) toolMember(ctx context.Context, file string) error {
 	if !c.policy.Serves(canonical) {
 		return refuse(c.policy.Outside(file))
 	}
-	if !hasSentToolExt(canonical) {
+	if !wire.HasSentToolExt(canonical) {
 		return refuse(notSentToolExt(file))
 	}
 	fi, err := os.Stat(canonical)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		m.State = StateMissing
-		c.emit(m, StateMissing)
+		m.State = wire.StateMissing
+		c.emit(m, wire.StateMissing)
 		return nil
 	case err != nil:
 		return refuse(clientfs.ErrorText(err, "stat", canonical))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -86,7 +87,7 @@ func (s *Server) drainGuard(next http.Handler) http.Handler {
 		}
 		if !s.drain.enter() {
 			w.Header().Set("Retry-After", "1")
-			refuse(w, r, &tool.Error{Kind: tool.KindUnavailable, Code: "DRAINING",
+			refuse(w, r, &tool.Error{Kind: tool.KindUnavailable, Code: wire.CodeDraining,
 				Message: fmt.Sprintf("%s %s: this tool-server is stopping and takes no new calls; send it to another replica (nothing ran)", r.Method, r.URL.Path)})
 			return
 		}

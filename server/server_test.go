@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -59,7 +60,7 @@ func newRig(t *testing.T, token string) *rig {
 	reg.Add(&tool.Tool{
 		Name: "read-file", Description: "test: reads its file argument",
 		InputSchema: tool.Object(map[string]*tool.Schema{"file": tool.String("a file"), "device": tool.String("device")}, "file"),
-		FileInputs:  []tool.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
+		FileInputs:  []wire.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			a, err := tool.Decode[struct{ File string }](call)
 			if err != nil {
@@ -75,7 +76,7 @@ func newRig(t *testing.T, token string) *rig {
 	reg.Add(&tool.Tool{
 		Name: "list-dir", Description: "test: takes a directory",
 		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory"), "device": tool.String("device")}),
-		FileInputs:  []tool.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
+		FileInputs:  []wire.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
 		Run:         func(ctx context.Context, call *tool.Call) (any, error) { return "ok", nil },
 	})
 	reg.Add(&tool.Tool{

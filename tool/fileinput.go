@@ -10,10 +10,11 @@ import (
 
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
-const MaxFileBytes = clientfs.MaxFileBytes
+const MaxFileBytes = wire.MaxFileBytes
 
 // MaxCallBody caps the body of a call (POST /tools/{name}, POST /v1/runs):
 // a flow with 256 KiB of inline members and a 32 MiB file argument in
@@ -39,22 +40,13 @@ type File struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-type wireFile struct {
-	Marker         bool     `json:"__argentFileInput"`
-	Path           string   `json:"path"`
-	Size           *int64   `json:"size"`
-	MtimeMs        *float64 `json:"mtimeMs"`
-	Content        *string  `json:"content"`
-	ContentOmitted string   `json:"contentOmitted"`
-}
-
 // ParseFile decodes a file-input object; ok is false when raw is not one.
 func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false, nil
 	}
-	var w wireFile
-	if err := UnmarshalFileInput(raw, &w); err != nil || !w.Marker {
+	var w wire.FileInputObject
+	if err := wire.UnmarshalFileFields(raw, &w); err != nil || !w.ArgentFileInput {
 		return nil, false, nil
 	}
 	f := &File{Target: target, Path: w.Path, Raw: raw}
@@ -75,8 +67,8 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 			return nil, true, &Error{Kind: KindValidation, Field: target,
 				Message: fmt.Sprintf("%s: %q is not the path of a file: a file sent with its content needs a path that ends in a file name", target, w.Path)}
 		}
-		b, err := DecodeBase64(*w.Content)
-		if errors.Is(err, clientfs.ErrOverCap) {
+		b, err := wire.DecodeBase64(*w.Content)
+		if errors.Is(err, wire.ErrOverCap) {
 			return nil, true, &Error{Kind: KindUnprocessed, Field: target,
 				Message: target + ": " + clientfs.TooLarge(w.Path)}
 		}
@@ -152,10 +144,4 @@ func unwrapFileInputs(call *Call, tempDir string, remote bool) error {
 		call.Args[spec.Target] = s
 	}
 	return nil
-}
-
-// IsFileArgument reports whether the input is a file argument (link seed,
-// "Tool files"): of kind file, with a path that is only its own argument.
-func (in FileInput) IsFileArgument() bool {
-	return in.Kind == "file" && in.Path == "${"+in.Target+"}"
 }

@@ -8,19 +8,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-)
 
-// FileInput declares an argument that names a file on the client, in the
-// shape GET /tools lists it (see the link seed, "collect in GET /tools").
-type FileInput struct {
-	Target        string `json:"target"`
-	Path          string `json:"path"`
-	Kind          string `json:"kind"` // file, directory, probe, tar-upload
-	Optional      bool   `json:"optional,omitempty"`
-	UnwrapWhenSet string `json:"unwrapWhenSet,omitempty"`
-	SkipWhenSet   string `json:"skipWhenSet,omitempty"`
-	Collect       string `json:"collect,omitempty"`
-}
+	"github.com/toolserver/toolserver/link/wire"
+)
 
 // Handler runs a tool call. Its result becomes {"data": result}.
 type Handler func(ctx context.Context, call *Call) (any, error)
@@ -30,7 +20,7 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema *Schema
-	FileInputs  []FileInput
+	FileInputs  []wire.FileInput
 	// LongRunning tells clients not to time the call out (flow-execute, the
 	// await tools): the Argent client re-posts a call that takes over 30 s
 	// otherwise.
@@ -45,12 +35,12 @@ type Tool struct {
 // MarshalJSON writes the GET /tools entry of the tool.
 func (t *Tool) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Name        string      `json:"name"`
-		Description string      `json:"description"`
-		InputSchema *Schema     `json:"inputSchema"`
-		FileInputs  []FileInput `json:"fileInputs,omitempty"`
-		LongRunning bool        `json:"longRunning,omitempty"`
-		OutputHint  string      `json:"outputHint,omitempty"`
+		Name        string           `json:"name"`
+		Description string           `json:"description"`
+		InputSchema *Schema          `json:"inputSchema"`
+		FileInputs  []wire.FileInput `json:"fileInputs,omitempty"`
+		LongRunning bool             `json:"longRunning,omitempty"`
+		OutputHint  string           `json:"outputHint,omitempty"`
 	}{t.Name, t.Description, t.InputSchema, t.FileInputs, t.LongRunning, t.OutputHint})
 }
 

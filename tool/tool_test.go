@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -84,7 +85,7 @@ func echoFile() *tool.Tool {
 	return &tool.Tool{
 		Name:        "echo-file",
 		InputSchema: tool.Object(map[string]*tool.Schema{"file": tool.String("a file")}, "file"),
-		FileInputs:  []tool.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
+		FileInputs:  []wire.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			a, err := tool.Decode[struct{ File string }](call)
 			if err != nil {
@@ -154,21 +155,6 @@ func TestFileInputUnwrapping(t *testing.T) {
 	}
 }
 
-func TestIsFileArgument(t *testing.T) {
-	for _, tc := range []struct {
-		in   tool.FileInput
-		want bool
-	}{
-		{tool.FileInput{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"}, true},
-		{tool.FileInput{Target: "outputDir", Path: "${outputDir}", Kind: "probe"}, false},
-		{tool.FileInput{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file"}, false},
-	} {
-		if got := tc.in.IsFileArgument(); got != tc.want {
-			t.Errorf("%+v: got %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
 // bigFileInput is the JSON of a file input at /client/big.png holding n
 // zero bytes, as base64 ("A" for every six zero bits, then the padding),
 // written into one buffer of its size: building it as strings and joining
@@ -186,6 +172,18 @@ func bigFileInput(n int) []byte {
 	}
 	copy(raw[len(raw)-len(tail):], tail)
 	return raw
+}
+
+// BenchmarkParseFile32MiB: a file input at the 32 MiB cap, as a
+// tool-server receives it (43 MB of JSON), decoded and its base64 read.
+func BenchmarkParseFile32MiB(b *testing.B) {
+	raw := bigFileInput(tool.MaxFileBytes)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if f, _, err := tool.ParseFile("file", raw); err != nil || len(f.Content) != tool.MaxFileBytes {
+			b.Fatal(err)
+		}
+	}
 }
 
 // TestFileInputCapOnDecodedSize: the 32 MiB cap of a plain file input is

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -100,7 +101,7 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 
 // CodeQueueFull is the error code of a call refused because every
 // device is busy and the queue of calls waiting for one is full.
-const CodeQueueFull = "QUEUE_FULL"
+const CodeQueueFull = wire.CodeQueueFull
 
 // Acquire returns the device id of pool for call, booting it on first
 // use, and keeps it in use until the call ends, so that the pool does

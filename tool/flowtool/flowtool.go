@@ -15,6 +15,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -62,8 +63,8 @@ func (t *Tools) Register(r *tool.Registry) {
 
 // flowFileInputs are flow-execute's file inputs exactly as the link seed
 // lists them ("collect in GET /tools").
-func flowFileInputs() []tool.FileInput {
-	return []tool.FileInput{
+func flowFileInputs() []wire.FileInput {
+	return []wire.FileInput{
 		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},
 		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path", Collect: "flow"},
 	}

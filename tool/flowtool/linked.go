@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -18,7 +19,7 @@ import (
 // file input: the input object, and the members when the client sent them.
 type linkedCall struct {
 	target  string
-	in      link.FlowInput
+	in      wire.FileInputObject
 	members *link.Members // nil when the client sent no members field
 }
 
@@ -52,7 +53,7 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 
 // hostCopy reports whether the client's flow file is this machine's file:
 // a co-located client, run from disk.
-func hostCopy(in link.FlowInput) bool {
+func hostCopy(in wire.FileInputObject) bool {
 	return in.Size != nil && in.MtimeMs != nil && tool.SameHostFile(in.Path, *in.Size, *in.MtimeMs)
 }
 
@@ -64,7 +65,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 	if canonical == "" {
 		canonical = in.Path
 	}
-	sp := flow.Spelling{State: flow.SpellListed}
+	sp := wire.Spelling{State: wire.SpellListed}
 	if in.Spelling != nil {
 		sp = *in.Spelling
 	}
@@ -72,7 +73,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 	if in.Content == nil {
 		f.Err = &flow.OpenError{Path: canonical, Err: os.ErrNotExist}
 	} else {
-		b, err := tool.DecodeBase64(*in.Content)
+		b, err := wire.DecodeBase64(*in.Content)
 		if err != nil {
 			return flow.Entry{}, &tool.Error{Kind: tool.KindUnprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
@@ -86,7 +87,7 @@ func linkedEntry(lc *linkedCall, name string) (flow.Entry, error) {
 }
 
 // toolInfo tells pre-validation what the server's tools declare.
-func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
+func (t *Tools) toolInfo(name string) ([]wire.FileInput, bool) {
 	tl, ok := t.Registry.Get(name)
 	if !ok {
 		return nil, false
@@ -115,7 +116,7 @@ func (t *Tools) linkedCaller(src *link.Source) flow.ToolCaller {
 func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) error {
 	inputs, _ := t.toolInfo(toolName)
 	// The file arguments by the rule the client used to send them.
-	for _, target := range link.FileArguments(inputs, args) {
+	for _, target := range wire.FileArguments(inputs, args) {
 		p := args[target].(string)
 		data, err := src.ToolFile(p, target, toolName)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -48,8 +49,8 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 			return nil
 		}
 		dir := clientpath.FlowsDir(root)
-		in := link.FlowInput{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
-		if r := m.FlowFile(link.Key(dir, name+".yaml")); r != nil {
+		in := wire.FileInputObject{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
+		if r := m.FlowFile(wire.Key(dir, name+".yaml")); r != nil {
 			in.Canonical, in.Spelling = r.Canonical, r.Spelling
 			if r.HasData {
 				c := base64.StdEncoding.EncodeToString(r.Data)

@@ -12,7 +12,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -46,12 +46,15 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	delay := millis(a.DelayMs)
-	s, rec, err := t.session(ctx, toolAddStep, tg)
+	s, rec, err := t.session(ctx, wire.ToolAddStep, tg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	if recorderTool(a.Command) {
+	// A recorded step never calls a recorder tool: a replay over a link
+	// rejects a tool: step that records a flow, and a live call would wait
+	// on its own lock.
+	if wire.RecorderTool(a.Command) {
 		return nil, &tool.Error{Kind: tool.KindValidation, Code: "FLOW_FILE_INVALID", Field: "command",
 			Message: fmt.Sprintf("flow-add-step cannot record %s: a flow that records flows cannot be replayed (a replay rejects a tool: step that records a flow). Nothing ran and nothing was recorded.", a.Command)}
 	}
@@ -274,7 +277,7 @@ func launchStep(args map[string]any) *flow.Step {
 // so for its client-side recording a file argument is refused too.
 func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
 	var bad, files []string
-	for _, in := range link.SetFileInputs(spec.FileInputs, args) {
+	for _, in := range wire.SetFileInputs(spec.FileInputs, args) {
 		if in.Problem != "" {
 			bad = append(bad, fmt.Sprintf("argument %s is %s", in.Target, in.Problem))
 		} else {

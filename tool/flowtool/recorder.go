@@ -15,32 +15,13 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
 // MaxRecordings bounds the recordings a server keeps at once (Argent's LRU
 // cap); starting one more evicts the least recently used.
 const MaxRecordings = 32
-
-// The recorder tools, by name.
-const (
-	toolStartRecording  = "flow-start-recording"
-	toolAddStep         = "flow-add-step"
-	toolAddEcho         = "flow-add-echo"
-	toolAddScript       = "flow-add-script"
-	toolFinishRecording = "flow-finish-recording"
-)
-
-// recorderTool reports whether name is one of the recorder's own tools; a
-// recorded step never calls them (a replay over a link rejects "a tool:
-// step that records a flow", and a live call would wait on its own lock).
-func recorderTool(name string) bool {
-	switch name {
-	case toolStartRecording, toolAddStep, toolAddEcho, toolAddScript, toolFinishRecording:
-		return true
-	}
-	return false
-}
 
 // Recorder holds the recordings in progress, one per flow file, keyed by
 // the real path of <project_root>/.argent/flows/<name>.yaml so that two
@@ -460,18 +441,18 @@ func recorderProps(extra map[string]*tool.Schema) map[string]*tool.Schema {
 func (t *Tools) recorderTools() []*tool.Tool {
 	return []*tool.Tool{
 		{
-			Name:        toolStartRecording,
+			Name:        wire.ToolStartRecording,
 			Description: "Start recording a flow: creates (or truncates) <project_root>/.argent/flows/<name>.yaml with no steps. Then call flow-add-step for each action, flow-add-echo for notes, and flow-finish-recording. A recording whose project is not on the tool-server's machine (or that is started over a link) keeps its file on the client: results carry savedTo for the client to write.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"executionPrerequisite": tool.String("For a fragment: one sentence naming the state its first step assumes (a flow that starts with a launch takes none)."),
 			}), "name", "project_root"),
 			// The probe tells the client to send project_root as a file
 			// input (Argent's registry entry), path only.
-			FileInputs: []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe"}},
+			FileInputs: []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe"}},
 			Run:        t.startRecording,
 		},
 		{
-			Name:        toolAddStep,
+			Name:        wire.ToolAddStep,
 			Description: "Run one tool live and, when it succeeds, append it to a recording as a step: a gesture-tap on an element becomes tap: with the element's id or text (coordinates with a warning when it has neither), open-url with fresh: true becomes launch:, flow-execute of a flow beside the recording becomes run:, anything else tool: <command> with its args. The command snapshot records a snapshot: step without capturing: its args are the step's options (name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath), checked as a flow file's are.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"command": tool.String("The tool to run and record, e.g. gesture-tap, keyboard, open-url, await-ui-element, flow-execute; or snapshot, to record a snapshot: step with the options in args."),
@@ -480,13 +461,13 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			}), "name", "project_root", "command"),
 			// Exactly as the link seed shows: the client sends the files
 			// the recorded step makes the tool-server read as members.
-			FileInputs:  []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
+			FileInputs:  []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
 			LongRunning: true,
 			Prepare:     t.prepareStepMembers,
 			Run:         t.addStep,
 		},
 		{
-			Name:        toolAddEcho,
+			Name:        wire.ToolAddEcho,
 			Description: "Append an echo: step (a message the report prints) to a recording.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"message": tool.String("The message."),
@@ -494,7 +475,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			Run: t.addEcho,
 		},
 		{
-			Name:        toolAddScript,
+			Name:        wire.ToolAddScript,
 			Description: "Append a script: { path } step to a recording without running it: a .mjs file beside the flow file (path relative to .argent/flows, or absolute) that a local run executes with node on the tool-server's host. Refused for a recording replayed over a link, which rejects script: steps.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"path":    tool.String("The script: relative to the flow file's directory (e.g. scripts/seed.mjs), or an absolute path."),
@@ -503,7 +484,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			Run: t.addScript,
 		},
 		{
-			Name:        toolFinishRecording,
+			Name:        wire.ToolFinishRecording,
 			Description: "Finish a recording: checks that the flow file parses, returns its steps, and ends the recording.",
 			InputSchema: tool.Object(recorderProps(nil), "name", "project_root"),
 			Run:         t.finishRecording,
@@ -512,7 +493,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 }
 
 func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error) {
-	if err := refuseNested(ctx, toolStartRecording); err != nil {
+	if err := refuseNested(ctx, wire.ToolStartRecording); err != nil {
 		return nil, err
 	}
 	a, err := tool.Decode[struct {
@@ -627,7 +608,7 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.open(ctx, toolAddEcho, a.recArgs)
+	s, rec, err := t.open(ctx, wire.ToolAddEcho, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -654,7 +635,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.open(ctx, toolAddScript, a.recArgs)
+	s, rec, err := t.open(ctx, wire.ToolAddScript, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -715,7 +696,7 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.session(ctx, toolFinishRecording, tg)
+	s, rec, err := t.session(ctx, wire.ToolFinishRecording, tg)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -60,7 +61,7 @@ func newRegistry(t *testing.T) *tool.Registry {
 	r.Add(&tool.Tool{
 		Name:        "test-dir-input",
 		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory")}, "dir"),
-		FileInputs:  []tool.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
+		FileInputs:  []wire.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
 		Run: func(_ context.Context, call *tool.Call) (any, error) {
 			countRun(call, "dir")
 			return map[string]any{"ok": true}, nil
@@ -69,7 +70,7 @@ func newRegistry(t *testing.T) *tool.Registry {
 	r.Add(&tool.Tool{
 		Name:        "test-file-input",
 		InputSchema: tool.Object(map[string]*tool.Schema{"image": tool.String("a PNG")}, "image"),
-		FileInputs:  []tool.FileInput{{Target: "image", Path: "${image}", Kind: "file"}},
+		FileInputs:  []wire.FileInput{{Target: "image", Path: "${image}", Kind: "file"}},
 		Run: func(_ context.Context, call *tool.Call) (any, error) {
 			countRun(call, "image")
 			return map[string]any{"ok": true}, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -45,7 +46,7 @@ func (t *Tools) diff() *tool.Tool {
 			"includeAA":    tool.Bool("Count anti-aliased pixels as differences."),
 			"maxMismatch":  tool.Number("Percent of pixels allowed to differ for passed to be true (default 0.5).", 0, 100),
 		}, "baselinePath"),
-		FileInputs: []tool.FileInput{
+		FileInputs: []wire.FileInput{
 			{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"},
 			{Target: "currentPath", Path: "${currentPath}", Kind: "file", Optional: true},
 			{Target: "outputDir", Path: "${outputDir}", Kind: "probe", Optional: true},

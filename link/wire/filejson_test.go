@@ -1,11 +1,11 @@
-package tool_test
+package wire_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // TestUnmarshalFileInputAsEncodingJSON: the file-input decoder accepts
@@ -51,7 +51,7 @@ func TestUnmarshalFileInputAsEncodingJSON(t *testing.T) {
 	} {
 		var want, got input
 		werr := json.Unmarshal([]byte(in), &want)
-		gerr := tool.UnmarshalFileInput([]byte(in), &got)
+		gerr := wire.UnmarshalFileInput([]byte(in), &got)
 		if (werr == nil) != (gerr == nil) {
 			t.Errorf("%q: encoding/json says %v, UnmarshalFileInput %v", in, werr, gerr)
 			continue
@@ -62,14 +62,22 @@ func TestUnmarshalFileInputAsEncodingJSON(t *testing.T) {
 	}
 }
 
-// BenchmarkParseFile32MiB: a file input at the 32 MiB cap, as a
-// tool-server receives it (43 MB of JSON), decoded and its base64 read.
-func BenchmarkParseFile32MiB(b *testing.B) {
-	raw := bigFileInput(tool.MaxFileBytes)
-	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		if f, _, err := tool.ParseFile("file", raw); err != nil || len(f.Content) != tool.MaxFileBytes {
-			b.Fatal(err)
+// TestUnmarshalFileFieldsSkipsCollected: the registry's decoder reads the
+// file fields of an object and skips its members and spelling as text,
+// malformed ones too, as it did when its type had no such fields.
+func TestUnmarshalFileFieldsSkipsCollected(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		`{"__argentFileInput":true,"path":"/p/a.yaml","content":"AA==","spelling":{"state":"listed"},"members":[{"role":"flow","key":"k"}]}`,
+		`{"__argentFileInput":true,"path":"/p/a.yaml","content":"AA==","spelling":5,"members":{"not":"a list"}}`,
+	} {
+		var got wire.FileInputObject
+		if err := wire.UnmarshalFileFields([]byte(in), &got); err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if !got.ArgentFileInput || got.Path != "/p/a.yaml" || got.Content == nil || *got.Content != "AA==" || got.Spelling != nil || got.Members != nil {
+			t.Errorf("%s: got %+v, want the file fields and no members or spelling", in, got)
 		}
 	}
 }

@@ -1,12 +1,8 @@
-package link
+package wire
 
 import (
 	"regexp"
 	"strings"
-
-	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/tool"
 )
 
 // The file-input rules, owned here and called by both ends: the client
@@ -18,18 +14,18 @@ import (
 // templateRef matches one ${arg} in a file input's path.
 var templateRef = regexp.MustCompile(`\$\{([^}]+)\}`)
 
-// argSet reports whether args sets k. A null argument is not set, like
+// ArgSet reports whether args sets k. A null argument is not set, like
 // an omitted one: JSON has no undefined, and a tool-server reads a null
 // optional argument as absent (tool.Call.Has), so a client that counted
 // it as set would skip or keep an input the tool-server then looks for.
-func argSet(args map[string]any, k string) bool {
+func ArgSet(args map[string]any, k string) bool {
 	v, ok := args[k]
 	return ok && v != nil
 }
 
-// fillPath fills the ${arg} of a file input's path from the string
+// FillPath fills the ${arg} of a file input's path from the string
 // arguments; ok is false when one is missing, not a string, or empty.
-func fillPath(tmpl string, args map[string]any) (string, bool) {
+func FillPath(tmpl string, args map[string]any) (string, bool) {
 	ok := true
 	out := templateRef.ReplaceAllStringFunc(tmpl, func(m string) string {
 		v, isStr := args[m[2:len(m)-1]].(string)
@@ -41,26 +37,20 @@ func fillPath(tmpl string, args map[string]any) (string, bool) {
 	return out, ok
 }
 
-// sentToolExts are the endings of a file a client sends for a tool: step
+// SentToolExts are the endings of a file a client sends for a tool: step
 // ("Tool files"), in any case.
-var sentToolExts = []string{".png", ".yaml"}
+var SentToolExts = []string{".png", ".yaml"}
 
-// hasSentToolExt reports whether p ends in one of sentToolExts, in any
+// HasSentToolExt reports whether p ends in one of SentToolExts, in any
 // case.
-func hasSentToolExt(p string) bool {
+func HasSentToolExt(p string) bool {
 	l := strings.ToLower(p)
-	for _, e := range sentToolExts {
+	for _, e := range SentToolExts {
 		if strings.HasSuffix(l, e) {
 			return true
 		}
 	}
 	return false
-}
-
-// notSentToolExt is the refusal of a tool file whose name links to a file
-// with another ending.
-func notSentToolExt(path string) string {
-	return clientfs.LinksToOther(path, "one of "+strings.Join(sentToolExts, ", "))
 }
 
 // SetInput is a file input that a call's arguments set. Problem says why
@@ -76,18 +66,18 @@ type SetInput struct {
 // client decides it: an input whose skipWhenSet or unwrapWhenSet argument
 // is set is not read, and a path built from arguments counts only when all
 // of them are set.
-func SetFileInputs(inputs []tool.FileInput, args map[string]any) []SetInput {
+func SetFileInputs(inputs []FileInput, args map[string]any) []SetInput {
 	var out []SetInput
 	for _, in := range inputs {
-		if in.SkipWhenSet != "" && argSet(args, in.SkipWhenSet) || in.UnwrapWhenSet != "" && argSet(args, in.UnwrapWhenSet) {
+		if in.SkipWhenSet != "" && ArgSet(args, in.SkipWhenSet) || in.UnwrapWhenSet != "" && ArgSet(args, in.UnwrapWhenSet) {
 			continue
 		}
 		single := in.Path == "${"+in.Target+"}"
-		if single && !argSet(args, in.Target) {
+		if single && !ArgSet(args, in.Target) {
 			continue
 		}
 		if !single {
-			if _, ok := fillPath(in.Path, args); !ok || !templateRef.MatchString(in.Path) {
+			if _, ok := FillPath(in.Path, args); !ok || !templateRef.MatchString(in.Path) {
 				continue
 			}
 		}
@@ -106,9 +96,9 @@ func SetFileInputs(inputs []tool.FileInput, args map[string]any) []SetInput {
 			why = "a " + in.Kind + " input"
 		case !isStr:
 			why = "not a path"
-		case !clientpath.IsAbs(v):
+		case !IsAbs(v):
 			why = "a relative path"
-		case !hasSentToolExt(v):
+		case !HasSentToolExt(v):
 			why = "a file that does not end in .png or .yaml"
 		}
 		out = append(out, SetInput{Target: in.Target, Problem: why})
@@ -119,7 +109,7 @@ func SetFileInputs(inputs []tool.FileInput, args map[string]any) []SetInput {
 // FileArguments returns the targets of the file arguments args sets (seed,
 // "Tool files"): the inputs SetFileInputs finds no problem with. Their
 // values are absolute .png or .yaml paths.
-func FileArguments(inputs []tool.FileInput, args map[string]any) []string {
+func FileArguments(inputs []FileInput, args map[string]any) []string {
 	var out []string
 	for _, in := range SetFileInputs(inputs, args) {
 		if in.Problem == "" {

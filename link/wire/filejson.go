@@ -1,4 +1,4 @@
-package tool
+package wire
 
 import (
 	jsonv2 "github.com/go-json-experiment/json"
@@ -23,4 +23,20 @@ var fileInputJSON = jsonv2.JoinOptions(
 // of base64 decodes three to five times faster.
 func UnmarshalFileInput(raw []byte, v any) error {
 	return jsonv2.Unmarshal(raw, v, fileInputJSON)
+}
+
+// skipCollected skips the members and the spelling of a file-input object
+// (UnmarshalFileFields).
+var skipCollected = jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
+	jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ *[]Member) error { return dec.SkipValue() }),
+	jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ **Spelling) error { return dec.SkipValue() }),
+))
+
+// UnmarshalFileFields decodes a file-input object into in as
+// UnmarshalFileInput does, but skips its members and spelling, as text
+// and without decoding them: the registry reads neither (the link's
+// server decodes them, once), and the members are most of the bytes of a
+// linked call.
+func UnmarshalFileFields(raw []byte, in *FileInputObject) error {
+	return jsonv2.Unmarshal(raw, in, fileInputJSON, skipCollected)
 }
