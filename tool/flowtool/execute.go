@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -43,11 +43,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		if err != nil {
 			return runSource{}, err
 		}
-		src := link.NewSource(lc.members)
+		src := server.NewSource(lc.members)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
 			tools:  t.linkedCaller(src),
-			check:  func(fl *flow.Flow) error { return link.Prevalidate(fl, entry.File, src, t.toolInfo) },
+			check:  func(fl *flow.Flow) error { return server.Prevalidate(fl, entry.File, src, t.toolInfo) },
 			writes: src.BaselineWrites,
 		}, nil
 	case lc != nil && lc.in.Content != nil && (t.NoHostFiles || call.Remote || !hostCopy(lc.in)):
@@ -55,11 +55,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		if err != nil {
 			return runSource{}, err
 		}
-		src := link.NewSource(nil)
+		src := server.NewSource(nil)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
 			tools: t.linkedCaller(src),
-			check: func(fl *flow.Flow) error { return link.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
+			check: func(fl *flow.Flow) error { return server.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
 		}, nil
 	}
 	src, err := resolveSource(call)
@@ -135,7 +135,7 @@ func FlowNameOf(args map[string]json.RawMessage) string {
 	for _, k := range []string{"flow_path", "flow_file"} {
 		var p string
 		if json.Unmarshal(args[k], &p) != nil {
-			in, _, _ := link.ParseInput(args[k])
+			in, _, _ := server.ParseInput(args[k])
 			p = in.Path
 		}
 		if p != "" {

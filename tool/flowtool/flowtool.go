@@ -14,7 +14,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
@@ -35,7 +35,7 @@ type Tools struct {
 	// Recorder holds the recordings in progress.
 	Recorder *Recorder
 	// Uploads is where members sent through POST /upload are taken from.
-	Uploads link.Uploads
+	Uploads server.Uploads
 	// TempDir holds the temp files of tool file arguments of linked runs.
 	TempDir string
 	// NoHostFiles makes a flow that arrives as bytes always run from those

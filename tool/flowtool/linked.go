@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -20,7 +20,7 @@ import (
 type linkedCall struct {
 	target  string
 	in      wire.FileInputObject
-	members *link.Members // nil when the client sent no members field
+	members *server.Members // nil when the client sent no members field
 }
 
 const linkedKey = "link"
@@ -33,13 +33,13 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 		if !ok {
 			continue
 		}
-		in, withMembers, ok := link.ParseInput(raw)
+		in, withMembers, ok := server.ParseInput(raw)
 		if !ok {
 			continue
 		}
 		lc := &linkedCall{target: target, in: in}
 		if withMembers {
-			m, err := link.Receive(ctx, in.Members, t.Uploads)
+			m, err := server.Receive(ctx, in.Members, t.Uploads)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func (t *Tools) toolInfo(name string) ([]wire.FileInput, bool) {
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
 // the members) and handed to the tool as the bytes of a file input.
-func (t *Tools) linkedCaller(src *link.Source) flow.ToolCaller {
+func (t *Tools) linkedCaller(src *server.Source) flow.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		if err := t.memberFiles(src, name, args, ""); err != nil {
 			return nil, err
@@ -113,7 +113,7 @@ func (t *Tools) linkedCaller(src *link.Source) flow.ToolCaller {
 // them in a temp file for the length of the call, and a tool that reads
 // only the files sent with a call (screenshot-diff on a wildcard bind)
 // takes them. suffix ends an error's message.
-func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) error {
+func (t *Tools) memberFiles(src *server.Source, toolName string, args map[string]any, suffix string) error {
 	inputs, _ := t.toolInfo(toolName)
 	// The file arguments by the rule the client used to send them.
 	for _, target := range wire.FileArguments(inputs, args) {
