@@ -1,16 +1,8 @@
 package client
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,87 +116,6 @@ func (st *callState) treeInput(ctx context.Context, w *wire.FileInputObject, p s
 	}
 	w.ContentHash, w.UploadID = hash, id
 	return nil
-}
-
-// uploadTree streams the gzipped tar of p to POST /upload, hashing it on
-// the way. The writer goroutine always ends before uploadTree returns.
-func (c *Client) uploadTree(ctx context.Context, p string) (id, hash string, err error) {
-	pr, pw := io.Pipe()
-	h := sha256.New()
-	done := make(chan error, 1)
-	go func() {
-		werr := writeTree(io.MultiWriter(pw, h), p)
-		pw.CloseWithError(werr)
-		done <- werr
-	}()
-	id, err = c.upload(ctx, p, pr, -1, "")
-	pr.CloseWithError(errors.New("upload ended"))
-	werr := <-done
-	if err != nil {
-		return "", "", err
-	}
-	if werr != nil {
-		return "", "", fmt.Errorf("archive %s: %w", p, werr)
-	}
-	return id, hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// writeTree writes p as a gzipped tar: `tar -czf - -C <dir> <base>`.
-func writeTree(w io.Writer, p string) error {
-	zw := gzip.NewWriter(w)
-	tw := tar.NewWriter(zw)
-	root := filepath.Clean(p)
-	base := filepath.Base(root)
-	err := filepath.WalkDir(root, func(cur string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, cur)
-		if err != nil {
-			return err
-		}
-		name := filepath.ToSlash(filepath.Join(base, rel))
-		link := ""
-		if info.Mode()&fs.ModeSymlink != 0 {
-			if link, err = os.Readlink(cur); err != nil {
-				return err
-			}
-		} else if !info.Mode().IsRegular() && !info.IsDir() {
-			return nil // sockets, devices and pipes have no place in an upload
-		}
-		hdr, err := tar.FileInfoHeader(info, link)
-		if err != nil {
-			return err
-		}
-		hdr.Name = name
-		if info.IsDir() {
-			hdr.Name += "/"
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			return nil
-		}
-		f, err := os.Open(cur)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(tw, f)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return zw.Close()
 }
 
 // collectFlow adds canonical, spelling and members to the file input of a
