@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -130,13 +131,6 @@ func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// startRequest is POST /v1/runs's body.
-type startRequest struct {
-	ToolArgs json.RawMessage   `json:"tool_args"`
-	Labels   map[string]string `json:"labels"`
-	RunID    string            `json:"run_id"`
-}
-
 func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	st := s.store(w)
 	if st == nil {
@@ -146,13 +140,13 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		writeV1Error(w, v1Of(s.toolError(r, "flow-execute", err)))
+		writeV1Error(w, v1Of(s.toolError(r, flow.ToolFlowExecute, err)))
 		return
 	case err != nil:
 		writeV1Error(w, v1Error{http.StatusBadRequest, codeBadRequest, "reading the body: " + err.Error()})
 		return
 	}
-	var req startRequest
+	var req runs.StartRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -192,7 +186,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		defer s.runsWG.Done()
 		defer s.drain.leave()
 		ctx := runs.WithRecorder(s.base(), rec)
-		_, err := s.cfg.Tools.Invoke(ctx, "flow-execute", req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
+		_, err := s.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
 		// A call refused before the flow ran (bad arguments) ends here;
 		// one that ran has ended already, and End keeps its first end.
 		if err != nil {

@@ -82,7 +82,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["snapshotDefaults"] = snapshotDefaultsSchema()
 	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
 	return &tool.Tool{
-		Name:        "flow-execute",
+		Name:        flow.ToolFlowExecute,
 		Description: "Run a saved flow (.argent/flows/<name>.yaml) on a Chromium device and return its report: each step's status, reasons, snapshot comparisons. Streams one progress event per finished step.",
 		InputSchema: tool.Object(props, "project_root"),
 		FileInputs:  flowFileInputs(),
