@@ -17,7 +17,7 @@ import (
 // whose skipWhenSet argument is set, whose target holds a value that is
 // not a string or a string other than its path, or whose path names a
 // missing or empty argument, is left alone. A null argument counts as
-// absent (argSet). Over a link every file input is wrapped, also for a
+// absent (wire.ArgSet). Over a link every file input is wrapped, also for a
 // tool-server on 127.0.0.1.
 func (st *callState) wrapInputs(ctx context.Context) error {
 	for _, spec := range st.specs[st.name] {

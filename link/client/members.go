@@ -73,7 +73,7 @@ func (c *memberCollector) emit(m wire.Member, sent string) {
 // walk collects the files of the runs and of each run they nest: per run,
 // every run: target of its flow and of each file it reaches, in all steps
 // and when: blocks, breadth first, each resolution once per run and as
-// deep as the runner goes (MaxDepth, nested runs counted); the stylePath
+// deep as the runner goes (wire.MaxDepth, nested runs counted); the stylePath
 // files of their snapshots (styles.go); the file arguments of their tool:
 // steps; and each flow a followable nested
 // tool: flow-execute step names, walked as a run of its own. The snapshot

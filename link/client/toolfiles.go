@@ -15,7 +15,7 @@ import (
 )
 
 // toolFileArgs returns the file arguments of a tool: step (seed, "Tool
-// files"), by the rule both ends share (FileArguments): the arguments its
+// files"), by the rule both ends share (wire.FileArguments): the arguments its
 // tool declares as a file input whose path is only that argument
 // ("${<target>}"), whose value is an absolute path ending in .png or
 // .yaml in any case. An input whose unwrapWhenSet argument is also set

@@ -29,7 +29,7 @@ import (
 // a tar-upload input, streamed.
 
 // memberSender places the bytes of members: in the call body while they total
-// at most MaxInlineBytes (decoded, in collection order, each member that
+// at most wire.MaxInlineBytes (decoded, in collection order, each member that
 // still fits), else each through POST /upload as its own gzipped tar.
 type memberSender struct {
 	c      *Client
