@@ -10,21 +10,7 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-)
-
-// Spelling tells how the directory of a file lists its name (link seed,
-// "Spelling"): listed as written, listed with another case, or absent.
-type Spelling struct {
-	State       string `json:"state"` // "listed", "case_folded" or "absent"
-	Actual      string `json:"actual,omitempty"`
-	Addressable *bool  `json:"addressable,omitempty"`
-}
-
-// The states of a Spelling.
-const (
-	SpellListed     = "listed"
-	SpellCaseFolded = "case_folded"
-	SpellAbsent     = "absent"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // File is one flow file as a Source answers for it.
@@ -35,7 +21,7 @@ type File struct {
 	// missing file, the real path of the nearest existing directory plus
 	// the rest. Over a link it is only a key and a message.
 	Canonical string
-	Spelling  Spelling
+	Spelling  wire.Spelling
 	// Data is the file's bytes; nil when Err is set.
 	Data []byte
 	// Err is why there are no bytes: wrapping fs.ErrNotExist when nothing
@@ -91,7 +77,7 @@ type fileKind struct {
 	// policy, a name of the kind that links to another file is refused.
 	named func(canonical string) bool
 	// spelled gives the file's Spelling; nil lists it as written.
-	spelled func(path string) Spelling
+	spelled func(path string) wire.Spelling
 	// max caps the bytes (0: the client's cap with a policy, none
 	// without); tooLarge words the refusal of a file over max.
 	max      int64
@@ -104,7 +90,7 @@ var yamlFile = fileKind{what: "a YAML file", named: clientfs.IsYAMLName, spelled
 func (d Disk) readKind(dir, target string, k fileKind) (f *File, mtimeMs float64) {
 	spelled := dir + string(filepath.Separator) + target
 	canonical, landErr := clientfs.Land(spelled)
-	spelling := Spelling{State: SpellListed}
+	spelling := wire.Spelling{State: wire.SpellListed}
 	if k.spelled != nil {
 		spelling = k.spelled(spelled)
 	}
@@ -177,22 +163,22 @@ func (d Disk) WriteBaseline(path string, png []byte) (bool, error) {
 
 // SpellingAt tells how the directory of the clean path p lists its base
 // name (seed, "Spelling").
-func SpellingAt(p string) Spelling {
+func SpellingAt(p string) wire.Spelling {
 	p = filepath.Clean(p)
 	return SpellingOf(filepath.Dir(p), filepath.Base(p))
 }
 
 // SpellingOf tells how dir lists name, from a real directory listing. An
 // unreadable directory counts as listed (seed, "Spelling").
-func SpellingOf(dir, name string) Spelling {
+func SpellingOf(dir, name string) wire.Spelling {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return Spelling{State: SpellListed}
+		return wire.Spelling{State: wire.SpellListed}
 	}
 	var folded string
 	for _, e := range ents {
 		if e.Name() == name {
-			return Spelling{State: SpellListed}
+			return wire.Spelling{State: wire.SpellListed}
 		}
 		if folded == "" && strings.EqualFold(e.Name(), name) {
 			folded = e.Name()
@@ -200,9 +186,9 @@ func SpellingOf(dir, name string) Spelling {
 	}
 	if folded != "" {
 		ok := ValidFileName(folded)
-		return Spelling{State: SpellCaseFolded, Actual: folded, Addressable: &ok}
+		return wire.Spelling{State: wire.SpellCaseFolded, Actual: folded, Addressable: &ok}
 	}
-	return Spelling{State: SpellAbsent}
+	return wire.Spelling{State: wire.SpellAbsent}
 }
 
 // IsMissing reports whether err means no file was there.

@@ -1,5 +1,7 @@
 package runs
 
+import "encoding/json"
+
 // The wire of the /v1 control plane that both its server (package
 // server) and its client (Client) speak: the error envelope and its
 // codes, the start request and answer. One owner, so the two ends cannot
@@ -34,10 +36,12 @@ type ErrorDetail struct {
 	Details map[string]any `json:"details,omitempty"`
 }
 
-// StartRequest is POST /v1/runs's body.
+// StartRequest is POST /v1/runs's body, as the client sends it and the
+// server reads it.
 type StartRequest struct {
-	// ToolArgs are flow-execute's arguments, members included.
-	ToolArgs any               `json:"tool_args"`
+	// ToolArgs are flow-execute's arguments, members included: a JSON
+	// object.
+	ToolArgs json.RawMessage   `json:"tool_args"`
 	Labels   map[string]string `json:"labels,omitempty"`
 	RunID    string            `json:"run_id,omitempty"`
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // drainer counts the calls in flight and, once the server drains,
@@ -87,7 +87,7 @@ func (s *Server) drainGuard(next http.Handler) http.Handler {
 		}
 		if !s.drain.enter() {
 			w.Header().Set("Retry-After", "1")
-			refuse(w, r, &tool.Error{Kind: fault.Unavailable, Code: "DRAINING",
+			refuse(w, r, &fault.Error{Kind: fault.Unavailable, Code: wire.CodeDraining,
 				Message: fmt.Sprintf("%s %s: this tool-server is stopping and takes no new calls; send it to another replica (nothing ran)", r.Method, r.URL.Path)})
 			return
 		}

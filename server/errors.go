@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/tool"
 )
 
 // errorBody is the error envelope: error is what every client shows;
@@ -21,7 +20,7 @@ type errorBody struct {
 	Field     string `json:"field,omitempty"`
 }
 
-func envelope(e *tool.Error) errorBody {
+func envelope(e *fault.Error) errorBody {
 	return errorBody{Error: e.Error(), ErrorCode: e.Code, ErrorKind: string(e.Kind), Field: e.Field}
 }
 
@@ -35,7 +34,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError answers e with the status of its kind, the one table, and
 // its Retry-After in whole seconds, rounded up (RFC 9110 section 10.2.3).
-func writeError(w http.ResponseWriter, e *tool.Error) {
+func writeError(w http.ResponseWriter, e *fault.Error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
 	}
@@ -46,9 +45,9 @@ func writeError(w http.ResponseWriter, e *tool.Error) {
 // what the client gets in its place: a stable message that names the id,
 // so a raw CDP error, a store failure or a panic never reaches the wire
 // and the operator still finds it. A code the fault carries is kept.
-func (s *Server) internalError(r *http.Request, what string, err error) *tool.Error {
+func (s *Server) internalError(r *http.Request, what string, err error) *fault.Error {
 	id := requestID(r.Context())
 	s.cfg.Log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "in", what, "err", err)
-	return &tool.Error{Kind: fault.Internal, Code: tool.AsError(err).Code,
+	return &fault.Error{Kind: fault.Internal, Code: fault.AsError(err).Code,
 		Message: fmt.Sprintf("internal error (request %s); see the tool-server's log", id)}
 }

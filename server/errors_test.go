@@ -79,7 +79,7 @@ func waitLog(t *testing.T, log *syncBuffer, parts ...string) string {
 var internalMsg = regexp.MustCompile(`^internal error \(request ([0-9a-f]{16})\); see the tool-server's log$`)
 
 // TestInternalFaultNamesRequestID: a tool that fails with an internal
-// fault (a raw error, or a *tool.Error of kind internal) is answered 500
+// fault (a raw error, or a *fault.Error of kind internal) is answered 500
 // with a stable message naming the request id, as a JSON answer and as
 // the error line of a stream; the raw text is only in the server's log,
 // on a line with the same id, and the access log line carries it too.
@@ -94,7 +94,7 @@ func TestInternalFaultNamesRequestID(t *testing.T) {
 	reg.Add(&tool.Tool{Name: "kind-fault", Description: "test: fails with a tool error of kind internal",
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			call.Progress("working")
-			return nil, &tool.Error{Kind: fault.Internal, Message: raw}
+			return nil, &fault.Error{Kind: fault.Internal, Message: raw}
 		}})
 	var log syncBuffer
 	srv := server.New(server.Config{Addr: "127.0.0.1:0", Tools: reg, Log: slog.New(slog.NewTextHandler(&log, nil))})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/tool"
 )
 
 // hostGuard refuses a request whose Host is neither loopback nor the bind
@@ -23,7 +22,7 @@ func (s *Server) hostGuard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		refuse(w, r, &tool.Error{Kind: fault.Forbidden,
+		refuse(w, r, &fault.Error{Kind: fault.Forbidden,
 			Message: fmt.Sprintf("host %q is not allowed: this tool-server answers loopback names and %q only (bind 0.0.0.0 with a token to serve other names)", r.Host, s.bindHost)})
 	})
 }
@@ -53,7 +52,7 @@ const refusedBodyGrace = time.Second
 // never gets a reset in place of the answer; that read gets
 // refusedBodyGrace, not the ReadTimeout (a client without a token could
 // trickle it for 10 minutes), and the connection closes after it.
-func refuse(w http.ResponseWriter, r *http.Request, e *tool.Error) {
+func refuse(w http.ResponseWriter, r *http.Request, e *fault.Error) {
 	if r.ContentLength != 0 {
 		w.Header().Set("Connection", "close")
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
@@ -77,14 +76,14 @@ func (s *Server) crossSite(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" && !sameHost(origin, r.Host) {
-			refuse(w, r, &tool.Error{Kind: fault.Forbidden,
+			refuse(w, r, &fault.Error{Kind: fault.Forbidden,
 				Message: fmt.Sprintf("a request from the web page of origin %.100q is refused: this tool-server answers no page of another origin", origin)})
 			return
 		}
 		switch site := r.Header.Get("Sec-Fetch-Site"); site {
 		case "", "none", "same-origin":
 		default:
-			refuse(w, r, &tool.Error{Kind: fault.Forbidden,
+			refuse(w, r, &fault.Error{Kind: fault.Forbidden,
 				Message: fmt.Sprintf("a request a web page sent (Sec-Fetch-Site: %.20q) is refused: this tool-server answers no page of another origin", site)})
 			return
 		}
@@ -140,7 +139,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			if len(got) > 0 {
 				msg = "bad bearer token"
 			}
-			refuse(w, r, &tool.Error{Kind: fault.Unauthorized, Code: "UNAUTHORIZED", Message: msg})
+			refuse(w, r, &fault.Error{Kind: fault.Unauthorized, Code: "UNAUTHORIZED", Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -168,10 +168,10 @@ func (s *Server) Handler() http.Handler {
 		r.Handle("/mcp", s.cfg.MCP)
 	}
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		refuse(w, r, &tool.Error{Kind: fault.NotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
+		refuse(w, r, &fault.Error{Kind: fault.NotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		refuse(w, r, &tool.Error{Kind: fault.MethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
+		refuse(w, r, &fault.Error{Kind: fault.MethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
 	})
 	return r
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -60,7 +61,7 @@ func newRig(t *testing.T, token string) *rig {
 	reg.Add(&tool.Tool{
 		Name: "read-file", Description: "test: reads its file argument",
 		InputSchema: tool.Object(map[string]*tool.Schema{"file": tool.String("a file"), "device": tool.String("device")}, "file"),
-		FileInputs:  []tool.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
+		FileInputs:  []wire.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			a, err := tool.Decode[struct{ File string }](call)
 			if err != nil {
@@ -76,7 +77,7 @@ func newRig(t *testing.T, token string) *rig {
 	reg.Add(&tool.Tool{
 		Name: "list-dir", Description: "test: takes a directory",
 		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory"), "device": tool.String("device")}),
-		FileInputs:  []tool.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
+		FileInputs:  []wire.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
 		Run:         func(ctx context.Context, call *tool.Call) (any, error) { return "ok", nil },
 	})
 	reg.Add(&tool.Tool{
@@ -98,7 +99,7 @@ func newRig(t *testing.T, token string) *rig {
 		Name: "hold-fail", Description: "test: progress, then an error",
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			call.Progress("working")
-			return nil, &tool.Error{Kind: fault.Validation, Message: "it broke"}
+			return nil, &fault.Error{Kind: fault.Validation, Message: "it broke"}
 		},
 	})
 	reg.Add(&tool.Tool{

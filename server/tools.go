@@ -39,17 +39,17 @@ func wantsStream(r *http.Request) bool {
 	return false
 }
 
-// toolError turns any error of a call into a wire error: a *tool.Error
+// toolError turns any error of a call into a wire error: a *fault.Error
 // keeps its kind and message, a body over the cap is too_large, and
 // everything else is an internal fault (see internalError).
-func (s *Server) toolError(r *http.Request, name string, err error) *tool.Error {
-	te := tool.AsError(err)
+func (s *Server) toolError(r *http.Request, name string, err error) *fault.Error {
+	te := fault.AsError(err)
 	if !te.Internal() {
 		return te
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return &tool.Error{Kind: fault.TooLarge,
+		return &fault.Error{Kind: fault.TooLarge,
 			Message: fmt.Sprintf("request body over %d bytes: send large files through POST /upload", mbe.Limit)}
 	}
 	return s.internalError(r, name, err)
@@ -59,7 +59,7 @@ func (s *Server) toolError(r *http.Request, name string, err error) *tool.Error 
 // page can send a text/plain or form POST to a loopback server without a
 // preflight, never an application/json one. Every client sends it (the
 // published Argent client included).
-func jsonBody(r *http.Request) *tool.Error {
+func jsonBody(r *http.Request) *fault.Error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err == nil && mt == "application/json" {
@@ -72,19 +72,19 @@ func jsonBody(r *http.Request) *tool.Error {
 	case ct != "":
 		got = "a Content-Type that does not parse"
 	}
-	return &tool.Error{Kind: fault.UnsupportedMedia,
+	return &fault.Error{Kind: fault.UnsupportedMedia,
 		Message: fmt.Sprintf("POST %s takes its arguments as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
 }
 
 // slowBody is the answer to a request whose body did not arrive within
 // Config.ReadTimeout.
-func (s *Server) slowBody(r *http.Request) *tool.Error {
-	return &tool.Error{Kind: fault.Timeout,
+func (s *Server) slowBody(r *http.Request) *fault.Error {
+	return &fault.Error{Kind: fault.Timeout,
 		Message: fmt.Sprintf("%s %s: the request did not arrive within %s: the link is too slow for its size", r.Method, r.URL.Path, s.cfg.ReadTimeout)}
 }
 
 // bodyError gives a call whose body could not be read its kind.
-func (s *Server) bodyError(r *http.Request, name string, err error) *tool.Error {
+func (s *Server) bodyError(r *http.Request, name string, err error) *fault.Error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return s.slowBody(r)
 	}
@@ -134,7 +134,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	if _, ok := s.cfg.Tools.Get(name); !ok {
-		refuse(w, r, &tool.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
+		refuse(w, r, &fault.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)})
 		return
 	}
 	if err := jsonBody(r); err != nil {
@@ -189,7 +189,7 @@ func streamEvent(v any) string {
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Uploads == nil {
-		writeError(w, &tool.Error{Kind: fault.NotFound, Message: "uploads are off"})
+		writeError(w, &fault.Error{Kind: fault.NotFound, Message: "uploads are off"})
 		return
 	}
 	u, err := s.cfg.Uploads.Receive(r.Context(), r.Body)
@@ -210,27 +210,27 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 // uploadError gives a failed upload its kind: over the cap, over the
 // pending total, not a gzipped tar, or a body that broke off are the
 // client's; a file the store could not write is an internal fault.
-func (s *Server) uploadError(r *http.Request, err error) *tool.Error {
+func (s *Server) uploadError(r *http.Request, err error) *fault.Error {
 	var pe *fs.PathError
 	switch {
 	case errors.Is(err, store.ErrUploadTooLarge):
-		return &tool.Error{Kind: fault.TooLarge, Message: fmt.Sprintf("%v: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())}
+		return &fault.Error{Kind: fault.TooLarge, Message: fmt.Sprintf("%v: an upload may have at most %d bytes", err, s.cfg.Uploads.MaxUpload())}
 	case errors.Is(err, store.ErrUploadSpace):
-		return &tool.Error{Kind: fault.InsufficientStorage, Message: err.Error()}
+		return &fault.Error{Kind: fault.InsufficientStorage, Message: err.Error()}
 	case errors.Is(err, store.ErrNotGzip), errors.Is(err, store.ErrEmptyUpload):
-		return &tool.Error{Kind: fault.Validation, Message: fmt.Sprintf("%v: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)}
+		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("%v: POST /upload takes a gzipped tar (Content-Type: application/gzip)", err)}
 	case errors.As(err, &pe):
 		// The upload directory: creating, writing or closing its file.
 		return s.internalError(r, "upload", err)
 	}
-	return &tool.Error{Kind: fault.Validation, Message: err.Error()}
+	return &fault.Error{Kind: fault.Validation, Message: err.Error()}
 }
 
 func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	h, path, err := s.cfg.Artifacts.Get(chi.URLParam(r, "id"))
 	if err != nil {
 		if errors.Is(err, store.ErrNoArtifact) {
-			writeError(w, &tool.Error{Kind: fault.NotFound, Message: err.Error()})
+			writeError(w, &fault.Error{Kind: fault.NotFound, Message: err.Error()})
 			return
 		}
 		writeError(w, s.toolError(r, "artifacts", err))
@@ -238,7 +238,7 @@ func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		writeError(w, &tool.Error{Kind: fault.NotFound, Message: fmt.Sprintf("artifact %s is gone from the tool-server's store", h.ID)})
+		writeError(w, &fault.Error{Kind: fault.NotFound, Message: fmt.Sprintf("artifact %s is gone from the tool-server's store", h.ID)})
 		return
 	}
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -35,9 +37,9 @@ func writeV1Error(w http.ResponseWriter, e v1Error) {
 	writeJSON(w, e.Status, runs.ErrorBody{Error: runs.ErrorDetail{Code: e.Code, Message: e.Message}})
 }
 
-// v1Of is a tool.Error of the middleware (auth, Host guard, routes) in
+// v1Of is a fault.Error of the middleware (auth, Host guard, routes) in
 // the /v1 envelope: the status and the /v1 code of its kind (status.go).
-func v1Of(e *tool.Error) v1Error {
+func v1Of(e *fault.Error) v1Error {
 	return v1Error{Status: Status(e.Kind), Code: v1Code(e.Kind), Message: e.Message}
 }
 
@@ -109,13 +111,6 @@ func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// startRequest is POST /v1/runs's body.
-type startRequest struct {
-	ToolArgs json.RawMessage   `json:"tool_args"`
-	Labels   map[string]string `json:"labels"`
-	RunID    string            `json:"run_id"`
-}
-
 func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	st := s.store(w)
 	if st == nil {
@@ -125,13 +120,13 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		writeV1Error(w, v1Of(s.toolError(r, "flow-execute", err)))
+		writeV1Error(w, v1Of(s.toolError(r, flow.ToolFlowExecute, err)))
 		return
 	case err != nil:
 		writeV1Error(w, v1Err(runs.CodeBadRequest, "reading the body: "+err.Error()))
 		return
 	}
-	var req startRequest
+	var req runs.StartRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -171,7 +166,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		defer s.runsWG.Done()
 		defer s.drain.leave()
 		ctx := runs.WithRecorder(s.base(), rec)
-		_, err := s.cfg.Tools.Invoke(ctx, "flow-execute", req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
+		_, err := s.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
 		// A call refused before the flow ran (bad arguments) ends here;
 		// one that ran has ended already, and End keeps its first end.
 		if err != nil {
@@ -186,7 +181,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 // tool error's message, an internal fault logged and named by a stable
 // message.
 func (s *Server) wireError(err error) error {
-	te := tool.AsError(err)
+	te := fault.AsError(err)
 	if !te.Internal() {
 		return te
 	}

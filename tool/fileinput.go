@@ -11,10 +11,11 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // MaxFileBytes is the cap on one file sent with a call (the seed's 32 MiB).
-const MaxFileBytes = clientfs.MaxFileBytes
+const MaxFileBytes = wire.MaxFileBytes
 
 // MaxCallBody caps the body of a call (POST /tools/{name}, POST /v1/runs):
 // a flow with 256 KiB of inline members and a 32 MiB file argument in
@@ -40,22 +41,13 @@ type File struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-type wireFile struct {
-	Marker         bool     `json:"__argentFileInput"`
-	Path           string   `json:"path"`
-	Size           *int64   `json:"size"`
-	MtimeMs        *float64 `json:"mtimeMs"`
-	Content        *string  `json:"content"`
-	ContentOmitted string   `json:"contentOmitted"`
-}
-
 // ParseFile decodes a file-input object; ok is false when raw is not one.
 func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false, nil
 	}
-	var w wireFile
-	if err := UnmarshalFileInput(raw, &w); err != nil || !w.Marker {
+	var w wire.FileInputObject
+	if err := wire.UnmarshalFileFields(raw, &w); err != nil || !w.ArgentFileInput {
 		return nil, false, nil
 	}
 	f := &File{Target: target, Path: w.Path, Raw: raw}
@@ -66,27 +58,27 @@ func ParseFile(target string, raw json.RawMessage) (*File, bool, error) {
 		f.MtimeMs = *w.MtimeMs
 	}
 	if w.ContentOmitted != "" {
-		return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
+		return nil, true, &fault.Error{Kind: fault.Unprocessed, Field: target,
 			Message: fmt.Sprintf("%s: the client did not send %s (%s); files over 32 MiB cannot be sent to the tool-server", target, w.Path, w.ContentOmitted)}
 	}
 	if w.Content != nil {
 		// The bytes are kept under the client's file name for the tool to
 		// read, so the path must end in one.
 		if _, ok := clientpath.FileName(w.Path); !ok {
-			return nil, true, &Error{Kind: fault.Validation, Field: target,
+			return nil, true, &fault.Error{Kind: fault.Validation, Field: target,
 				Message: fmt.Sprintf("%s: %q is not the path of a file: a file sent with its content needs a path that ends in a file name", target, w.Path)}
 		}
-		b, err := DecodeBase64(*w.Content)
-		if errors.Is(err, clientfs.ErrOverCap) {
-			return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
+		b, err := wire.DecodeBase64(*w.Content)
+		if errors.Is(err, wire.ErrOverCap) {
+			return nil, true, &fault.Error{Kind: fault.Unprocessed, Field: target,
 				Message: target + ": " + clientfs.TooLarge(w.Path)}
 		}
 		if err != nil {
-			return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
+			return nil, true, &fault.Error{Kind: fault.Unprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s is not valid base64: %v", target, w.Path, err)}
 		}
 		if w.Size != nil && int64(len(b)) != *w.Size {
-			return nil, true, &Error{Kind: fault.Unprocessed, Field: target,
+			return nil, true, &fault.Error{Kind: fault.Unprocessed, Field: target,
 				Message: fmt.Sprintf("%s: content of %s has %d bytes, size says %d", target, w.Path, len(b), *w.Size)}
 		}
 		f.Content, f.HasContent = b, true
@@ -123,7 +115,7 @@ func unwrapFileInputs(call *Call, tempDir string, remote bool) error {
 			return err
 		}
 		if remote && spec.Kind == "file" && (!isFile || !f.HasContent) {
-			return FieldError(spec.Target, "%s: this tool-server answers other machines, so it reads none of its own files for a caller: send the file's content with the call (a file input with its content, as a linked or remote-routed client does)", spec.Target)
+			return fault.FieldError(spec.Target, "%s: this tool-server answers other machines, so it reads none of its own files for a caller: send the file's content with the call (a file input with its content, as a linked or remote-routed client does)", spec.Target)
 		}
 		if !isFile {
 			continue
@@ -153,10 +145,4 @@ func unwrapFileInputs(call *Call, tempDir string, remote bool) error {
 		call.Args[spec.Target] = s
 	}
 	return nil
-}
-
-// IsFileArgument reports whether the input is a file argument (link seed,
-// "Tool files"): of kind file, with a path that is only its own argument.
-func (in FileInput) IsFileArgument() bool {
-	return in.Kind == "file" && in.Path == "${"+in.Target+"}"
 }

@@ -155,8 +155,8 @@ func plural(n int, one, many string) string {
 }
 
 // busy is the refusal of a call that does not wait for device id.
-func busy(id string, holder *lease, why string) *Error {
-	return &Error{Kind: fault.Conflict, Code: CodeDeviceBusy, Field: "device",
+func busy(id string, holder *lease, why string) *fault.Error {
+	return &fault.Error{Kind: fault.Conflict, Code: CodeDeviceBusy, Field: "device",
 		Message: fmt.Sprintf("device %s is busy: %s has held it for %s, and %s; try again when it ends, or use another device",
 			id, holder.tool, time.Since(holder.since).Round(time.Second), why)}
 }
@@ -212,7 +212,7 @@ func (c *Call) HoldDevice(ctx context.Context, id string) (context.Context, erro
 			return ls.withHeld(ctx, id), nil
 		case <-ctx.Done():
 			ls.leave(id, l)
-			return nil, &Error{Kind: fault.Conflict, Code: CodeDeviceBusy, Field: "device",
+			return nil, &fault.Error{Kind: fault.Conflict, Code: CodeDeviceBusy, Field: "device",
 				Message: fmt.Sprintf("gave up waiting for device %s: %v", id, context.Cause(ctx)), Err: context.Cause(ctx)}
 		case <-tick.C:
 			ls.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -124,7 +125,7 @@ func TestDeviceLeaseInOrder(t *testing.T) {
 	}
 	// c goes away while it waits: it leaves the line.
 	cancel()
-	if o := within(t, c, "c gives up"); o.err == nil || tool.AsError(o.err).Code != tool.CodeDeviceBusy {
+	if o := within(t, c, "c gives up"); o.err == nil || fault.AsError(o.err).Code != tool.CodeDeviceBusy {
 		t.Fatalf("c: got %v, want it to give up waiting", o.err)
 	}
 	close(lr.releaseOf("a"))
@@ -160,7 +161,7 @@ func TestDeviceLeaseShortCalls(t *testing.T) {
 	within(t, lr.started, "the run starts")
 	tap, _ := lr.call(ctx, "tap", "d2", "tap")
 	o := within(t, tap, "a tap during a run")
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(o.err, &te) || server.Status(te.Kind) != 409 || te.Code != tool.CodeDeviceBusy {
 		t.Fatalf("a tap during a run: got %v, want a 409 %s", o.err, tool.CodeDeviceBusy)
 	}

@@ -10,19 +10,8 @@ import (
 	"sync"
 
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/wire"
 )
-
-// FileInput declares an argument that names a file on the client, in the
-// shape GET /tools lists it (see the link seed, "collect in GET /tools").
-type FileInput struct {
-	Target        string `json:"target"`
-	Path          string `json:"path"`
-	Kind          string `json:"kind"` // file, directory, probe, tar-upload
-	Optional      bool   `json:"optional,omitempty"`
-	UnwrapWhenSet string `json:"unwrapWhenSet,omitempty"`
-	SkipWhenSet   string `json:"skipWhenSet,omitempty"`
-	Collect       string `json:"collect,omitempty"`
-}
 
 // Handler runs a tool call. Its result becomes {"data": result}.
 type Handler func(ctx context.Context, call *Call) (any, error)
@@ -32,7 +21,7 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema *Schema
-	FileInputs  []FileInput
+	FileInputs  []wire.FileInput
 	// LongRunning tells clients not to time the call out (flow-execute, the
 	// await tools): the Argent client re-posts a call that takes over 30 s
 	// otherwise.
@@ -47,12 +36,12 @@ type Tool struct {
 // MarshalJSON writes the GET /tools entry of the tool.
 func (t *Tool) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Name        string      `json:"name"`
-		Description string      `json:"description"`
-		InputSchema *Schema     `json:"inputSchema"`
-		FileInputs  []FileInput `json:"fileInputs,omitempty"`
-		LongRunning bool        `json:"longRunning,omitempty"`
-		OutputHint  string      `json:"outputHint,omitempty"`
+		Name        string           `json:"name"`
+		Description string           `json:"description"`
+		InputSchema *Schema          `json:"inputSchema"`
+		FileInputs  []wire.FileInput `json:"fileInputs,omitempty"`
+		LongRunning bool             `json:"longRunning,omitempty"`
+		OutputHint  string           `json:"outputHint,omitempty"`
 	}{t.Name, t.Description, t.InputSchema, t.FileInputs, t.LongRunning, t.OutputHint})
 }
 
@@ -152,7 +141,7 @@ func Decode[T any](c *Call) (T, error) {
 		return v, err
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return v, &Error{Kind: fault.Validation, Message: "arguments: " + err.Error()}
+		return v, &fault.Error{Kind: fault.Validation, Message: "arguments: " + err.Error()}
 	}
 	return v, nil
 }
@@ -171,7 +160,7 @@ type Options struct {
 func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Options) (any, error) {
 	t, ok := r.Get(name)
 	if !ok {
-		return nil, &Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
+		return nil, &fault.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
 	}
 	args, err := parseArgs(raw)
 	if err != nil {
@@ -211,9 +200,9 @@ func parseArgs(raw []byte) (map[string]json.RawMessage, error) {
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &args); err != nil {
 		if _, ok := errors.AsType[*json.SyntaxError](err); ok {
-			return nil, &Error{Kind: fault.Validation, Message: "arguments are not valid JSON: " + err.Error()}
+			return nil, &fault.Error{Kind: fault.Validation, Message: "arguments are not valid JSON: " + err.Error()}
 		}
-		return nil, &Error{Kind: fault.Validation, Message: "arguments must be a JSON object: " + err.Error()}
+		return nil, &fault.Error{Kind: fault.Validation, Message: "arguments must be a JSON object: " + err.Error()}
 	}
 	if args == nil {
 		args = map[string]json.RawMessage{}

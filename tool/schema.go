@@ -76,16 +76,16 @@ func Enum(desc string, values ...string) *Schema {
 }
 
 // Validate checks a JSON value against the schema and returns a
-// validation *Error naming the first offending field.
+// validation *fault.Error naming the first offending field.
 func (s *Schema) Validate(raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return &Error{Kind: fault.Validation, Message: "arguments are not valid JSON: " + err.Error()}
+		return &fault.Error{Kind: fault.Validation, Message: "arguments are not valid JSON: " + err.Error()}
 	}
 	if dec.More() {
-		return &Error{Kind: fault.Validation, Message: "arguments are not valid JSON: trailing data after the object"}
+		return &fault.Error{Kind: fault.Validation, Message: "arguments are not valid JSON: trailing data after the object"}
 	}
 	return s.check("", v)
 }
@@ -136,26 +136,26 @@ func (s *Schema) check(path string, v any) error {
 		types = []string{s.Type}
 	}
 	if !slices.ContainsFunc(types, func(t string) bool { return s.typeOK(t, v) }) {
-		return FieldError(fieldName(path), "%s: want %s, got %s", fieldName(path), strings.Join(types, " or "), typeName(v))
+		return fault.FieldError(fieldName(path), "%s: want %s, got %s", fieldName(path), strings.Join(types, " or "), typeName(v))
 	}
 	if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
-		return FieldError(fieldName(path), "%s: want one of %v, got %v", fieldName(path), s.Enum, v)
+		return fault.FieldError(fieldName(path), "%s: want one of %v, got %v", fieldName(path), s.Enum, v)
 	}
 	switch v := v.(type) {
 	case json.Number:
 		f, _ := v.Float64()
 		if s.Minimum != nil && f < *s.Minimum {
-			return FieldError(fieldName(path), "%s: %v is below the minimum %v", fieldName(path), v, *s.Minimum)
+			return fault.FieldError(fieldName(path), "%s: %v is below the minimum %v", fieldName(path), v, *s.Minimum)
 		}
 		if s.Maximum != nil && f > *s.Maximum {
-			return FieldError(fieldName(path), "%s: %v is above the maximum %v", fieldName(path), v, *s.Maximum)
+			return fault.FieldError(fieldName(path), "%s: %v is above the maximum %v", fieldName(path), v, *s.Maximum)
 		}
 	case string:
 		if s.MinLength != nil && len(v) < *s.MinLength {
-			return FieldError(fieldName(path), "%s: shorter than %d characters", fieldName(path), *s.MinLength)
+			return fault.FieldError(fieldName(path), "%s: shorter than %d characters", fieldName(path), *s.MinLength)
 		}
 		if s.MaxLength != nil && len(v) > *s.MaxLength {
-			return FieldError(fieldName(path), "%s: longer than %d characters", fieldName(path), *s.MaxLength)
+			return fault.FieldError(fieldName(path), "%s: longer than %d characters", fieldName(path), *s.MaxLength)
 		}
 	case []any:
 		if s.Items != nil {
@@ -174,7 +174,7 @@ func (s *Schema) check(path string, v any) error {
 		}
 		for _, r := range s.Required {
 			if _, ok := v[r]; !ok {
-				return FieldError(join(path, r), "%s: required", join(path, r))
+				return fault.FieldError(join(path, r), "%s: required", join(path, r))
 			}
 		}
 		keys := make([]string, 0, len(v))
@@ -186,7 +186,7 @@ func (s *Schema) check(path string, v any) error {
 			ps, ok := s.Properties[k]
 			if !ok {
 				if s.AdditionalProperties != nil && !*s.AdditionalProperties {
-					return FieldError(join(path, k), "%s: unknown argument", join(path, k))
+					return fault.FieldError(join(path, k), "%s: unknown argument", join(path, k))
 				}
 				continue
 			}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -42,7 +44,7 @@ func TestSchemaValidate(t *testing.T) {
 		{`{"name":"a","other":1}`, "other"},
 	} {
 		err := s.Validate([]byte(tc.in))
-		var te *tool.Error
+		var te *fault.Error
 		switch {
 		case tc.field == "" && err != nil:
 			t.Errorf("%s: got %v, want valid", tc.in, err)
@@ -70,7 +72,7 @@ func TestArgumentsParse(t *testing.T) {
 		{"null", ""},
 	} {
 		res, err := reg.Invoke(context.Background(), "count", json.RawMessage(tc.in), tool.Options{})
-		var te *tool.Error
+		var te *fault.Error
 		switch {
 		case tc.want == "" && (err != nil || res != 0):
 			t.Errorf("%q: got %v, %v; want no arguments", tc.in, res, err)
@@ -85,7 +87,7 @@ func echoFile() *tool.Tool {
 	return &tool.Tool{
 		Name:        "echo-file",
 		InputSchema: tool.Object(map[string]*tool.Schema{"file": tool.String("a file")}, "file"),
-		FileInputs:  []tool.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
+		FileInputs:  []wire.FileInput{{Target: "file", Path: "${file}", Kind: "file"}},
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
 			a, err := tool.Decode[struct{ File string }](call)
 			if err != nil {
@@ -148,24 +150,9 @@ func TestFileInputUnwrapping(t *testing.T) {
 	} {
 		wire, _ = json.Marshal(map[string]any{"file": bad})
 		_, err = reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
-		var te *tool.Error
+		var te *fault.Error
 		if !errors.As(err, &te) || server.Status(te.Kind) != 422 || te.Field != "file" {
 			t.Errorf("%v: got %v, want 422 about file", bad, err)
-		}
-	}
-}
-
-func TestIsFileArgument(t *testing.T) {
-	for _, tc := range []struct {
-		in   tool.FileInput
-		want bool
-	}{
-		{tool.FileInput{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"}, true},
-		{tool.FileInput{Target: "outputDir", Path: "${outputDir}", Kind: "probe"}, false},
-		{tool.FileInput{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file"}, false},
-	} {
-		if got := tc.in.IsFileArgument(); got != tc.want {
-			t.Errorf("%+v: got %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
@@ -189,6 +176,18 @@ func bigFileInput(n int) []byte {
 	return raw
 }
 
+// BenchmarkParseFile32MiB: a file input at the 32 MiB cap, as a
+// tool-server receives it (43 MB of JSON), decoded and its base64 read.
+func BenchmarkParseFile32MiB(b *testing.B) {
+	raw := bigFileInput(tool.MaxFileBytes)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if f, _, err := tool.ParseFile("file", raw); err != nil || len(f.Content) != tool.MaxFileBytes {
+			b.Fatal(err)
+		}
+	}
+}
+
 // TestFileInputCapOnDecodedSize: the 32 MiB cap of a plain file input is
 // on the bytes, not the base64: 32 MiB + 1 byte encodes to as many
 // characters as 32 MiB (both fill their last group of four), and only the
@@ -207,7 +206,7 @@ func TestFileInputCapOnDecodedSize(t *testing.T) {
 				}
 				return
 			}
-			var te *tool.Error
+			var te *fault.Error
 			want := "file: /client/big.png is larger than the 32 MiB cap on a file sent to the tool-server"
 			if !errors.As(err, &te) || server.Status(te.Kind) != 422 || te.Field != "file" || te.Message != want {
 				t.Fatalf("got %v, want 422 %q", err, want)
@@ -238,7 +237,7 @@ func TestFileInputRemoteReadsOnlyBytesSent(t *testing.T) {
 	} {
 		wire, _ := json.Marshal(map[string]any{"file": arg})
 		res, err := reg.Invoke(ctx, "echo-file", wire, tool.Options{TempDir: tmp})
-		var te *tool.Error
+		var te *fault.Error
 		if !errors.As(err, &te) || server.Status(te.Kind) != 400 || te.Field != "file" || !strings.Contains(te.Error(), "answers other machines") {
 			t.Errorf("%s: got %v, %v; want a 400 on file that reads nothing here", name, res, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -65,7 +66,7 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 		Progress: func(v any) { b, _ := json.Marshal(v); fmt.Fprintf(opts.stderr, "progress: %s\n", b) },
 	})
 	if err != nil {
-		te := tool.AsError(err)
+		te := fault.AsError(err)
 		printData(opts.stdout, format, map[string]any{"error": te.Error(), "error_code": te.Code, "error_kind": te.Kind})
 		return failed(nil)
 	}

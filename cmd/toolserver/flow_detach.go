@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/toolserver/toolserver/fault"
@@ -49,7 +50,11 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 		if err != nil {
 			return fault.Infrastructure(fmt.Errorf("%s: %w", t.name, err))
 		}
-		st, err := c.Start(ctx, runs.StartRequest{ToolArgs: args, Labels: labels})
+		toolArgs, err := json.Marshal(args)
+		if err != nil {
+			return apiError("flow run --detach "+t.name, err)
+		}
+		st, err := c.Start(ctx, runs.StartRequest{ToolArgs: toolArgs, Labels: labels})
 		if err != nil {
 			return apiError("flow run --detach "+t.name, err)
 		}

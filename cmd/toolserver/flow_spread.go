@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link"
+	linkclient "github.com/toolserver/toolserver/link/client"
 )
 
 // linkURLs splits a --link value (or $ARGENT_TOOLS_URL) into its
@@ -54,7 +54,7 @@ func (s *spread) run(ctx context.Context, t flowTarget, worker int, out *rendere
 		mine := *s.runs[at]
 		mine.out = out
 		rep, notWritten, plans, err := mine.run(ctx, t)
-		if err == nil || !link.NotRun(err) || tries == n || ctx.Err() != nil {
+		if err == nil || !linkclient.NotRun(err) || tries == n || ctx.Err() != nil {
 			return rep, notWritten, plans, err
 		}
 		next := (at + 1) % n

@@ -14,7 +14,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
-	"github.com/toolserver/toolserver/link"
+	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
@@ -36,19 +36,19 @@ func (s streams) linkURL(flagValue string) string {
 
 // linkClient is a client of the tool-server at u with the token of
 // ARGENT_AUTH_TOKEN.
-func (s streams) linkClient(u string) *link.Client {
-	return link.NewClient(u, s.getenv(envAuthToken), nil)
+func (s streams) linkClient(u string) *linkclient.Client {
+	return linkclient.NewClient(u, s.getenv(envAuthToken), nil)
 }
 
 // filesLogOn reports whether ARGENT_FLOW_FILES_LOG=1 asks for the
 // [flow-files] lines.
-func (s streams) filesLogOn() bool { return s.getenv(link.FilesLogEnv) == "1" }
+func (s streams) filesLogOn() bool { return s.getenv(linkclient.FilesLogEnv) == "1" }
 
 // linkedRun runs flows on a tool-server over a link: the flow and its
 // members go with the call, progress renders as it streams, and the
 // baselines of the result land in this project.
 type linkedRun struct {
-	client  *link.Client
+	client  *linkclient.Client
 	flags   flowRunOptions
 	project string // absolute
 	byName  bool   // the argument named a flow, not a file or directory
@@ -107,7 +107,7 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 // failure of the link or the server matches fault.ErrInfrastructure (the
 // link client classifies its errors).
 func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, []flowrun.Plan, error) {
-	opts := link.CallOptions{Progress: func(data json.RawMessage) {
+	opts := linkclient.CallOptions{Progress: func(data json.RawMessage) {
 		var s flow.StepReport
 		if err := json.Unmarshal(data, &s); err == nil {
 			lr.out.progress(s)
@@ -228,13 +228,13 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 		return usageError("call: --args must be a JSON object")
 	}
 	warn := func(line string) { fmt.Fprintln(s.stderr, line) }
-	opts := link.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(s.stderr, "progress: %s\n", d) }}
+	opts := linkclient.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(s.stderr, "progress: %s\n", d) }}
 	if s.filesLogOn() {
 		opts.FilesLog = warn
 	}
 	res, err := s.linkClient(u).Call(ctx, name, args, opts)
 	if err != nil {
-		var ce *link.CallError
+		var ce *linkclient.CallError
 		if errors.As(err, &ce) && !errors.Is(err, fault.ErrInfrastructure) {
 			printData(s.stdout, format, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
 			return failed(nil)

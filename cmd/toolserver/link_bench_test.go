@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link"
+	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
@@ -72,9 +72,9 @@ func BenchmarkLinkedVsLocal(b *testing.B) {
 			total += st.Size()
 		}
 	}
-	client := link.NewClient("http://"+srv.Addr(), "", nil)
+	client := linkclient.NewClient("http://"+srv.Addr(), "", nil)
 	linked := func() {
-		res, err := client.Call(ctx, "flow-execute", map[string]any{"name": "bench", "project_root": root, "device": id}, link.CallOptions{})
+		res, err := client.Call(ctx, "flow-execute", map[string]any{"name": "bench", "project_root": root, "device": id}, linkclient.CallOptions{})
 		if err != nil || !strings.Contains(string(res), `"ok":true`) {
 			b.Fatalf("linked run: %v %.300s", err, res)
 		}

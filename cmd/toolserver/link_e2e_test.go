@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolserver/toolserver/link"
+	linkclient "github.com/toolserver/toolserver/link/client"
 )
 
 // startServe runs `toolserver serve` on a loopback port (args are added:
@@ -142,7 +142,7 @@ func TestLinkEndToEnd(t *testing.T) {
 	})
 	baseline := filepath.Join(flows, "__baselines__", "snap", "home__chromium-703x503.png")
 	t.Run("update writes baselines on the client", func(t *testing.T) {
-		out, errOut := flowRunEnv(t, env{envAuthToken: e[envAuthToken], link.FilesLogEnv: "1"}, 0, "snap", "--update-baselines")
+		out, errOut := flowRunEnv(t, env{envAuthToken: e[envAuthToken], linkclient.FilesLogEnv: "1"}, 0, "snap", "--update-baselines")
 		if !strings.Contains(out, "the client writes it when the run ends") {
 			t.Errorf("got\n%s\nwant the linked adoption reason", out)
 		}

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolserver/toolserver/link"
+	linkclient "github.com/toolserver/toolserver/link/client"
 )
 
 // linkStub is a recording tool-server for the CLI's linked commands: it
@@ -126,7 +126,7 @@ func TestFlowRunLinked(t *testing.T) {
 		rep := linkReport(true, clientFile(dst, shot))
 		stream(w, map[string]any{"event": "progress", "data": rep["steps"].([]any)[0]}, map[string]any{"event": "result", "data": rep})
 	})
-	code, out, errOut := runCLIEnv(t, env{link.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--device", "chromium-cdp-1x1")
+	code, out, errOut := runCLIEnv(t, env{linkclient.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--device", "chromium-cdp-1x1")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s\n%s", code, out, errOut)
 	}
@@ -214,7 +214,7 @@ func TestFlowRunLinkedJSON(t *testing.T) {
 	})
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "home.yaml"), []byte("steps:\n  - run: frag\n"), 0o644)
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "frag.yaml"), []byte("steps: []\n"), 0o644)
-	code, out, errOut := runCLIEnv(t, env{link.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--json")
+	code, out, errOut := runCLIEnv(t, env{linkclient.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--json")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s", code, errOut)
 	}

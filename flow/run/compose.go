@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
@@ -73,7 +74,7 @@ func (r *Runner) runFragment(ctx context.Context, fr *frame, d *flow.Run, sr flo
 		done(flow.StatusError, msg)
 		return
 	}
-	if f.Spelling.State == flow.SpellCaseFolded {
+	if f.Spelling.State == wire.SpellCaseFolded {
 		done(flow.StatusError, misCased(target, f.Spelling))
 		return
 	}
@@ -92,7 +93,7 @@ func (r *Runner) runFragment(ctx context.Context, fr *frame, d *flow.Run, sr flo
 
 // misCased is the message of a run: target whose directory lists it with
 // another case.
-func misCased(target string, sp flow.Spelling) string {
+func misCased(target string, sp wire.Spelling) string {
 	base := path.Base(target)
 	prefix := strings.TrimSuffix(target, base)
 	recovery := fmt.Sprintf("rename %q to %q to compose it — flow files must be lowercase .yaml", sp.Actual, base)
@@ -126,7 +127,7 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 		done(flow.StatusError, msg)
 		return
 	}
-	if f.Spelling.State == flow.SpellCaseFolded {
+	if f.Spelling.State == wire.SpellCaseFolded {
 		done(flow.StatusError, caseFoldedNameError(name, f.Spelling).Error())
 		return
 	}

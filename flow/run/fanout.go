@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // checkFanOut refuses, before the first step, a run whose report could
@@ -102,7 +103,7 @@ func (c *fanOut) open(dir, target string) *fanOutFile {
 	}
 	if f, err := c.r.opts.Source.Open(dir, target); err == nil {
 		out = &fanOutFile{file: f}
-		if f.Err == nil && f.Spelling.State != flow.SpellCaseFolded {
+		if f.Err == nil && f.Spelling.State != wire.SpellCaseFolded {
 			out.flow, _ = c.r.parse(f)
 		}
 	}

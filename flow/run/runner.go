@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // Options configure a run.
@@ -134,7 +135,7 @@ func openError(f *flow.File) error {
 
 // caseFoldedNameError is the message of a flow named with another case
 // than its file has.
-func caseFoldedNameError(name string, sp flow.Spelling) error {
+func caseFoldedNameError(name string, sp wire.Spelling) error {
 	tail := fmt.Sprintf("Pass name %q.", strings.TrimSuffix(sp.Actual, ".yaml"))
 	if sp.Addressable == nil || !*sp.Addressable {
 		tail = fmt.Sprintf("Rename %q to %q to run it — flow files must be lowercase .yaml.", sp.Actual, name+".yaml")

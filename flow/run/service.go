@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // parseFlow is flow.Parse, the one parser of every file a run reads; the
@@ -24,7 +25,7 @@ type Prepared struct {
 // step: a missing or refused file, a case-folded spelling, a parse error.
 func Prepare(e Entry) (*Prepared, error) {
 	f := e.File
-	if f.Spelling.State == flow.SpellCaseFolded {
+	if f.Spelling.State == wire.SpellCaseFolded {
 		return nil, caseFoldedNameError(strings.TrimSuffix(clientpath.Base(f.Path), ".yaml"), f.Spelling)
 	}
 	if f.Err != nil {

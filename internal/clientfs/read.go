@@ -2,43 +2,19 @@ package clientfs
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // MaxFileBytes is the cap on one file a client sends with a call, and on
-// the total of a call's flow members (the seed's 32 MiB).
-const MaxFileBytes = 32 << 20
-
-// ErrOverCap is content whose bytes are over MaxFileBytes.
-var ErrOverCap = errors.New("larger than the 32 MiB cap")
-
-// OverCap reports whether a file of size bytes is over the cap. Every
-// check of a file's size against the cap is this one, on bytes: on the
-// decoded size of content sent as text (Base64Size), never on the text.
-func OverCap(size int64) bool { return size > MaxFileBytes }
-
-// Base64Size returns how many bytes the standard base64 text s decodes
-// to, padded or not, from its length and padding alone, so that content
-// is measured against the cap before it is decoded; line breaks, which
-// the decoder skips, do not count. It is exact for text that decodes. The
-// length of the text is not a measure: 32 MiB and 32 MiB + 1 byte both
-// fill their last group of four and encode to the same length.
-func Base64Size(s string) int64 {
-	s = strings.TrimRight(s, "\r\n")
-	n := int64(len(s) - strings.Count(s, "\n") - strings.Count(s, "\r"))
-	switch {
-	case strings.HasSuffix(s, "=="):
-		n -= 2
-	case strings.HasSuffix(s, "="):
-		n--
-	}
-	return n/4*3 + n%4*3/4
-}
+// the total of a call's flow members (the seed's 32 MiB; owned by the
+// link's vocabulary).
+const MaxFileBytes = wire.MaxFileBytes
 
 // TooLarge is the seed's refusal of a file over the cap; what names it
 // (its canonical path on the client, "member <path>" on the tool-server).

@@ -60,7 +60,7 @@ func newFixture(t *testing.T) *fixture {
 	f.reg.Add(&tool.Tool{
 		Name: "busy",
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			return nil, &tool.Error{Kind: fault.Conflict, Code: tool.CodeDeviceBusy, Message: "device chromium-cdp-100x100 is busy"}
+			return nil, &fault.Error{Kind: fault.Conflict, Code: tool.CodeDeviceBusy, Message: "device chromium-cdp-100x100 is busy"}
 		},
 	})
 	f.reg.Add(&tool.Tool{

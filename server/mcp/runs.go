@@ -12,7 +12,7 @@ import (
 // Runs is the run store the tools list_runs and get_run read. Its values
 // are sent as JSON.
 //
-// An error that is a *tool.Error reaches the agent with its message (an
+// An error that is a *fault.Error reaches the agent with its message (an
 // unknown id: kind not_found); any other error is an internal fault,
 // logged, and the agent gets a generic message naming the log line.
 type Runs interface {
@@ -43,7 +43,7 @@ func (s storeRuns) List(ctx context.Context, status string, limit int) (any, err
 func (s storeRuns) Get(ctx context.Context, id string) (any, error) {
 	d, err := s.st.Get(ctx, id)
 	if errors.Is(err, runs.ErrUnknownRun) {
-		return nil, &tool.Error{Kind: fault.NotFound, Message: err.Error()}
+		return nil, &fault.Error{Kind: fault.NotFound, Message: err.Error()}
 	}
 	return d, err
 }

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -58,10 +59,10 @@ func (s *Server) call(ctx context.Context, reg *tool.Registry, req *sdk.CallTool
 }
 
 // errorResult is the tool error result of err: the message of a
-// *tool.Error; for an internal fault a stable message naming an id, with
+// *fault.Error; for an internal fault a stable message naming an id, with
 // the fault logged under that id, as the HTTP surface answers one.
 func (s *Server) errorResult(name string, err error) *sdk.CallToolResult {
-	te := tool.AsError(err)
+	te := fault.AsError(err)
 	msg := te.Error()
 	if te.Internal() {
 		var b [8]byte

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -45,13 +46,13 @@ type deviceArgs struct {
 func (a deviceArgs) id() (string, error) {
 	switch {
 	case a.Device != "" && a.UDID != "" && a.Device != a.UDID:
-		return "", tool.FieldError("device", "device and udid name different devices (%q, %q)", a.Device, a.UDID)
+		return "", fault.FieldError("device", "device and udid name different devices (%q, %q)", a.Device, a.UDID)
 	case a.Device != "":
 		return a.Device, nil
 	case a.UDID != "":
 		return a.UDID, nil
 	}
-	return "", tool.FieldError("device", "device: required (a device id such as chromium-cdp-1280x800)")
+	return "", fault.FieldError("device", "device: required (a device id such as chromium-cdp-1280x800)")
 }
 
 // callLimit bounds one device tool call.
@@ -101,7 +102,7 @@ func onDevice[A named](t *Tools, check func(A) error, fn func(context.Context, *
 
 // CodeQueueFull is the error code of a call refused because every
 // device is busy and the queue of calls waiting for one is full.
-const CodeQueueFull = "QUEUE_FULL"
+const CodeQueueFull = wire.CodeQueueFull
 
 // Acquire returns the device id of pool for call, booting it on first
 // use, and keeps it in use until the call ends, so that the pool does
@@ -144,29 +145,29 @@ func DeviceError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var te *tool.Error
+	var te *fault.Error
 	var full *cdp.QueueFullError
 	switch {
 	case errors.As(err, &te):
 		return err
 	case errors.Is(err, cdp.ErrBadID):
-		return &tool.Error{Kind: fault.Validation, Field: "device", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Validation, Field: "device", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrFileURL), errors.Is(err, cdp.ErrBadURL), errors.Is(err, cdp.ErrHostNotAllowed), errors.Is(err, cdp.ErrPageLoad):
 		// The URL a caller gave: refused, or its page did not load.
-		return &tool.Error{Kind: fault.Validation, Field: "url", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Validation, Field: "url", Message: err.Error(), Err: err}
 	case errors.As(err, &full):
-		return &tool.Error{Kind: fault.Unavailable, Code: CodeQueueFull, RetryAfter: full.RetryAfter, Err: err,
+		return &fault.Error{Kind: fault.Unavailable, Code: CodeQueueFull, RetryAfter: full.RetryAfter, Err: err,
 			Message: fmt.Sprintf("the tool-server is busy: %v; try again in %s, or another tool-server (its --max-devices and --queue set these bounds)", err, full.RetryAfter.Round(time.Second))}
 	case errors.Is(err, cdp.ErrTooManyDevices):
-		return &tool.Error{Kind: fault.Conflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Conflict, Code: "TOO_MANY_DEVICES", Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNoChromium), errors.Is(err, cdp.ErrCrashed), errors.Is(err, cdp.ErrClosed), errors.Is(err, cdp.ErrNoNetwork):
-		return &tool.Error{Kind: fault.Unavailable, Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Unavailable, Message: err.Error(), Err: err}
 	case errors.Is(err, cdp.ErrNotBooted):
-		return &tool.Error{Kind: fault.NotFound, Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.NotFound, Message: err.Error(), Err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &tool.Error{Kind: fault.Unavailable, Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Unavailable, Message: err.Error(), Err: err}
 	}
-	return &tool.Error{Kind: fault.Internal, Message: err.Error(), Err: err}
+	return &fault.Error{Kind: fault.Internal, Message: err.Error(), Err: err}
 }
 
 func ms(v float64, def time.Duration) time.Duration {
@@ -256,7 +257,7 @@ func (t *Tools) openURL() *tool.Tool {
 		}), "url"),
 		Run: onDevice(t, func(a openArgs) error {
 			if a.URL == "" {
-				return tool.FieldError("url", "url: required")
+				return fault.FieldError("url", "url: required")
 			}
 			// A URL no device opens is refused before a browser starts.
 			return DeviceError(t.Pool.CheckURL(a.URL))

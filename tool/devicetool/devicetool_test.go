@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -107,7 +108,7 @@ func TestBootListStop(t *testing.T) {
 		t.Fatalf("%s still booted after stop-device", id)
 	}
 	_, err := r.invoke(t, "stop-device", map[string]any{"device": id})
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(err, &te) || server.Status(te.Kind) != 404 {
 		t.Fatalf("stop of a stopped device: got %v, want a 404 tool error", err)
 	}
@@ -215,14 +216,14 @@ func TestBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.invoke(t, tc.tool, tc.args)
-			var te *tool.Error
+			var te *fault.Error
 			if !errors.As(err, &te) || server.Status(te.Kind) != 400 || te.Field != tc.field {
 				t.Fatalf("got %v (%+v), want a 400 naming %q", err, te, tc.field)
 			}
 		})
 	}
 	_, err := r.reg.Invoke(t.Context(), "describe", []byte(`{"device":`), tool.Options{})
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(err, &te) || server.Status(te.Kind) != 400 {
 		t.Fatalf("malformed JSON: got %v, want 400", err)
 	}
@@ -247,7 +248,7 @@ func TestNoChromium(t *testing.T) {
 		{"stop-device", `{"device":"chromium-cdp-800x600"}`},
 	} {
 		_, err := r.Invoke(t.Context(), tc.tool, []byte(tc.args), tool.Options{})
-		var te *tool.Error
+		var te *fault.Error
 		if !errors.As(err, &te) || server.Status(te.Kind) != 503 || !strings.Contains(te.Error(), "CHROMIUM_PATH") {
 			t.Fatalf("%s: got %v, want 503 telling how to get Chromium", tc.tool, err)
 		}
@@ -293,7 +294,7 @@ func TestOpenURLClientErrors(t *testing.T) {
 		{closed, false, "ERR_CONNECTION_REFUSED"},
 	} {
 		_, err := r.invoke(t, "open-url", map[string]any{"device": id, "url": tc.url, "fresh": tc.fresh})
-		var te *tool.Error
+		var te *fault.Error
 		if !errors.As(err, &te) || server.Status(te.Kind) != 400 || te.Field != "url" || !strings.Contains(te.Error(), tc.says) {
 			t.Errorf("open-url %q (fresh %v): got %v, want a 400 on url saying %q", tc.url, tc.fresh, err, tc.says)
 		}

@@ -90,7 +90,7 @@ func (t *Tools) keyboard() *tool.Tool {
 		})),
 		Run: onDevice(t, func(a keyboardArgs) error {
 			if a.Text == "" && a.Key == "" {
-				return tool.FieldError("text", "give text, key, or both")
+				return fault.FieldError("text", "give text, key, or both")
 			}
 			return nil
 		}, func(ctx context.Context, d *cdp.Device, a keyboardArgs) (any, error) {
@@ -103,7 +103,7 @@ func (t *Tools) keyboard() *tool.Tool {
 			}
 			if a.Key != "" {
 				if err := d.PressKey(ctx, a.Key); err != nil {
-					return nil, &tool.Error{Kind: fault.Validation, Field: "key", Message: err.Error()}
+					return nil, &fault.Error{Kind: fault.Validation, Field: "key", Message: err.Error()}
 				}
 				keys++
 			}
@@ -137,10 +137,10 @@ func (t *Tools) awaitUIElement() *tool.Tool {
 		}), "condition", "selector"),
 		Run: onDevice(t, func(a awaitArgs) error {
 			if a.spec() == (cdp.Selector{}) {
-				return tool.FieldError("selector", "selector needs at least one of text, identifier or role")
+				return fault.FieldError("selector", "selector needs at least one of text, identifier or role")
 			}
 			if a.Condition == "text" && a.ExpectedText == "" {
-				return tool.FieldError("expectedText", "condition text requires expectedText")
+				return fault.FieldError("expectedText", "condition text requires expectedText")
 			}
 			return nil
 		}, func(ctx context.Context, d *cdp.Device, a awaitArgs) (any, error) {

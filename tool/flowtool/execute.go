@@ -11,7 +11,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -45,11 +45,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		if err != nil {
 			return runSource{}, err
 		}
-		src := link.NewSource(lc.members)
+		src := server.NewSource(lc.members)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
 			tools:  t.linkedCaller(src),
-			check:  func(fl *flow.Flow) error { return link.Prevalidate(fl, entry.File, src, t.toolInfo) },
+			check:  func(fl *flow.Flow) error { return server.Prevalidate(fl, entry.File, src, t.toolInfo) },
 			writes: src.BaselineWrites,
 		}, nil
 	case lc != nil && lc.in.Content != nil && (t.NoHostFiles || call.Remote || !hostCopy(lc.in)):
@@ -57,11 +57,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		if err != nil {
 			return runSource{}, err
 		}
-		src := link.NewSource(nil)
+		src := server.NewSource(nil)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
 			tools: t.linkedCaller(src),
-			check: func(fl *flow.Flow) error { return link.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
+			check: func(fl *flow.Flow) error { return server.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
 		}, nil
 	}
 	src, err := resolveSource(call)
@@ -84,7 +84,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["snapshotDefaults"] = snapshotDefaultsSchema()
 	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
 	return &tool.Tool{
-		Name:        "flow-execute",
+		Name:        flow.ToolFlowExecute,
 		Description: "Run a saved flow (.argent/flows/<name>.yaml) on a Chromium device and return its report: each step's status, reasons, snapshot comparisons. Streams one progress event per finished step.",
 		InputSchema: tool.Object(props, "project_root"),
 		FileInputs:  flowFileInputs(),
@@ -137,7 +137,7 @@ func FlowNameOf(args map[string]json.RawMessage) string {
 	for _, k := range []string{"flow_path", "flow_file"} {
 		var p string
 		if json.Unmarshal(args[k], &p) != nil {
-			in, _, _ := link.ParseInput(args[k])
+			in, _, _ := server.ParseInput(args[k])
 			p = in.Path
 		}
 		if p != "" {
@@ -162,7 +162,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		return nil, err
 	}
 	if a.Platform != "" && a.Platform != "chromium" {
-		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + a.Platform + ")"}
+		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + a.Platform + ")"}
 	}
 	src, err := t.callSource(call)
 	if err != nil {

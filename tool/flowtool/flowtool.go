@@ -16,7 +16,8 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -36,7 +37,7 @@ type Tools struct {
 	// Recorder holds the recordings in progress.
 	Recorder *Recorder
 	// Uploads is where members sent through POST /upload are taken from.
-	Uploads link.Uploads
+	Uploads server.Uploads
 	// TempDir holds the temp files of tool file arguments of linked runs.
 	TempDir string
 	// NoHostFiles makes a flow that arrives as bytes always run from those
@@ -64,8 +65,8 @@ func (t *Tools) Register(r *tool.Registry) {
 
 // flowFileInputs are flow-execute's file inputs exactly as the link seed
 // lists them ("collect in GET /tools").
-func flowFileInputs() []tool.FileInput {
-	return []tool.FileInput{
+func flowFileInputs() []wire.FileInput {
+	return []wire.FileInput{
 		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},
 		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path", Collect: "flow"},
 	}
@@ -98,7 +99,7 @@ func resolveSource(call *tool.Call) (source, error) {
 		return source{}, err
 	}
 	invalid := func(code, field, format string, v ...any) error {
-		return &tool.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if (a.Name == "") == (a.FlowPath == "") {
 		return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Pass exactly one flow source: name or flow_path.")
@@ -143,7 +144,7 @@ func resolveSource(call *tool.Call) (source, error) {
 // messages and codes Argent's tools give.
 func checkNameRoot(name, root string) error {
 	invalid := func(code, field, format string, v ...any) error {
-		return &tool.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
+		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if !flow.ValidName(name) {
 		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
@@ -163,11 +164,11 @@ func prepareError(err error) error {
 	var openErr *flow.OpenError
 	switch {
 	case errors.Is(err, flow.ErrInvalid):
-		return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Message: err.Error(), Err: err}
 	case errors.As(err, &nameErr):
-		return &tool.Error{Kind: fault.Validation, Code: "FLOW_NAME_INVALID", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Validation, Code: "FLOW_NAME_INVALID", Message: err.Error(), Err: err}
 	case errors.As(err, &openErr):
-		return &tool.Error{Kind: fault.NotFound, Code: "FLOW_NOT_FOUND", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.NotFound, Code: "FLOW_NOT_FOUND", Message: err.Error(), Err: err}
 	}
 	return err
 }
@@ -202,7 +203,7 @@ func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (
 			for i, b := range booted {
 				ids[i] = b.ID
 			}
-			return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "device",
+			return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "device",
 				Message: fmt.Sprintf("%d booted devices matched — pass device to disambiguate. Available devices: %s.", len(booted), strings.Join(ids, ", "))}
 		}
 	}

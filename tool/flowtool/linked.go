@@ -12,7 +12,8 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -20,8 +21,8 @@ import (
 // file input: the input object, and the members when the client sent them.
 type linkedCall struct {
 	target  string
-	in      link.FlowInput
-	members *link.Members // nil when the client sent no members field
+	in      wire.FileInputObject
+	members *server.Members // nil when the client sent no members field
 }
 
 const linkedKey = "link"
@@ -34,13 +35,13 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 		if !ok {
 			continue
 		}
-		in, withMembers, ok := link.ParseInput(raw)
+		in, withMembers, ok := server.ParseInput(raw)
 		if !ok {
 			continue
 		}
 		lc := &linkedCall{target: target, in: in}
 		if withMembers {
-			m, err := link.Receive(ctx, in.Members, t.Uploads)
+			m, err := server.Receive(ctx, in.Members, t.Uploads)
 			if err != nil {
 				return err
 			}
@@ -54,7 +55,7 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 
 // hostCopy reports whether the client's flow file is this machine's file:
 // a co-located client, run from disk.
-func hostCopy(in link.FlowInput) bool {
+func hostCopy(in wire.FileInputObject) bool {
 	return in.Size != nil && in.MtimeMs != nil && tool.SameHostFile(in.Path, *in.Size, *in.MtimeMs)
 }
 
@@ -66,7 +67,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	if canonical == "" {
 		canonical = in.Path
 	}
-	sp := flow.Spelling{State: flow.SpellListed}
+	sp := wire.Spelling{State: wire.SpellListed}
 	if in.Spelling != nil {
 		sp = *in.Spelling
 	}
@@ -74,9 +75,9 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	if in.Content == nil {
 		f.Err = &flow.OpenError{Path: canonical, Err: os.ErrNotExist}
 	} else {
-		b, err := tool.DecodeBase64(*in.Content)
+		b, err := wire.DecodeBase64(*in.Content)
 		if err != nil {
-			return run.Entry{}, &tool.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+			return run.Entry{}, &fault.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
 		f.Data = b
 	}
@@ -88,7 +89,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 }
 
 // toolInfo tells pre-validation what the server's tools declare.
-func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
+func (t *Tools) toolInfo(name string) ([]wire.FileInput, bool) {
 	tl, ok := t.Registry.Get(name)
 	if !ok {
 		return nil, false
@@ -99,7 +100,7 @@ func (t *Tools) toolInfo(name string) ([]tool.FileInput, bool) {
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
 // the members) and handed to the tool as the bytes of a file input.
-func (t *Tools) linkedCaller(src *link.Source) run.ToolCaller {
+func (t *Tools) linkedCaller(src *server.Source) run.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		if err := t.memberFiles(src, name, args, ""); err != nil {
 			return nil, err
@@ -114,10 +115,10 @@ func (t *Tools) linkedCaller(src *link.Source) run.ToolCaller {
 // them in a temp file for the length of the call, and a tool that reads
 // only the files sent with a call (screenshot-diff on a wildcard bind)
 // takes them. suffix ends an error's message.
-func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]any, suffix string) error {
+func (t *Tools) memberFiles(src *server.Source, toolName string, args map[string]any, suffix string) error {
 	inputs, _ := t.toolInfo(toolName)
 	// The file arguments by the rule the client used to send them.
-	for _, target := range link.FileArguments(inputs, args) {
+	for _, target := range wire.FileArguments(inputs, args) {
 		p := args[target].(string)
 		data, err := src.ToolFile(p, target, toolName)
 		if err != nil {
@@ -125,7 +126,7 @@ func (t *Tools) memberFiles(src *link.Source, toolName string, args map[string]a
 			if errors.As(err, &refused) || suffix == "" {
 				return err
 			}
-			return &tool.Error{Kind: fault.Validation, Field: "args", Message: err.Error() + suffix}
+			return &fault.Error{Kind: fault.Validation, Field: "args", Message: err.Error() + suffix}
 		}
 		args[target] = memberInput(p, data)
 	}

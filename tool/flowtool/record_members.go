@@ -6,7 +6,8 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/server"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -20,11 +21,11 @@ func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
 	if !ok {
 		return nil
 	}
-	in, withMembers, ok := link.ParseInput(raw)
+	in, withMembers, ok := server.ParseInput(raw)
 	if !ok || !withMembers {
 		return nil
 	}
-	m, err := link.Receive(ctx, in.Members, t.Uploads)
+	m, err := server.Receive(ctx, in.Members, t.Uploads)
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
 // flow_file input, a tool's file arguments become file inputs holding the
 // members' bytes.
 func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string]any) error {
-	m, _ := call.Values[stepMembersKey].(*link.Members)
+	m, _ := call.Values[stepMembersKey].(*server.Members)
 	if m == nil {
 		return nil
 	}
@@ -48,8 +49,8 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 			return nil
 		}
 		dir := clientpath.FlowsDir(root)
-		in := link.FlowInput{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
-		if r := m.FlowFile(link.Key(dir, name+".yaml")); r != nil {
+		in := wire.FileInputObject{ArgentFileInput: true, Path: dir + "/" + name + ".yaml", Members: m.Wire()}
+		if r := m.FlowFile(wire.Key(dir, name+".yaml")); r != nil {
 			in.Canonical, in.Spelling = r.Canonical, r.Spelling
 			if r.HasData {
 				c := base64.StdEncoding.EncodeToString(r.Data)
@@ -59,5 +60,5 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 		args["flow_file"] = in
 		return nil
 	}
-	return t.memberFiles(link.NewSource(m), command, args, ". Nothing was recorded.")
+	return t.memberFiles(server.NewSource(m), command, args, ". Nothing was recorded.")
 }

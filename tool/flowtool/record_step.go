@@ -13,7 +13,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -47,13 +47,16 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	delay := millis(a.DelayMs)
-	s, rec, err := t.session(ctx, toolAddStep, tg)
+	s, rec, err := t.session(ctx, wire.ToolAddStep, tg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	if recorderTool(a.Command) {
-		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "command",
+	// A recorded step never calls a recorder tool: a replay over a link
+	// rejects a tool: step that records a flow, and a live call would wait
+	// on its own lock.
+	if wire.RecorderTool(a.Command) {
+		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "command",
 			Message: fmt.Sprintf("flow-add-step cannot record %s: a flow that records flows cannot be replayed (a replay rejects a tool: step that records a flow). Nothing ran and nothing was recorded.", a.Command)}
 	}
 	if a.Command == commandSnapshot {
@@ -61,7 +64,7 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 	}
 	spec, ok := t.Registry.Get(a.Command)
 	if !ok {
-		return nil, &tool.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Field: "command",
+		return nil, &fault.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Field: "command",
 			Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools. Nothing was recorded.", a.Command)}
 	}
 	fl, err := rec.load()
@@ -191,7 +194,7 @@ func stepArgs(raw json.RawMessage) (map[string]any, error) {
 	if raw[0] == '"' {
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, tool.FieldError("args", "args: %v", err)
+			return nil, fault.FieldError("args", "args: %v", err)
 		}
 		raw = []byte(strings.TrimSpace(text))
 		if len(raw) == 0 || string(raw) == "null" {
@@ -204,7 +207,7 @@ func stepArgs(raw json.RawMessage) (map[string]any, error) {
 		if err != nil {
 			why = err.Error()
 		}
-		return nil, tool.FieldError("args", "args must be the JSON text of an object, e.g. {\"x\":0.5,\"y\":0.3}: %s", why)
+		return nil, fault.FieldError("args", "args must be the JSON text of an object, e.g. {\"x\":0.5,\"y\":0.3}: %s", why)
 	}
 	return m, nil
 }
@@ -275,7 +278,7 @@ func launchStep(args map[string]any) *flow.Step {
 // so for its client-side recording a file argument is refused too.
 func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
 	var bad, files []string
-	for _, in := range link.SetFileInputs(spec.FileInputs, args) {
+	for _, in := range wire.SetFileInputs(spec.FileInputs, args) {
 		if in.Problem != "" {
 			bad = append(bad, fmt.Sprintf("argument %s is %s", in.Target, in.Problem))
 		} else {
@@ -283,7 +286,7 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 		}
 	}
 	if why := linkReason(rec, call); why != "" && len(bad) > 0 {
-		return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
+		return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
 			Message: fmt.Sprintf("flow-add-step refused tool: %s: %s, and a replay over a link rejects it (%s; a client sends a tool only absolute .png and .yaml files that one argument names). The tool did not run and nothing was recorded.", spec.Name, why, strings.Join(bad, "; "))}
 	}
 	if olderClient(rec, call) && len(files) > 0 {
@@ -299,7 +302,7 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 func olderClient(rec *recording, call *tool.Call) bool { return rec.client && !call.Linked }
 
 func olderClientError(rec *recording, what string) error {
-	return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
+	return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
 		Message: fmt.Sprintf("flow-add-step cannot record a %s: the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine), and this client sent no x-argent-linked header, so it is older than the tool-server and sends no files with a recorded step. Update the argent CLI or MCP adapter on the client (keep the client and the tool-server at the same version). Nothing ran and nothing was recorded.", what, rec.name, rec.root)}
 }
 
@@ -325,7 +328,7 @@ func planFlowExecute(rec *recording, call *tool.Call, args map[string]any) (map[
 			detail = fmt.Sprintf("it is not beside the recording (in %s)", recDir)
 		}
 		if detail != "" {
-			return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
+			return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
 				Message: fmt.Sprintf("Cannot record a flow-execute of flow_path %q: %s. flow_path carries no file-input resolution through flow-add-step's opaque args — record a flow of this project's .argent/flows by name (args name and project_root), or record it in its own project.", fp, detail)}
 		}
 		if olderClient(rec, call) {
@@ -364,7 +367,7 @@ func sameDir(a, b string) bool {
 // succeeded, and a recorded failure would fail every replay.
 func stepFailed(command string, res any) error {
 	failed := func(format string, a ...any) error {
-		return &tool.Error{Kind: fault.Validation, Code: codeStepFailed, Message: fmt.Sprintf(format, a...)}
+		return &fault.Error{Kind: fault.Validation, Code: codeStepFailed, Message: fmt.Sprintf(format, a...)}
 	}
 	switch r := res.(type) {
 	case *flow.Report:

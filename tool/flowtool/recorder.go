@@ -16,32 +16,13 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 )
 
 // MaxRecordings bounds the recordings a server keeps at once (Argent's LRU
 // cap); starting one more evicts the least recently used.
 const MaxRecordings = 32
-
-// The recorder tools, by name.
-const (
-	toolStartRecording  = "flow-start-recording"
-	toolAddStep         = "flow-add-step"
-	toolAddEcho         = "flow-add-echo"
-	toolAddScript       = "flow-add-script"
-	toolFinishRecording = "flow-finish-recording"
-)
-
-// recorderTool reports whether name is one of the recorder's own tools; a
-// recorded step never calls them (a replay over a link rejects "a tool:
-// step that records a flow", and a live call would wait on its own lock).
-func recorderTool(name string) bool {
-	switch name {
-	case toolStartRecording, toolAddStep, toolAddEcho, toolAddScript, toolFinishRecording:
-		return true
-	}
-	return false
-}
 
 // Recorder holds the recordings in progress, one per flow file, keyed by
 // the real path of <project_root>/.argent/flows/<name>.yaml so that two
@@ -263,7 +244,7 @@ func refuseNested(ctx context.Context, name string) error {
 	if ctx.Value(ctxKey{}) == nil {
 		return nil
 	}
-	return &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
+	return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
 		Message: fmt.Sprintf("%s cannot run inside a step that is being recorded: a flow that records flows cannot be recorded", name)}
 }
 
@@ -295,7 +276,7 @@ func (t *Tools) session(ctx context.Context, name string, tg target) (*slot, *re
 	}
 	if why := t.Recorder.still(s, gen); why != "" || s.rec == nil {
 		s.release()
-		return nil, nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
+		return nil, nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
 			Message: fmt.Sprintf("Recording of %q in %s is no longer active — %s. Nothing was added to the flow file; call flow-start-recording to record again.", tg.name, tg.root, why)}
 	}
 	return s, s.rec, nil
@@ -321,7 +302,7 @@ func (t *Tools) noRecording(tg target) error {
 	if others > 0 {
 		list += fmt.Sprintf(" (plus %d in other projects)", others)
 	}
-	return &tool.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
+	return &fault.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
 		Message: fmt.Sprintf("No active recording for flow %q in %s. If you have not started it yet, call flow-start-recording — but note it truncates, so if %s already holds a take you want (finished, or interrupted by a restart), copy it aside or record under a fresh name instead. Active recordings: %s.", tg.name, tg.root, file, list)}
 }
 
@@ -333,12 +314,12 @@ func (rec *recording) load() (*flow.Flow, error) {
 	}
 	data, err := os.ReadFile(rec.file)
 	if err != nil {
-		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Err: err,
+		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Err: err,
 			Message: fmt.Sprintf("Cannot read the flow file %s of the recording %q (%v). It changed outside the recorder; restore it, or call flow-start-recording to start the take over (it truncates). Nothing was added.", rec.file, rec.name, err)}
 	}
 	fl, err := flow.Parse(rec.file, data)
 	if err != nil {
-		return nil, &tool.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
+		return nil, &fault.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
 			Message: fmt.Sprintf("The flow file %s of the recording %q no longer parses (edited by hand?): %v. Fix it and call the tool again; nothing was added.", rec.file, rec.name, err)}
 	}
 	return fl, nil
@@ -391,7 +372,7 @@ func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
 	fl.Name = rec.file
 	b, err := flow.Marshal(fl)
 	if err != nil {
-		return nil, &tool.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
+		return nil, &fault.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
 			Message: fmt.Sprintf("The step would make %s invalid, so nothing was added: %v", rec.file, err)}
 	}
 	return b, nil
@@ -435,7 +416,7 @@ func writeFailed(what string, err error) error {
 	case "ENOTDIR", "EEXIST":
 		hint = "a file stands where a directory of the path should be"
 	}
-	return &tool.Error{Kind: fault.WriteFailed, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
+	return &fault.Error{Kind: fault.WriteFailed, Code: "FLOW_FILE_WRITE_FAILED", Err: err,
 		Message: fmt.Sprintf("%s (%s) — %s", what, code, hint)}
 }
 
@@ -461,18 +442,18 @@ func recorderProps(extra map[string]*tool.Schema) map[string]*tool.Schema {
 func (t *Tools) recorderTools() []*tool.Tool {
 	return []*tool.Tool{
 		{
-			Name:        toolStartRecording,
+			Name:        wire.ToolStartRecording,
 			Description: "Start recording a flow: creates (or truncates) <project_root>/.argent/flows/<name>.yaml with no steps. Then call flow-add-step for each action, flow-add-echo for notes, and flow-finish-recording. A recording whose project is not on the tool-server's machine (or that is started over a link) keeps its file on the client: results carry savedTo for the client to write.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"executionPrerequisite": tool.String("For a fragment: one sentence naming the state its first step assumes (a flow that starts with a launch takes none)."),
 			}), "name", "project_root"),
 			// The probe tells the client to send project_root as a file
 			// input (Argent's registry entry), path only.
-			FileInputs: []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe"}},
+			FileInputs: []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe"}},
 			Run:        t.startRecording,
 		},
 		{
-			Name:        toolAddStep,
+			Name:        wire.ToolAddStep,
 			Description: "Run one tool live and, when it succeeds, append it to a recording as a step: a gesture-tap on an element becomes tap: with the element's id or text (coordinates with a warning when it has neither), open-url with fresh: true becomes launch:, flow-execute of a flow beside the recording becomes run:, anything else tool: <command> with its args. The command snapshot records a snapshot: step without capturing: its args are the step's options (name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath), checked as a flow file's are.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"command": tool.String("The tool to run and record, e.g. gesture-tap, keyboard, open-url, await-ui-element, flow-execute; or snapshot, to record a snapshot: step with the options in args."),
@@ -481,13 +462,13 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			}), "name", "project_root", "command"),
 			// Exactly as the link seed shows: the client sends the files
 			// the recorded step makes the tool-server read as members.
-			FileInputs:  []tool.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
+			FileInputs:  []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
 			LongRunning: true,
 			Prepare:     t.prepareStepMembers,
 			Run:         t.addStep,
 		},
 		{
-			Name:        toolAddEcho,
+			Name:        wire.ToolAddEcho,
 			Description: "Append an echo: step (a message the report prints) to a recording.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"message": tool.String("The message."),
@@ -495,7 +476,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			Run: t.addEcho,
 		},
 		{
-			Name:        toolAddScript,
+			Name:        wire.ToolAddScript,
 			Description: "Append a script: { path } step to a recording without running it: a .mjs file beside the flow file (path relative to .argent/flows, or absolute) that a local run executes with node on the tool-server's host. Refused for a recording replayed over a link, which rejects script: steps.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"path":    tool.String("The script: relative to the flow file's directory (e.g. scripts/seed.mjs), or an absolute path."),
@@ -504,7 +485,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			Run: t.addScript,
 		},
 		{
-			Name:        toolFinishRecording,
+			Name:        wire.ToolFinishRecording,
 			Description: "Finish a recording: checks that the flow file parses, returns its steps, and ends the recording.",
 			InputSchema: tool.Object(recorderProps(nil), "name", "project_root"),
 			Run:         t.finishRecording,
@@ -513,7 +494,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 }
 
 func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error) {
-	if err := refuseNested(ctx, toolStartRecording); err != nil {
+	if err := refuseNested(ctx, wire.ToolStartRecording); err != nil {
 		return nil, err
 	}
 	a, err := tool.Decode[struct {
@@ -628,7 +609,7 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.open(ctx, toolAddEcho, a.recArgs)
+	s, rec, err := t.open(ctx, wire.ToolAddEcho, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -655,13 +636,13 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.open(ctx, toolAddScript, a.recArgs)
+	s, rec, err := t.open(ctx, wire.ToolAddScript, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
 	if why := linkReason(rec, call); why != "" {
-		return nil, &tool.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
+		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
 			Message: fmt.Sprintf("flow-add-script refused: %s, and a replay over a link rejects script: steps (a script runs on the tool-server's host only in a local run). No script ran and nothing was recorded; record the script's effect with flow-add-step instead.", why)}
 	}
 	fl, err := rec.load()
@@ -674,7 +655,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
-			return nil, tool.FieldError("path", "path %q cannot be written relative to the flow file's directory %s: %v", p, dir, err)
+			return nil, fault.FieldError("path", "path %q cannot be written relative to the flow file's directory %s: %v", p, dir, err)
 		}
 		p = filepath.ToSlash(rel)
 	}
@@ -692,7 +673,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 		} else if err != nil {
 			why = err.Error()
 		}
-		return nil, tool.FieldError("path", "script %s: %s (%s); a script: path is relative to the flow file's directory %s. Nothing was recorded.", p, why, abs, dir)
+		return nil, fault.FieldError("path", "script %s: %s (%s); a script: path is relative to the flow file's directory %s. Nothing was recorded.", p, why, abs, dir)
 	}
 	savedTo, err := rec.save(next, data)
 	if err != nil {
@@ -716,7 +697,7 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.session(ctx, toolFinishRecording, tg)
+	s, rec, err := t.session(ctx, wire.ToolFinishRecording, tg)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -61,7 +62,7 @@ func newRegistry(t *testing.T) *tool.Registry {
 	r.Add(&tool.Tool{
 		Name:        "test-dir-input",
 		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory")}, "dir"),
-		FileInputs:  []tool.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
+		FileInputs:  []wire.FileInput{{Target: "dir", Path: "${dir}", Kind: "directory"}},
 		Run: func(_ context.Context, call *tool.Call) (any, error) {
 			countRun(call, "dir")
 			return map[string]any{"ok": true}, nil
@@ -70,7 +71,7 @@ func newRegistry(t *testing.T) *tool.Registry {
 	r.Add(&tool.Tool{
 		Name:        "test-file-input",
 		InputSchema: tool.Object(map[string]*tool.Schema{"image": tool.String("a PNG")}, "image"),
-		FileInputs:  []tool.FileInput{{Target: "image", Path: "${image}", Kind: "file"}},
+		FileInputs:  []wire.FileInput{{Target: "image", Path: "${image}", Kind: "file"}},
 		Run: func(_ context.Context, call *tool.Call) (any, error) {
 			countRun(call, "image")
 			return map[string]any{"ok": true}, nil
@@ -123,9 +124,9 @@ func callLinked(t *testing.T, reg *tool.Registry, name string, args map[string]a
 }
 
 // wantCode checks that err is a tool error with code.
-func wantCode(t *testing.T, err error, code string) *tool.Error {
+func wantCode(t *testing.T, err error, code string) *fault.Error {
 	t.Helper()
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(err, &te) || te.Code != code {
 		t.Fatalf("got %v, want a %s error", err, code)
 	}
@@ -301,7 +302,7 @@ func TestRecordFailedCallRecordsNothing(t *testing.T) {
 	call(t, reg, "flow-start-recording", r.args(nil))
 
 	_, err := invoke(t, reg, "flow-add-step", r.step(t, "keyboard", map[string]any{"device": dev}), false)
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(err, &te) || te.Field != "text" {
 		t.Fatalf("keyboard without text: got %v, want the keyboard tool's own error", err)
 	}
@@ -489,7 +490,7 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	}
 
 	_, err := invoke(t, reg, "flow-add-script", r.args(map[string]any{"path": "scripts/seed.mjs"}), false)
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(err, &te) || te.Field != "path" {
 		t.Fatalf("missing script: got %v, want a path error", err)
 	}

@@ -94,7 +94,7 @@ func snapshotDefaults(arg *SnapshotDefaultsArg, linked bool, projectRoot string)
 	}
 	d, err := flow.LoadConfig(projectRoot)
 	if err != nil {
-		return flow.SnapshotDefaults{}, &tool.Error{Kind: fault.Validation, Code: "FLOW_CONFIG_INVALID", Field: "project_root", Message: err.Error(), Err: err}
+		return flow.SnapshotDefaults{}, &fault.Error{Kind: fault.Validation, Code: "FLOW_CONFIG_INVALID", Field: "project_root", Message: err.Error(), Err: err}
 	}
 	return d, nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/tool"
 )
 
 func TestSnapshotDefaultsArg(t *testing.T) {
@@ -117,7 +116,7 @@ func TestFlowExecuteSnapshotDefaults(t *testing.T) {
 		{map[string]any{"sources": map[string]any{"threshold": strings.Repeat("x", 201)}}, "snapshotDefaults.sources.threshold: longer than 200 characters"},
 	} {
 		_, err := invoke(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": c.defaults}), false)
-		var te *tool.Error
+		var te *fault.Error
 		if !errors.As(err, &te) || te.Kind != fault.Validation || te.Message != c.msg {
 			t.Errorf("snapshotDefaults %v: got %v, want the validation error %q", c.defaults, err, c.msg)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -46,7 +47,7 @@ func (t *Tools) diff() *tool.Tool {
 			"includeAA":    tool.Bool("Count anti-aliased pixels as differences."),
 			"maxMismatch":  tool.Number("Percent of pixels allowed to differ for passed to be true (default 0.5).", 0, 100),
 		}, "baselinePath"),
-		FileInputs: []tool.FileInput{
+		FileInputs: []wire.FileInput{
 			{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"},
 			{Target: "currentPath", Path: "${currentPath}", Kind: "file", Optional: true},
 			{Target: "outputDir", Path: "${outputDir}", Kind: "probe", Optional: true},
@@ -71,7 +72,7 @@ type diffArgs struct {
 // name to give it in messages.
 func (t *Tools) readPNG(call *tool.Call, field, path string) ([]byte, string, error) {
 	if path == "" {
-		return nil, "", tool.FieldError(field, "%s: required", field)
+		return nil, "", fault.FieldError(field, "%s: required", field)
 	}
 	// The bytes sent with the call, named by the client's path. On a
 	// remote server they are the only way in (tool.Registry.Remote).
@@ -86,11 +87,11 @@ func (t *Tools) readPNG(call *tool.Call, field, path string) ([]byte, string, er
 func readFile(field, path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err == nil && st.Size() > snapshot.MaxPixels*4 {
-		return nil, tool.FieldError(field, "%s: %s is too large to be a screenshot (%d bytes)", field, path, st.Size())
+		return nil, fault.FieldError(field, "%s: %s is too large to be a screenshot (%d bytes)", field, path, st.Size())
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, tool.FieldError(field, "%s: %v", field, err)
+		return nil, fault.FieldError(field, "%s: %v", field, err)
 	}
 	return b, nil
 }
@@ -101,7 +102,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	if call.Remote && a.OutputDir != "" {
-		return nil, tool.FieldError("outputDir", "outputDir: this tool-server answers other machines, so it writes none of its own directories: the diff image is in the result as an artifact (diff)")
+		return nil, fault.FieldError("outputDir", "outputDir: this tool-server answers other machines, so it writes none of its own directories: the diff image is in the result as an artifact (diff)")
 	}
 	base, baseName, err := t.readPNG(call, "baselinePath", a.BaselinePath)
 	if err != nil {
@@ -120,7 +121,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 			id = a.UDID
 		}
 		if id == "" {
-			return nil, tool.FieldError("currentPath", "give currentPath, or device to compare with a live capture")
+			return nil, fault.FieldError("currentPath", "give currentPath, or device to compare with a live capture")
 		}
 		d, err := devicetool.Acquire(ctx, t.Pool, call, id)
 		if err != nil {
@@ -157,7 +158,7 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 			"summary":      err.Error(),
 		}, nil
 	case err != nil:
-		return nil, &tool.Error{Kind: fault.Unprocessed, Message: err.Error(), Err: err}
+		return nil, &fault.Error{Kind: fault.Unprocessed, Message: err.Error(), Err: err}
 	}
 	max := snapshot.DefaultMaxMismatch
 	if a.MaxMismatch != nil {
@@ -185,10 +186,10 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		if a.OutputDir != "" {
 			p := filepath.Join(a.OutputDir, "diff.png")
 			if err := os.MkdirAll(a.OutputDir, 0o755); err != nil {
-				return nil, tool.FieldError("outputDir", "outputDir: %v", err)
+				return nil, fault.FieldError("outputDir", "outputDir: %v", err)
 			}
 			if err := atomicfile.WriteFile(p, png); err != nil {
-				return nil, tool.FieldError("outputDir", "outputDir: %v", err)
+				return nil, fault.FieldError("outputDir", "outputDir: %v", err)
 			}
 			out["diffPath"] = p
 		}

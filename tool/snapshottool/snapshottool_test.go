@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -90,7 +91,7 @@ func TestScreenshotDiffFiles(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.png")
 	os.WriteFile(bad, []byte("not a png at all"), 0o644)
 	_, err = invoke(t, r, map[string]any{"baselinePath": bad, "currentPath": bad})
-	var te *tool.Error
+	var te *fault.Error
 	if !errors.As(err, &te) || server.Status(te.Kind) != 422 {
 		t.Fatalf("not a PNG: got %v, want 422", err)
 	}

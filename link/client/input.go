@@ -1,0 +1,150 @@
+package client
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/wire"
+)
+
+// wrapInputs replaces each declared file input of the call by its
+// file-input object, in the tool's order (wire reference §4.1): an input
+// whose skipWhenSet argument is set, whose target holds a value that is
+// not a string or a string other than its path, or whose path names a
+// missing or empty argument, is left alone. A null argument counts as
+// absent (wire.ArgSet). Over a link every file input is wrapped, also for a
+// tool-server on 127.0.0.1.
+func (st *callState) wrapInputs(ctx context.Context) error {
+	for _, spec := range st.specs[st.name] {
+		if spec.SkipWhenSet != "" && wire.ArgSet(st.args, spec.SkipWhenSet) {
+			continue
+		}
+		has := wire.ArgSet(st.args, spec.Target)
+		curStr, isStr := st.args[spec.Target].(string)
+		if has && !isStr {
+			continue
+		}
+		p, ok := wire.FillPath(spec.Path, st.args)
+		if !ok || has && curStr != p {
+			continue
+		}
+		w, err := st.wrap(ctx, spec, p)
+		if err != nil {
+			return err
+		}
+		st.args[spec.Target] = w
+	}
+	return nil
+}
+
+// wrap builds the file-input object of one input by its kind: a file with
+// its bytes (contentOmitted past the 32 MiB cap), a directory or a probe
+// by its path, a tar-upload through POST /upload. collect: "flow" on a
+// file the client can read adds canonical, spelling and members;
+// collect: "step" adds the members of the recorded step. A collect value
+// this client does not know sends only the file.
+func (st *callState) wrap(ctx context.Context, spec wire.FileInput, p string) (*wire.FileInputObject, error) {
+	w := &wire.FileInputObject{ArgentFileInput: true, Path: p}
+	switch spec.Kind {
+	case "file":
+		data := fileInput(w, p)
+		if spec.Collect == wire.CollectFlow && data != nil {
+			if err := st.collectFlow(ctx, w, p, data); err != nil {
+				return nil, err
+			}
+		}
+	case "tar-upload":
+		if err := st.treeInput(ctx, w, p); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Collect == wire.CollectStep && spec.Kind != "file" {
+		members, err := st.stepMembers(ctx)
+		if err != nil {
+			return nil, err
+		}
+		w.Members = members
+		st.collected = true
+	}
+	return w, nil
+}
+
+// fileInput fills a file input from the file at p: size and mtimeMs when
+// it is a regular file, and its bytes within the cap. It returns the
+// bytes, nil when there are none to send: the tool-server reports a file
+// it did not get.
+func fileInput(w *wire.FileInputObject, p string) []byte {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	size, mt := fi.Size(), clientfs.MtimeMs(fi)
+	w.Size, w.MtimeMs = &size, &mt
+	if wire.OverCap(size) {
+		w.ContentOmitted = "size-limit"
+		return nil
+	}
+	data, mt, why := clientfs.ReadRegular(p, wire.MaxFileBytes)
+	if why != "" {
+		return nil
+	}
+	size = int64(len(data))
+	w.Size, w.MtimeMs = &size, &mt
+	content := base64.StdEncoding.EncodeToString(data)
+	w.Content = &content
+	return data
+}
+
+// treeInput sends a tar-upload input: the file or directory at p as a
+// gzipped tar whose entries are prefixed with its base name, streamed to
+// POST /upload; the object gets contentHash and uploadId.
+func (st *callState) treeInput(ctx context.Context, w *wire.FileInputObject, p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil // the tool-server reports the missing path
+	}
+	size, mt := fi.Size(), clientfs.MtimeMs(fi)
+	w.Size, w.MtimeMs = &size, &mt
+	id, hash, err := st.c.uploadTree(ctx, p)
+	if err != nil {
+		return err
+	}
+	w.ContentHash, w.UploadID = hash, id
+	return nil
+}
+
+// collectFlow adds canonical, spelling and members to the file input of a
+// flow the client read (seed, "The flow file input").
+func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p string, data []byte) error {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		a, err := filepath.Abs(abs)
+		if err != nil {
+			return err
+		}
+		abs = a
+	}
+	canonical := clientfs.RealPath(abs)
+	sp := flow.SpellingAt(abs)
+	projectRoot, _ := st.args["project_root"].(string)
+	c := st.newCollector(clientfs.ClientRoots(abs, canonical, projectRoot))
+	if fl, err := flow.Parse(canonical, data); err == nil {
+		update, _ := st.args["updateBaselines"].(bool)
+		root := memberRun{canonical: canonical, fl: fl, name: strings.TrimSuffix(filepath.Base(abs), ".yaml"),
+			update: update, platform: callPlatform(st.args)}
+		if err := c.walk(ctx, root); err != nil {
+			return err
+		}
+	}
+	if err := c.sendBaselines(ctx); err != nil {
+		return err
+	}
+	w.Canonical, w.Spelling, w.Members = canonical, &sp, c.members
+	st.collected = true
+	return nil
+}
