@@ -40,14 +40,14 @@ func (f *File) Dir() string { return clientpath.Dir(f.Canonical) }
 
 // Disk is the Source of a local run: the files on this machine. It is
 // also how a client of the link reads the flow files it sends, so a file
-// reads the same on both ends of a link (link seed, "Members": the runner
+// reads the same on both ends of a link (docs/link-protocol.md, "Members": the runner
 // resolves a target by the client's rule).
 type Disk struct {
-	// Policy, when set, is the client policy of the link seed: a file
+	// Policy, when set, is the client policy of docs/link-protocol.md: a file
 	// whose real path is outside its roots, a .yaml name that links to a
 	// file that is not YAML, or one over the 32 MiB cap is refused, as a
 	// client refuses to send it. Nil reads every file, as a local run
-	// always has: the seed lists a cycle, the depth limit and a
+	// always has: docs/link-protocol.md lists a cycle, the depth limit and a
 	// case_folded spelling as the checks of a run without a link.
 	Policy *clientfs.Policy
 }
@@ -100,7 +100,7 @@ func (d Disk) readKind(dir, target string, k fileKind) (f *File, mtimeMs float64
 		return f, 0
 	}
 	// The directory check comes first: a missing file outside the roots
-	// is refused, not missing (seed, "Client policy").
+	// is refused, not missing (docs/link-protocol.md, "Client policy").
 	if !d.Policy.Serves(canonical) {
 		return refuse(d.Policy.Outside(target))
 	}
@@ -162,14 +162,14 @@ func (d Disk) WriteBaseline(path string, png []byte) (bool, error) {
 }
 
 // SpellingAt tells how the directory of the clean path p lists its base
-// name (seed, "Spelling").
+// name (docs/link-protocol.md, "Spelling").
 func SpellingAt(p string) wire.Spelling {
 	p = filepath.Clean(p)
 	return SpellingOf(filepath.Dir(p), filepath.Base(p))
 }
 
 // SpellingOf tells how dir lists name, from a real directory listing. An
-// unreadable directory counts as listed (seed, "Spelling").
+// unreadable directory counts as listed (docs/link-protocol.md, "Spelling").
 func SpellingOf(dir, name string) wire.Spelling {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

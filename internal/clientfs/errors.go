@@ -6,7 +6,7 @@ import (
 	"syscall"
 )
 
-// EISDIRRead is the seed's refusal of a member that is a directory: Node's
+// EISDIRRead is the refusal (docs/link-protocol.md, "Client policy") of a member that is a directory: Node's
 // read error, which clients of this protocol quote.
 const EISDIRRead = "EISDIR: illegal operation on a directory, read"
 

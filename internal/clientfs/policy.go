@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Policy is the client policy of the link seed ("Client policy"): the
+// Policy is the client policy of docs/link-protocol.md ("Client policy"): the
 // directories a client serves files from, by their real location, and
 // the 32 MiB cap on a file it sends. A nil *Policy serves every file, as
 // a local run always has.
@@ -95,7 +95,7 @@ func (pol *Policy) Serves(p string) bool {
 	return slices.ContainsFunc(pol.Roots, func(r string) bool { return UnderDir(p, r) })
 }
 
-// Outside is the seed's refusal of target, whose real path is under no
+// Outside is the refusal (docs/link-protocol.md, "Client policy") of target, whose real path is under no
 // root: <target> is outside every root this client serves (<directories>).
 func (pol *Policy) Outside(target string) string {
 	return fmt.Sprintf("%s is outside every root this client serves (%s)", target, strings.Join(pol.Roots, ", "))

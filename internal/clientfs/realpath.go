@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 )
 
-// Land returns where p lands on this machine (link seed, a member's
+// Land returns where p lands on this machine (docs/link-protocol.md, a member's
 // canonical): its real path, or, when a component is missing, the real
 // path of the nearest existing directory with the rest of p appended.
 // errText is the operating system's refusal other than a missing

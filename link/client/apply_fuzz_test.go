@@ -18,7 +18,7 @@ import (
 )
 
 // FuzzApplyBaselineWrites feeds the client's applier whatever result a
-// tool-server could send, over a project laid out with the traps the seed
+// tool-server could send, over a project laid out with the traps docs/link-protocol.md
 // names (a link out of the baseline directory, a link to nothing, a .png
 // name that links to another kind of file, a directory named .png, a
 // baseline directory that is a link out of the roots), and lists the

@@ -15,7 +15,7 @@ import (
 
 // baselineSet is one baseline directory of the runs of a call: the
 // snapshot prefixes that runs comparing there read, and whether a run
-// updates there (seed, "Baselines").
+// updates there (docs/link-protocol.md, "Baselines").
 type baselineSet struct {
 	dir      string
 	prefixes []string
@@ -106,7 +106,7 @@ func (c *memberCollector) sendBaselines(ctx context.Context) error {
 }
 
 // baselineMember sends one baseline: its bytes when a run compares it,
-// else its name (listed). The seed's policy applies with PNG in place of
+// else its name (listed). The client policy (docs/link-protocol.md) applies with PNG in place of
 // YAML; a link to nothing is missing for a read and refused for a file
 // that only a write concerns.
 func (c *memberCollector) baselineMember(ctx context.Context, file string, compared, forWrite bool) error {

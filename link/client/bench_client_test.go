@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkCall50Baselines measures what the client adds to a linked run
-// that compares 50 baselines of 200 KiB (about 10 MB, PRODUCT.md's case):
+// that compares 50 baselines of 200 KiB (about 10 MB, docs/product.md's case):
 // collecting the members, reading the files, uploading all but the
 // first 256 KiB to a loopback server, and the call itself.
 func BenchmarkCall50Baselines(b *testing.B) {

@@ -137,7 +137,7 @@ func (c *Client) Artifact(ctx context.Context, id string) ([]byte, error) {
 }
 
 // Call calls the tool name with args over the link, as a client must
-// (seed, "The call"): it reads the tool's file inputs from GET /tools,
+// (docs/link-protocol.md, "The call"): it reads the tool's file inputs from GET /tools,
 // wraps each as a file-input object with the members of an input that
 // collects them, sends members past the inline budget to POST /upload,
 // posts the call once with x-argent-linked: 1, streams its progress to
@@ -290,7 +290,7 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 		ce, found := answerError(st.name, resp, data)
 		if resp.StatusCode == http.StatusRequestEntityTooLarge && !found {
 			// A proxy's page, not the tool-server's JSON: say what it must
-			// let through (seed, "Members": the flow file with up to 256 KiB
+			// let through (docs/link-protocol.md, "Members": the flow file with up to 256 KiB
 			// of members rides in the call body).
 			ce.Message = fmt.Sprintf("POST /tools/%s was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept a body of %d bytes on POST /tools/%s (the flow file and up to 256 KiB of members; each other member goes to POST /upload), for example with client_max_body_size in nginx. The tool did not run.", st.name, body.Len(), st.name)
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// TestFileInputWrapping follows §4.1 of the wire reference: skipWhenSet
+// TestFileInputWrapping follows docs/argent-client.md, §4.1: skipWhenSet
 // (a null argument counts as absent, as on the tool-server), a non-string
 // target, a template with a missing or empty argument, a
 // target already set to another string, each kind, and a collect value

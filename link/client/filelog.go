@@ -8,7 +8,7 @@ import (
 )
 
 // FilesLogEnv is the environment variable that turns on the [flow-files]
-// lines (seed, "Client policy"): with the value 1 a client prints one line
+// lines (docs/link-protocol.md, "Client policy"): with the value 1 a client prints one line
 // per member before the call and one per baseline written after it. The
 // caller reads the environment and sets CallOptions.FilesLog.
 const FilesLogEnv = "ARGENT_FLOW_FILES_LOG"

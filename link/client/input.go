@@ -13,7 +13,7 @@ import (
 )
 
 // wrapInputs replaces each declared file input of the call by its
-// file-input object, in the tool's order (wire reference §4.1): an input
+// file-input object, in the tool's order (docs/argent-client.md, §4.1): an input
 // whose skipWhenSet argument is set, whose target holds a value that is
 // not a string or a string other than its path, or whose path names a
 // missing or empty argument, is left alone. A null argument counts as
@@ -119,7 +119,7 @@ func (st *callState) treeInput(ctx context.Context, w *wire.FileInputObject, p s
 }
 
 // collectFlow adds canonical, spelling and members to the file input of a
-// flow the client read (seed, "The flow file input").
+// flow the client read (docs/link-protocol.md, "The flow file input").
 func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p string, data []byte) error {
 	abs := p
 	if !filepath.IsAbs(abs) {

@@ -13,7 +13,7 @@ import (
 	"github.com/toolserver/toolserver/snapshot"
 )
 
-// memberCollector gathers the members of one file input (seed, "Members"): each
+// memberCollector gathers the members of one file input (docs/link-protocol.md, "Members"): each
 // flow by its key, each tool file by its path, then the baselines of the
 // runs, in the order found. Members get their bytes from the call's
 // sender, so the inline budget is the call's.
@@ -170,7 +170,7 @@ func (c *memberCollector) nestedRun(ctx context.Context, n flow.NestedFlow, hop 
 
 // flowMember sends the flow that target names beside dir, once per key:
 // with its bytes when it is a YAML file under the roots within the cap,
-// else missing or refused with the reason of the seed's policy table. The
+// else missing or refused with the reason of the policy table of docs/link-protocol.md ("Client policy"). The
 // file is read as a local run reads it (flow.Disk), under the call's
 // policy, so both ends agree on what it is.
 func (c *memberCollector) flowMember(ctx context.Context, dir, target string) (*walkedFlow, error) {

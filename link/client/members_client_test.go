@@ -74,7 +74,7 @@ func TestSpellingStates(t *testing.T) {
 	assertJSON(t, "members", in["members"], want)
 }
 
-// TestPolicyRefusals: the seed's refusal table, each with its text; a
+// TestPolicyRefusals: the refusal table of docs/link-protocol.md ("Client policy"), each with its text; a
 // link to a .yml flow inside the roots is an ordinary layout.
 func TestPolicyRefusals(t *testing.T) {
 	f := newFixture(t)

@@ -48,7 +48,7 @@ func recordedStep(args map[string]any) (command string, stepArgs map[string]any,
 }
 
 // stepMembers collects the members of the one step a flow-add-step call
-// records (seed, "Members of a recorded step"): the file arguments of a
+// records (docs/link-protocol.md, "Members of a recorded step"): the file arguments of a
 // tool: step; for a flow-execute, the recording file, the file with the
 // step's flow name beside the real recording file, and the flow the step
 // names with its members and the baselines of its run. A flow_path in the

@@ -9,7 +9,7 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// TestRecordedStepMembers follows the seed's table "Members of a recorded
+// TestRecordedStepMembers follows the table of docs/link-protocol.md, "Members of a recorded
 // step", with a project_root spelled through a link so that the directory
 // of the recording as spelled and its real directory differ.
 func TestRecordedStepMembers(t *testing.T) {

@@ -29,7 +29,7 @@ import (
 // The disk reads under the call's client policy, as the client does when
 // it collects members. Without a policy (a local run) the disk agrees on
 // every case but the two the policy refuses, which it reads: a local run
-// has no client policy (the seed lists a cycle, the depth limit and a
+// has no client policy (docs/link-protocol.md lists a cycle, the depth limit and a
 // case_folded spelling as the checks of a run without a link).
 
 // sharedCase is one row: files to lay out under the fixture, the main

@@ -14,7 +14,7 @@ import (
 	"github.com/toolserver/toolserver/fault"
 )
 
-// The answer of a call as the client reads it (seed, "The call"): a JSON
+// The answer of a call as the client reads it (docs/link-protocol.md, "The call"): a JSON
 // answer, or an NDJSON stream of progress, waiting, result and error
 // lines, each read within a cap.
 

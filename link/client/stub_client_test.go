@@ -63,7 +63,7 @@ func flowFileInputs() []wire.FileInput {
 	}
 }
 
-// stubTools is the listing of the stub: the flow tools as the seed shows
+// stubTools is the listing of the stub: the flow tools as docs/link-protocol.md shows
 // them, and tools with each kind of file input.
 func stubTools() []client.ToolEntry {
 	return []client.ToolEntry{
@@ -283,7 +283,8 @@ func (f *fixture) run(s *stub, p string, extra map[string]any, opts client.CallO
 
 // Expected values.
 
-// wantInput is a file-input object in the seed's field order.
+// wantInput is a file-input object in the field order of docs/link-protocol.md ("The flow file
+// input").
 type wantInput struct {
 	Marker    bool           `json:"__argentFileInput"`
 	Path      string         `json:"path"`

@@ -133,7 +133,7 @@ func describeStyle(src run.Source, dir, target string) string {
 }
 
 // TestReceiveStyleMembers: the tool-server keeps style members (an older
-// one ignores the role, as the seed has it for any unknown role), refuses
+// one ignores the role, as docs/link-protocol.md has it for any unknown role), refuses
 // one without a valid canonical, and a refused one reads as refused.
 func TestReceiveStyleMembers(t *testing.T) {
 	dir := "/work/proj/.argent/flows"

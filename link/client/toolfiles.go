@@ -14,7 +14,7 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// toolFileArgs returns the file arguments of a tool: step (seed, "Tool
+// toolFileArgs returns the file arguments of a tool: step (docs/link-protocol.md, "Tool
 // files"), by the rule both ends share (wire.FileArguments): the arguments its
 // tool declares as a file input whose path is only that argument
 // ("${<target>}"), whose value is an absolute path ending in .png or

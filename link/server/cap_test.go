@@ -22,8 +22,7 @@ func zerosBase64(n int) string {
 }
 
 // TestCapOnDecodedSize: on the tool-server, a member of each role (flow,
-// baseline, tool file) of exactly 32 MiB is kept and one byte more is the
-// seed's 422 (the client's half is link/client's TestCapOnDecodedSize).
+// baseline, tool file) of exactly 32 MiB is kept and one byte more is the 422 of docs/link-protocol.md (the client's half is link/client's TestCapOnDecodedSize).
 // The cases share two texts of 43 MB and run in parallel (each holds
 // about 100 MB more under -race).
 func TestCapOnDecodedSize(t *testing.T) {
@@ -38,7 +37,8 @@ func TestCapOnDecodedSize(t *testing.T) {
 }
 
 // receiveAtCap: a member of role of exactly 32 MiB (atCap, base64) is
-// kept, one byte more (over) is the seed's 422.
+// kept, one byte more (over) is the 422 of docs/link-protocol.md
+// ("What the tool-server does with the members").
 func receiveAtCap(t *testing.T, role, atCap, over string) {
 	p := "/client/proj/big-" + role
 	member := func(content *string, size int64) wire.Member {

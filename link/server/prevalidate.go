@@ -15,7 +15,7 @@ type ToolInfo func(name string) ([]wire.FileInput, bool)
 
 // fileArgProblem tells why a tool: step's file input is not a file
 // argument a client can send, or "" when every input it sets is one
-// (seed, "Tool files" and pre-validation).
+// (docs/link-protocol.md, "Tool files" and pre-validation).
 func fileArgProblem(args map[string]any, inputs []wire.FileInput) string {
 	for _, in := range wire.SetFileInputs(inputs, args) {
 		if in.Problem != "" {

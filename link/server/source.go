@@ -55,7 +55,7 @@ func (s *Source) Open(dir, target string) (*flow.File, error) {
 		return &flow.File{Path: p, Canonical: p, Spelling: wire.Spelling{State: wire.SpellListed}, Err: notExist(p)}, nil
 	}
 	// A member refused on arrival may have no spelling; "listed" is what
-	// a client sends when it cannot tell (seed, "Spelling").
+	// a client sends when it cannot tell (docs/link-protocol.md, "Spelling").
 	sp := wire.Spelling{State: wire.SpellListed}
 	if r.Spelling != nil {
 		sp = *r.Spelling

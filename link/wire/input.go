@@ -1,8 +1,8 @@
 package wire
 
 // FileInputObject is the one shape of a file-input object
-// ("__argentFileInput"; "The flow file input", and the wire reference
-// §4.1), as the client sends it and as the registry and the link's server
+// ("__argentFileInput"; docs/link-protocol.md, "The flow file input", and
+// docs/argent-client.md, §4.1), as the client sends it and as the registry and the link's server
 // read it: the file by its path, size and mtimeMs, with its bytes
 // (content, or contentOmitted past the cap) or, for a tar-upload input,
 // the contentHash and uploadId of its archive; an input with collect adds

@@ -8,14 +8,14 @@ import (
 // The limits of the link. Other packages that need one refer to it here.
 const (
 	// MaxFileBytes caps one file sent with a call (a member, a file
-	// input), and the total of a call's flow members (the seed's 32 MiB).
+	// input), and the total of a call's flow members (the 32 MiB of docs/link-protocol.md, "Client policy").
 	MaxFileBytes = 32 << 20
 	// MaxInlineBytes is what the client puts in the call body; other
 	// members go through POST /upload, one gzipped tar each.
 	MaxInlineBytes = 256 << 10
 	// MaxDepth is the deepest run: chain the client follows and the runner
 	// runs: the flow named by the call is level 0 and each run: fragment
-	// or nested flow adds one (seed, "Members").
+	// or nested flow adds one (docs/link-protocol.md, "Members").
 	MaxDepth = 20
 	// MaxMembers caps the members of one call, so a call cannot make the
 	// server hold an unbounded table.

@@ -6,7 +6,7 @@ const (
 	RoleBaseline = "baseline"
 	RoleTool     = "tool"
 	// RoleStyle is the role of a stylePath file: this project's extension
-	// of the protocol, not the seed's (see link/client/styles.go).
+	// of the protocol, not the protocol's (see link/client/styles.go).
 	RoleStyle = "style"
 )
 
@@ -17,7 +17,7 @@ const (
 	StateListed  = "listed"
 )
 
-// Member is one file of a linked call, exactly as the seed's table names
+// Member is one file of a linked call, exactly as the table of docs/link-protocol.md ("Members") names
 // its fields.
 type Member struct {
 	Role        string    `json:"role"`

@@ -4,7 +4,7 @@ package wire
 // read: one owner, so the end that writes one and the end that reads it
 // cannot drift apart.
 
-// The sentences the seed adds when a client that sends no members meets a
+// The sentences docs/link-protocol.md ("Older clients and tool-servers") adds when a client that sends no members meets a
 // tool-server that reads them ("Older clients and tool-servers").
 const (
 	OlderRun      = "This tool-server runs run: steps for a client that sends their fragments with the call. Update the argent CLI or MCP adapter on the client."
@@ -29,7 +29,7 @@ const (
 const NotSent = "the call was not sent"
 
 // ClosedBeforeResult is the error of a call whose connection closed before
-// its result arrived (seed, "The call"), a format of the tool's name and
+// its result arrived (docs/link-protocol.md, "The call"), a format of the tool's name and
 // the cause: the call is never sent again, since the tool may have run.
 const ClosedBeforeResult = "The connection to the tool-server closed before %s finished (%v). The tool may have run; check its effect before you run it again."
 

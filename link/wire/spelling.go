@@ -1,6 +1,6 @@
 package wire
 
-// Spelling tells how the directory of a file lists its name (link seed,
+// Spelling tells how the directory of a file lists its name (docs/link-protocol.md,
 // "Spelling"): listed as written, listed with another case, or absent.
 type Spelling struct {
 	State       string `json:"state"` // "listed", "case_folded" or "absent"

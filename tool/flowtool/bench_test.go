@@ -17,7 +17,8 @@ import (
 )
 
 // BenchmarkFlowExecuteStore is flow-execute on the mini flow of
-// cdp-measurements.md (launch, tap, type, assert, a snapshot compared
+// docs/performance.md ("The mini flow and the
+// anchors") (launch, tap, type, assert, a snapshot compared
 // with its baseline) on a warm device, with every call recorded in a run
 // store (SQLite in WAL mode on disk) and without one (the same build's
 // in-memory path). Each iteration runs both, in turns, so the

@@ -63,7 +63,7 @@ func (t *Tools) Register(r *tool.Registry) {
 	}
 }
 
-// flowFileInputs are flow-execute's file inputs exactly as the link seed
+// flowFileInputs are flow-execute's file inputs exactly as docs/link-protocol.md
 // lists them ("collect in GET /tools").
 func flowFileInputs() []wire.FileInput {
 	return []wire.FileInput{

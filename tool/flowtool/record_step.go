@@ -23,7 +23,7 @@ var deviceKeys = []string{"udid", "device", "device_id"}
 
 // flow-add-step records a step only when the live call succeeded. These
 // are the codes of its refusals: FLOW_FILE_INVALID for a step a replay
-// would reject (the seed's replay check uses the same code), and
+// would reject (the replay check of docs/link-protocol.md uses the same code), and
 // FLOW_STEP_FAILED for a call that returned but whose step a replay counts
 // as failed (an unmet await-ui-element, a nested flow that did not pass).
 const codeStepFailed = "FLOW_STEP_FAILED"
@@ -266,10 +266,10 @@ func launchStep(args map[string]any) *flow.Step {
 	return &flow.Step{Directive: &flow.Launch{URL: url}}
 }
 
-// refuseFileInputs applies the seed's refusals for a tool: step's file
+// refuseFileInputs applies the refusals of docs/link-protocol.md ("Tool files") for a tool: step's file
 // inputs ("The x-argent-linked header"). A file argument is an input whose
 // path is only that argument ("${<target>}"), of kind file, whose value is
-// an absolute .png or .yaml path (seed, "Tool files"): the only files a
+// an absolute .png or .yaml path (docs/link-protocol.md, "Tool files"): the only files a
 // client sends with a replay. Any other input the step sets — a directory,
 // an app upload, an output directory, a path built from other arguments, a
 // relative path, another extension — makes a replay over a link reject
@@ -298,7 +298,7 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 // olderClient tells a call from a client older than this tool-server (no
 // x-argent-linked header, so no members with the step) on a recording
 // whose file lives on the client: the client sent none of the files the
-// step reads (seed, "The x-argent-linked header").
+// step reads (docs/link-protocol.md, "The x-argent-linked header").
 func olderClient(rec *recording, call *tool.Call) bool { return rec.client && !call.Linked }
 
 func olderClientError(rec *recording, what string) error {
@@ -361,7 +361,7 @@ func sameDir(a, b string) bool {
 
 // stepFailed refuses a call that returned but whose step a replay counts
 // as failed: an await-ui-element whose condition never held, and a nested
-// flow that did not pass or did not run (seed: flow-add-step refuses a
+// flow that did not pass or did not run (docs/link-protocol.md: flow-add-step refuses a
 // flow-execute step when the nested flow does not pass). The recorder
 // applies this in host mode too: flow-add-step records a step only when it
 // succeeded, and a recorded failure would fail every replay.

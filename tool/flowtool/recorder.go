@@ -220,7 +220,7 @@ func resolveTarget(a recArgs) (target, error) {
 	}
 	tg := target{name: a.Name, root: a.ProjectRoot}
 	// The client writes a directive only to an absolute path whose two
-	// parent segments are .argent/flows (wire reference §5.3), so the
+	// parent segments are .argent/flows (docs/argent-client.md, §5.3), so the
 	// client's path is spelled with '/' whatever the root uses.
 	tg.clientFile = clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
 	if filepath.IsAbs(a.ProjectRoot) {
@@ -380,7 +380,7 @@ func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
 
 // save writes the take: atomically to the file in host mode, to memory in
 // client mode. It returns savedTo: the path, or the client-file directive
-// the client applies (wire reference §5.3).
+// the client applies (docs/argent-client.md, §5.3).
 func (rec *recording) save(fl *flow.Flow, data []byte) (any, error) {
 	if !rec.client {
 		if err := atomicfile.WriteFile(rec.file, data); err != nil {
@@ -460,7 +460,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 				"args":    {AnyType: []string{"string", "object"}, Description: "The tool's arguments as the JSON text of an object (an object is accepted too), e.g. {\"device\":\"chromium-cdp-1280x800\",\"x\":0.5,\"y\":0.3}."},
 				"delayMs": tool.Integer("Pause after the step on replay, in ms.", 0, 600000),
 			}), "name", "project_root", "command"),
-			// Exactly as the link seed shows: the client sends the files
+			// Exactly as docs/link-protocol.md shows: the client sends the files
 			// the recorded step makes the tool-server read as members.
 			FileInputs:  []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
 			LongRunning: true,
@@ -557,7 +557,7 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 // placeRecording decides where a new recording keeps its file: on this
 // machine (host mode) when the project is here and the client did not
 // come over a link; else on the client. A linked recording keeps its file
-// on the client even when the path exists here (seed, "The
+// on the client even when the path exists here (docs/link-protocol.md, "The
 // x-argent-linked header").
 func placeRecording(tg target, linked bool) *recording {
 	rec := &recording{name: tg.name, root: tg.root}
@@ -623,9 +623,9 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 
 // addScript records a script: step without running it. A script: step runs
 // on the tool-server's host in a local run only, and a replay over a link
-// rejects it before its first step (seed, "What the tool-server does with
+// rejects it before its first step (docs/link-protocol.md, "What the tool-server does with
 // the members"), so a recording that keeps its file on the client, or a
-// call that came over a link, is refused (seed, "The x-argent-linked
+// call that came over a link, is refused (docs/link-protocol.md, "The x-argent-linked
 // header").
 func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	a, err := tool.Decode[struct {
@@ -739,7 +739,7 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	}, nil
 }
 
-// linkReason says why the recorder applies the refusals of the seed's
+// linkReason says why the recorder applies the refusals of docs/link-protocol.md's
 // "x-argent-linked header" section to this call, or "" when it applies
 // none: a call over a link, or a recording that keeps its file on the
 // client.
