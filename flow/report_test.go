@@ -84,8 +84,8 @@ func TestReportRoundTrip(t *testing.T) {
 }
 
 // TestBaselineWriteForms reads the forms of a baselineWrites entry: the
-// tool-server's directive, and the client's path written, refusal or dry
-// run's plan (docs/link-protocol.md, "Baselines in the result"), and writes each back
+// tool-server's directive, and the client's path written, refusal or dry run's
+// plan (docs/link-protocol.md, "Baselines in the result"), and writes each back
 // as it came.
 func TestBaselineWriteForms(t *testing.T) {
 	for _, tc := range []struct {

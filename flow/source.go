@@ -38,10 +38,10 @@ func (e *RefusedError) Error() string { return e.Reason }
 // directory of its canonical path.
 func (f *File) Dir() string { return clientpath.Dir(f.Canonical) }
 
-// Disk is the Source of a local run: the files on this machine. It is
-// also how a client of the link reads the flow files it sends, so a file
-// reads the same on both ends of a link (docs/link-protocol.md, "Members": the runner
-// resolves a target by the client's rule).
+// Disk is the Source of a local run: the files on this machine. It is also how
+// a client of the link reads the flow files it sends, so a file reads the same
+// on both ends of a link (docs/link-protocol.md, "Members": the runner resolves
+// a target by the client's rule).
 type Disk struct {
 	// Policy, when set, is the client policy of docs/link-protocol.md: a file
 	// whose real path is outside its roots, a .yaml name that links to a
@@ -124,7 +124,7 @@ func (d Disk) readKind(dir, target string, k fileKind) (f *File, mtimeMs float64
 	}
 	var max int64
 	if d.Policy != nil || k.max > 0 {
-		max = clientfs.MaxFileBytes
+		max = wire.MaxFileBytes
 	}
 	data, mt, why := clientfs.ReadRegular(canonical, max)
 	switch {

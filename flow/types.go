@@ -495,8 +495,8 @@ type RunTarget struct {
 }
 
 // RunTargets returns every run: target in all steps and all when: blocks, in
-// document order (docs/link-protocol.md, "Members": a client reads them all, a run: in a
-// when: block that will not run included).
+// document order (docs/link-protocol.md, "Members": a client reads them all, a
+// run: in a when: block that will not run included).
 func (f *Flow) RunTargets() []RunTarget {
 	var out []RunTarget
 	for s := range f.All() {
@@ -550,9 +550,9 @@ type NestedFlow struct {
 }
 
 // Followable reports whether the step names its flow the way a client can
-// follow (docs/link-protocol.md, "Members"): a valid name, an absolute project_root without a
-// ".." segment, and no flow_path. A flow-execute step that is not followable
-// stops a run over a link before its first step.
+// follow (docs/link-protocol.md, "Members"): a valid name, an absolute
+// project_root without a ".." segment, and no flow_path. A flow-execute step
+// that is not followable stops a run over a link before its first step.
 func (n NestedFlow) Followable() bool {
 	return ValidName(n.Name) && n.FlowPath == "" && clientpath.IsAbs(n.ProjectRoot) && !clientpath.HasDotDot(n.ProjectRoot)
 }

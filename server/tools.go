@@ -176,9 +176,9 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	st.send(map[string]any{"event": "result", "data": res})
 }
 
-// streamEvent names the stream line of a progress value: "progress" (the
-// data is a step report, docs/link-protocol.md, "The call"), or the event a value names
-// itself, such as tool.Waiting's "waiting", which clients that do not
+// streamEvent names the stream line of a progress value: "progress" (the data
+// is a step report, docs/link-protocol.md, "The call"), or the event a value
+// names itself, such as tool.Waiting's "waiting", which clients that do not
 // know it skip.
 func streamEvent(v any) string {
 	if e, ok := v.(interface{ StreamEvent() string }); ok {

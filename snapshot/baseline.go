@@ -99,13 +99,14 @@ func FullPageKey(name string, width, height int) (string, error) {
 	return fmt.Sprintf("%s__%s-%dx%d-full.png", name, Platform, width, height), nil
 }
 
-// BaselineDir returns the baseline directory of a flow run by the link
-// link protocol's rule (docs/link-protocol.md, "Baselines"): "<dir>/__baselines__/<stem>", where dir is the directory of
-// the flow file's canonical path and stem is the file name of canonical
-// without its extension. When that stem is not a valid flow name (letters,
-// digits, '_' and '-'), fallbackStem takes its place: the stem of the path as
-// the caller spelled it, or for a nested flow the name of its step. A path or
-// a name may be given; its extension is dropped.
+// BaselineDir returns the baseline directory of a flow run by the link link
+// protocol's rule (docs/link-protocol.md, "Baselines"):
+// "<dir>/__baselines__/<stem>", where dir is the directory of the flow file's
+// canonical path and stem is the file name of canonical without its extension.
+// When that stem is not a valid flow name (letters, digits, '_' and '-'),
+// fallbackStem takes its place: the stem of the path as the caller spelled it,
+// or for a nested flow the name of its step. A path or a name may be given; its
+// extension is dropped.
 func BaselineDir(canonical, fallbackStem string) string {
 	stem := fileStem(canonical)
 	if !validFlowName(stem) && fallbackStem != "" {

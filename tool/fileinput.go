@@ -14,7 +14,8 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// MaxFileBytes is the cap on one file sent with a call (the 32 MiB of docs/link-protocol.md, "Client policy").
+// MaxFileBytes is the cap on one file sent with a call (the 32 MiB of
+// docs/link-protocol.md, "Client policy").
 const MaxFileBytes = wire.MaxFileBytes
 
 // MaxCallBody caps the body of a call (POST /tools/{name}, POST /v1/runs):

@@ -11,8 +11,8 @@ import (
 	"github.com/toolserver/toolserver/flow"
 )
 
-// The exit codes (docs/cli.md, "Conventions and exit codes"); exitCode below is the
-// one place an error becomes one of them.
+// The exit codes (docs/cli.md, "Conventions and exit codes"); exitCode below is
+// the one place an error becomes one of them.
 const (
 	exitOK     = 0 // all passed / identical
 	exitFailed = 1 // a flow failed, images differ, a baseline was not written

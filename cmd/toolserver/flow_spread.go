@@ -23,10 +23,10 @@ func linkURLs(v string) []string {
 	return out
 }
 
-// spread runs flows over several tool-servers: each flow goes to the
-// next in turn, and a flow a server refused before running it (it is
-// stopping, its queue is full, or it cannot be reached) goes to the next
-// one. A call that may have run is never sent again (docs/link-protocol.md, "The call").
+// spread runs flows over several tool-servers: each flow goes to the next in
+// turn, and a flow a server refused before running it (it is stopping, its
+// queue is full, or it cannot be reached) goes to the next one. A call that may
+// have run is never sent again (docs/link-protocol.md, "The call").
 type spread struct {
 	urls []string
 	runs []*linkedRun

@@ -182,8 +182,9 @@ func TestFlowRunLinkedRefusedBaseline(t *testing.T) {
 	}
 }
 
-// TestFlowRunLinkedErrors: a rejected flow exits 1 as not run; a
-// connection closed before the result exits 2 with the text of docs/link-protocol.md ("The call").
+// TestFlowRunLinkedErrors: a rejected flow exits 1 as not run; a connection
+// closed before the result exits 2 with the text of docs/link-protocol.md ("The
+// call").
 func TestFlowRunLinkedErrors(t *testing.T) {
 	t.Parallel()
 	root, _ := linkProject(t)

@@ -169,8 +169,8 @@ func firstLine(s string) string {
 	return s
 }
 
-// flags are the launch flags of docs/product.md ("Devices") plus those that make screenshots
-// repeatable.
+// flags are the launch flags of docs/product.md ("Devices") plus those that
+// make screenshots repeatable.
 func (p *Pool) flags(w, h int) []chromedp.ExecAllocatorOption {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(p.execPath),

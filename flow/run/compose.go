@@ -144,8 +144,9 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 		done(flow.StatusError, fmt.Sprintf("flow %q did not run — its execution prerequisite was not acknowledged: %s. Add prerequisiteAcknowledged: true to the step's args, or compose with run: instead.", name, fl.ExecutionPrerequisite))
 		return
 	}
-	// A nested run updates baselines when its step says so, or when the
-	// step is silent and the run that starts it updates (docs/link-protocol.md, "Baselines").
+	// A nested run updates baselines when its step says so, or when the step is
+	// silent and the run that starts it updates (docs/link-protocol.md,
+	// "Baselines").
 	update := fr.scope.update
 	if u, ok := d.Args["updateBaselines"].(bool); ok {
 		update = u

@@ -289,7 +289,8 @@ func (r *Runner) baseline(path string) ([]byte, error) {
 }
 
 // keep stores an artifact of a failed snapshot step as <key>-<role>.png
-// (--artifacts DIR/<flow>/<key>-baseline.png, -current, -diff; docs/product.md still calls it --output DIR).
+// (--artifacts DIR/<flow>/<key>-baseline.png, -current, -diff; docs/product.md
+// still calls it --output DIR).
 func (r *Runner) keep(art map[string]flow.Artifact, fr *frame, role, key string, data []byte) {
 	if r.opts.Artifacts == nil {
 		return

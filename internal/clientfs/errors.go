@@ -6,8 +6,9 @@ import (
 	"syscall"
 )
 
-// EISDIRRead is the refusal (docs/link-protocol.md, "Client policy") of a member that is a directory: Node's
-// read error, which clients of this protocol quote.
+// EISDIRRead is the refusal (docs/link-protocol.md, "Client policy") of a
+// member that is a directory: Node's read error, which clients of this protocol
+// quote.
 const EISDIRRead = "EISDIR: illegal operation on a directory, read"
 
 // nodeErrnos are the errors as Node reports them (code, libuv text), so a

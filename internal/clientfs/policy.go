@@ -95,8 +95,9 @@ func (pol *Policy) Serves(p string) bool {
 	return slices.ContainsFunc(pol.Roots, func(r string) bool { return UnderDir(p, r) })
 }
 
-// Outside is the refusal (docs/link-protocol.md, "Client policy") of target, whose real path is under no
-// root: <target> is outside every root this client serves (<directories>).
+// Outside is the refusal (docs/link-protocol.md, "Client policy") of target,
+// whose real path is under no root: <target> is outside every root this client
+// serves (<directories>).
 func (pol *Policy) Outside(target string) string {
 	return fmt.Sprintf("%s is outside every root this client serves (%s)", target, strings.Join(pol.Roots, ", "))
 }

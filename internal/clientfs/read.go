@@ -7,24 +7,19 @@ import (
 	"os"
 	"strings"
 	"syscall"
-
-	"github.com/toolserver/toolserver/link/wire"
 )
 
-// MaxFileBytes is the cap on one file a client sends with a call, and on
-// the total of a call's flow members (the 32 MiB of docs/link-protocol.md, "Client policy"; owned by the
-// link's vocabulary).
-const MaxFileBytes = wire.MaxFileBytes
-
-// TooLarge is the refusal (docs/link-protocol.md, "Client policy") of a file over the cap; what names it
-// (its canonical path on the client, "member <path>" on the tool-server).
+// TooLarge is the refusal (docs/link-protocol.md, "Client policy") of a file
+// over the cap; what names it (its canonical path on the client, "member
+// <path>" on the tool-server).
 func TooLarge(what string) string {
 	return what + " is larger than the 32 MiB cap on a file sent to the tool-server"
 }
 
-// LinksToOther is the refusal (docs/link-protocol.md, "Client policy") of a name that links to a file of
-// another kind than its own ending says: <name> links to a file that is
-// not <kind> ("a YAML file", "a PNG file", "one of .png, .yaml").
+// LinksToOther is the refusal (docs/link-protocol.md, "Client policy") of a
+// name that links to a file of another kind than its own ending says: <name>
+// links to a file that is not <kind> ("a YAML file", "a PNG file", "one of
+// .png, .yaml").
 func LinksToOther(name, kind string) string { return name + " links to a file that is not " + kind }
 
 // LinkToMissing is the refusal of a name that is a symbolic link to

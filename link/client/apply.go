@@ -37,13 +37,13 @@ func (e *DirectiveError) Error() string {
 	return fmt.Sprintf("%s: the tool-server's result asks to write a file this call did not ask for (%s); the client refused the result and wrote nothing of it", e.Tool, e.Reason)
 }
 
-// apply applies the client-file directives of a result (docs/link-protocol.md, "Baselines
-// in the result"; docs/argent-client.md, §5.3) and returns the result with each
-// replaced: a baseline by the path written or {"path", "error"}, a
-// recording by its path or null. A result without directives comes back
-// as it arrived. A result with a recording's directive the call did not
-// ask for (recordingRefusal) is refused whole: nothing of it is written,
-// and the error is a *DirectiveError.
+// apply applies the client-file directives of a result (docs/link-protocol.md,
+// "Baselines in the result"; docs/argent-client.md, §5.3) and returns the
+// result with each replaced: a baseline by the path written or {"path",
+// "error"}, a recording by its path or null. A result without directives comes
+// back as it arrived. A result with a recording's directive the call did not
+// ask for (recordingRefusal) is refused whole: nothing of it is written, and
+// the error is a *DirectiveError.
 func (st *callState) apply(data json.RawMessage) (json.RawMessage, error) {
 	if !bytes.Contains(data, []byte(`"__argentClientFile"`)) {
 		return data, nil
@@ -67,8 +67,9 @@ func (st *callState) apply(data json.RawMessage) (json.RawMessage, error) {
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
-// directiveOf returns the client-file directive v is, as docs/argent-client.md, §5.3 finds one:
-// an object marked __argentClientFile with a string path and content.
+// directiveOf returns the client-file directive v is, as docs/argent-client.md,
+// §5.3 finds one: an object marked __argentClientFile with a string path and
+// content.
 func directiveOf(v any) (p, content, encoding string, ok bool) {
 	x, isMap := v.(map[string]any)
 	if !isMap {
@@ -112,13 +113,13 @@ func (st *callState) checkDirectives(v any) error {
 	return nil
 }
 
-// recordingRefusal tells why a recording's directive for p is not one the
-// call asked for, or "" when it is: only a call of a recorder tool that
-// names a recording (a valid name and an absolute project_root) takes
-// one, and only for that file, <project_root>/.argent/flows/<name>.yaml,
-// the path the recorder answers for a file it keeps on the client
-// (docs/link-protocol.md, "The x-argent-linked header"). The wording follows the refusal of a
-// baseline outside the baseline directories of the call.
+// recordingRefusal tells why a recording's directive for p is not one the call
+// asked for, or "" when it is: only a call of a recorder tool that names a
+// recording (a valid name and an absolute project_root) takes one, and only for
+// that file, <project_root>/.argent/flows/<name>.yaml, the path the recorder
+// answers for a file it keeps on the client (docs/link-protocol.md, "The
+// x-argent-linked header"). The wording follows the refusal of a baseline
+// outside the baseline directories of the call.
 func (st *callState) recordingRefusal(p string) string {
 	switch {
 	case !wire.RecorderTool(st.name):
@@ -215,10 +216,10 @@ func (st *callState) checkBaseline(p, content string) (png []byte, policy *clien
 	return png, policy, ""
 }
 
-// writeRecording applies a recording's savedTo directive, one the call
-// asked for (checkDirectives), with the rules of docs/argent-client.md, §5.3: an absolute path
-// without "..", a flow file name, in a .argent/flows directory. The same
-// link checks as for a baseline apply.
+// writeRecording applies a recording's savedTo directive, one the call asked
+// for (checkDirectives), with the rules of docs/argent-client.md, §5.3: an
+// absolute path without "..", a flow file name, in a .argent/flows directory.
+// The same link checks as for a baseline apply.
 func (st *callState) writeRecording(p, content string) error {
 	dir := filepath.Dir(p)
 	switch {

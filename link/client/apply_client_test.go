@@ -201,9 +201,9 @@ func TestApplyOutsideRoots(t *testing.T) {
 	}
 }
 
-// TestApplySavedTo: a recorder tool's savedTo directive for the recording
-// the call names is written; one that docs/argent-client.md, §5.3 refuses, or whose write fails,
-// becomes null.
+// TestApplySavedTo: a recorder tool's savedTo directive for the recording the
+// call names is written; one that docs/argent-client.md, §5.3 refuses, or whose
+// write fails, becomes null.
 func TestApplySavedTo(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)

@@ -18,14 +18,14 @@ import (
 )
 
 // FuzzApplyBaselineWrites feeds the client's applier whatever result a
-// tool-server could send, over a project laid out with the traps docs/link-protocol.md
-// names (a link out of the baseline directory, a link to nothing, a .png
-// name that links to another kind of file, a directory named .png, a
-// baseline directory that is a link out of the roots), and lists the
-// whole tree after each input: nothing changes outside the baseline
-// directory of the run that updates, except the one recording the call
-// names. "$ROOT" in an input stands for the fixture's directory, so the
-// seeds can name real paths.
+// tool-server could send, over a project laid out with the traps
+// docs/link-protocol.md names (a link out of the baseline directory, a link to
+// nothing, a .png name that links to another kind of file, a directory named
+// .png, a baseline directory that is a link out of the roots), and lists the
+// whole tree after each input: nothing changes outside the baseline directory
+// of the run that updates, except the one recording the call names. "$ROOT" in
+// an input stands for the fixture's directory, so the seeds can name real
+// paths.
 func FuzzApplyBaselineWrites(f *testing.F) {
 	pngB64 := base64.StdEncoding.EncodeToString(fuzzPNG(f))
 	dir := "$ROOT/proj/.argent/flows/__baselines__/main/"

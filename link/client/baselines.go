@@ -105,9 +105,9 @@ func (c *memberCollector) sendBaselines(ctx context.Context) error {
 	return nil
 }
 
-// baselineMember sends one baseline: its bytes when a run compares it,
-// else its name (listed). The client policy (docs/link-protocol.md) applies with PNG in place of
-// YAML; a link to nothing is missing for a read and refused for a file
+// baselineMember sends one baseline: its bytes when a run compares it, else its
+// name (listed). The client policy (docs/link-protocol.md) applies with PNG in
+// place of YAML; a link to nothing is missing for a read and refused for a file
 // that only a write concerns.
 func (c *memberCollector) baselineMember(ctx context.Context, file string, compared, forWrite bool) error {
 	m := wire.Member{Role: wire.RoleBaseline, Key: file, Path: file}

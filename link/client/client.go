@@ -137,16 +137,15 @@ func (c *Client) Artifact(ctx context.Context, id string) ([]byte, error) {
 }
 
 // Call calls the tool name with args over the link, as a client must
-// (docs/link-protocol.md, "The call"): it reads the tool's file inputs from GET /tools,
-// wraps each as a file-input object with the members of an input that
-// collects them, sends members past the inline budget to POST /upload,
-// posts the call once with x-argent-linked: 1, streams its progress to
-// opts.Progress, and applies the client-file directives of the result:
-// each baselineWrites directive becomes the path written or
-// {"path", "error"}, and a recording's savedTo the path or null. It
-// returns the result's data after that. A result with a recording's
-// directive that the call did not ask for is refused whole, nothing of it
-// written, with a *DirectiveError. args is not modified.
+// (docs/link-protocol.md, "The call"): it reads the tool's file inputs from GET
+// /tools, wraps each as a file-input object with the members of an input that
+// collects them, sends members past the inline budget to POST /upload, posts
+// the call once with x-argent-linked: 1, streams its progress to opts.Progress,
+// and applies the client-file directives of the result: each baselineWrites
+// directive becomes the path written or {"path", "error"}, and a recording's
+// savedTo the path or null. It returns the result's data after that. A result
+// with a recording's directive that the call did not ask for is refused whole,
+// nothing of it written, with a *DirectiveError. args is not modified.
 func (c *Client) Call(ctx context.Context, name string, args map[string]any, opts CallOptions) (json.RawMessage, error) {
 	st, err := c.prepare(ctx, name, args, opts)
 	if err != nil {
@@ -289,9 +288,9 @@ func (c *Client) post(ctx context.Context, st *callState) (json.RawMessage, erro
 	if resp.StatusCode/100 != 2 {
 		ce, found := answerError(st.name, resp, data)
 		if resp.StatusCode == http.StatusRequestEntityTooLarge && !found {
-			// A proxy's page, not the tool-server's JSON: say what it must
-			// let through (docs/link-protocol.md, "Members": the flow file with up to 256 KiB
-			// of members rides in the call body).
+			// A proxy's page, not the tool-server's JSON: say what it must let
+			// through (docs/link-protocol.md, "Members": the flow file with up
+			// to 256 KiB of members rides in the call body).
 			ce.Message = fmt.Sprintf("POST /tools/%s was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept a body of %d bytes on POST /tools/%s (the flow file and up to 256 KiB of members; each other member goes to POST /upload), for example with client_max_body_size in nginx. The tool did not run.", st.name, body.Len(), st.name)
 		}
 		return nil, ce.classified()

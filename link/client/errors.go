@@ -84,7 +84,8 @@ func kindOfStatus(status int) fault.Kind {
 }
 
 // ClosedError is a call whose connection closed before its result arrived
-// (docs/link-protocol.md, "The call"). The call is never sent again: the tool may have run.
+// (docs/link-protocol.md, "The call"). The call is never sent again: the tool
+// may have run.
 type ClosedError struct {
 	Tool  string
 	Cause error

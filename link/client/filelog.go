@@ -7,10 +7,10 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// FilesLogEnv is the environment variable that turns on the [flow-files]
-// lines (docs/link-protocol.md, "Client policy"): with the value 1 a client prints one line
-// per member before the call and one per baseline written after it. The
-// caller reads the environment and sets CallOptions.FilesLog.
+// FilesLogEnv is the environment variable that turns on the [flow-files] lines
+// (docs/link-protocol.md, "Client policy"): with the value 1 a client prints
+// one line per member before the call and one per baseline written after it.
+// The caller reads the environment and sets CallOptions.FilesLog.
 const FilesLogEnv = "ARGENT_FLOW_FILES_LOG"
 
 // memberLogLine is the [flow-files] line of a member: a flow or a style

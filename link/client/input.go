@@ -12,13 +12,12 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// wrapInputs replaces each declared file input of the call by its
-// file-input object, in the tool's order (docs/argent-client.md, §4.1): an input
-// whose skipWhenSet argument is set, whose target holds a value that is
-// not a string or a string other than its path, or whose path names a
-// missing or empty argument, is left alone. A null argument counts as
-// absent (wire.ArgSet). Over a link every file input is wrapped, also for a
-// tool-server on 127.0.0.1.
+// wrapInputs replaces each declared file input of the call by its file-input
+// object, in the tool's order (docs/argent-client.md, §4.1): an input whose
+// skipWhenSet argument is set, whose target holds a value that is not a string
+// or a string other than its path, or whose path names a missing or empty
+// argument, is left alone. A null argument counts as absent (wire.ArgSet). Over
+// a link every file input is wrapped, also for a tool-server on 127.0.0.1.
 func (st *callState) wrapInputs(ctx context.Context) error {
 	for _, spec := range st.specs[st.name] {
 		if spec.SkipWhenSet != "" && wire.ArgSet(st.args, spec.SkipWhenSet) {

@@ -13,10 +13,10 @@ import (
 	"github.com/toolserver/toolserver/snapshot"
 )
 
-// memberCollector gathers the members of one file input (docs/link-protocol.md, "Members"): each
-// flow by its key, each tool file by its path, then the baselines of the
-// runs, in the order found. Members get their bytes from the call's
-// sender, so the inline budget is the call's.
+// memberCollector gathers the members of one file input (docs/link-protocol.md,
+// "Members"): each flow by its key, each tool file by its path, then the
+// baselines of the runs, in the order found. Members get their bytes from the
+// call's sender, so the inline budget is the call's.
 type memberCollector struct {
 	st     *callState
 	policy *clientfs.Policy
@@ -168,11 +168,11 @@ func (c *memberCollector) nestedRun(ctx context.Context, n flow.NestedFlow, hop 
 	return &memberRun{canonical: f.canonical, fl: f.flow, name: n.Name, hop: hop, update: update, platform: platform}, nil
 }
 
-// flowMember sends the flow that target names beside dir, once per key:
-// with its bytes when it is a YAML file under the roots within the cap,
-// else missing or refused with the reason of the policy table of docs/link-protocol.md ("Client policy"). The
-// file is read as a local run reads it (flow.Disk), under the call's
-// policy, so both ends agree on what it is.
+// flowMember sends the flow that target names beside dir, once per key: with
+// its bytes when it is a YAML file under the roots within the cap, else missing
+// or refused with the reason of the policy table of docs/link-protocol.md
+// ("Client policy"). The file is read as a local run reads it (flow.Disk),
+// under the call's policy, so both ends agree on what it is.
 func (c *memberCollector) flowMember(ctx context.Context, dir, target string) (*walkedFlow, error) {
 	key := wire.Key(dir, target)
 	if f, ok := c.flows[key]; ok {

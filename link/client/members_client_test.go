@@ -74,8 +74,9 @@ func TestSpellingStates(t *testing.T) {
 	assertJSON(t, "members", in["members"], want)
 }
 
-// TestPolicyRefusals: the refusal table of docs/link-protocol.md ("Client policy"), each with its text; a
-// link to a .yml flow inside the roots is an ordinary layout.
+// TestPolicyRefusals: the refusal table of docs/link-protocol.md ("Client
+// policy"), each with its text; a link to a .yml flow inside the roots is an
+// ordinary layout.
 func TestPolicyRefusals(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)

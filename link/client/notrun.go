@@ -16,11 +16,11 @@ var ErrNotSent = errors.New(wire.NotSent)
 // call before running anything: it is stopping, or its queue is full.
 var refusedBeforeRun = map[string]bool{wire.CodeDraining: true, wire.CodeQueueFull: true}
 
-// NotRun reports whether err proves the call's tool did not run: it was
-// never sent, or the tool-server refused it before running it (503
-// DRAINING or QUEUE_FULL). Only such a call may be sent to another
-// tool-server; any other failure may have run it (docs/link-protocol.md, "The call": a
-// call is sent once).
+// NotRun reports whether err proves the call's tool did not run: it was never
+// sent, or the tool-server refused it before running it (503 DRAINING or
+// QUEUE_FULL). Only such a call may be sent to another tool-server; any other
+// failure may have run it (docs/link-protocol.md, "The call": a call is sent
+// once).
 func NotRun(err error) bool {
 	if errors.Is(err, ErrNotSent) {
 		return true

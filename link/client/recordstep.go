@@ -47,17 +47,17 @@ func recordedStep(args map[string]any) (command string, stepArgs map[string]any,
 	return command, m, true
 }
 
-// stepMembers collects the members of the one step a flow-add-step call
-// records (docs/link-protocol.md, "Members of a recorded step"): the file arguments of a
-// tool: step; for a flow-execute, the recording file, the file with the
-// step's flow name beside the real recording file, and the flow the step
-// names with its members and the baselines of its run. A flow_path in the
-// recording's directory counts as that file's name (the recorder rewrites
-// it so), and that file is also sent by the recording's directory and its
-// own file name; another flow_path sends the recording file alone. A call
-// without a valid name, an absolute project_root, or args that are the
-// JSON text of an object sends an empty list. The client policy applies
-// with the recording file in place of the flow file.
+// stepMembers collects the members of the one step a flow-add-step call records
+// (docs/link-protocol.md, "Members of a recorded step"): the file arguments of
+// a tool: step; for a flow-execute, the recording file, the file with the
+// step's flow name beside the real recording file, and the flow the step names
+// with its members and the baselines of its run. A flow_path in the recording's
+// directory counts as that file's name (the recorder rewrites it so), and that
+// file is also sent by the recording's directory and its own file name; another
+// flow_path sends the recording file alone. A call without a valid name, an
+// absolute project_root, or args that are the JSON text of an object sends an
+// empty list. The client policy applies with the recording file in place of the
+// flow file.
 func (st *callState) stepMembers(ctx context.Context) ([]wire.Member, error) {
 	rec := recordingFile(st.args)
 	command, args, ok := recordedStep(st.args)

@@ -9,9 +9,9 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// TestRecordedStepMembers follows the table of docs/link-protocol.md, "Members of a recorded
-// step", with a project_root spelled through a link so that the directory
-// of the recording as spelled and its real directory differ.
+// TestRecordedStepMembers follows the table of docs/link-protocol.md, "Members
+// of a recorded step", with a project_root spelled through a link so that the
+// directory of the recording as spelled and its real directory differ.
 func TestRecordedStepMembers(t *testing.T) {
 	f := newFixture(t)
 	plink := f.link(filepath.Join(f.root, "plink"), f.proj)

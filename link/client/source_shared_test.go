@@ -26,10 +26,10 @@ import (
 // call to a stub tool-server, whose body is decoded and received as the
 // tool-server does.
 //
-// The disk reads under the call's client policy, as the client does when
-// it collects members. Without a policy (a local run) the disk agrees on
-// every case but the two the policy refuses, which it reads: a local run
-// has no client policy (docs/link-protocol.md lists a cycle, the depth limit and a
+// The disk reads under the call's client policy, as the client does when it
+// collects members. Without a policy (a local run) the disk agrees on every
+// case but the two the policy refuses, which it reads: a local run has no
+// client policy (docs/link-protocol.md lists a cycle, the depth limit and a
 // case_folded spelling as the checks of a run without a link).
 
 // sharedCase is one row: files to lay out under the fixture, the main

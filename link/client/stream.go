@@ -14,9 +14,9 @@ import (
 	"github.com/toolserver/toolserver/fault"
 )
 
-// The answer of a call as the client reads it (docs/link-protocol.md, "The call"): a JSON
-// answer, or an NDJSON stream of progress, waiting, result and error
-// lines, each read within a cap.
+// The answer of a call as the client reads it (docs/link-protocol.md, "The
+// call"): a JSON answer, or an NDJSON stream of progress, waiting, result and
+// error lines, each read within a cap.
 
 func isNDJSON(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)

@@ -63,8 +63,8 @@ func flowFileInputs() []wire.FileInput {
 	}
 }
 
-// stubTools is the listing of the stub: the flow tools as docs/link-protocol.md shows
-// them, and tools with each kind of file input.
+// stubTools is the listing of the stub: the flow tools as docs/link-protocol.md
+// shows them, and tools with each kind of file input.
 func stubTools() []client.ToolEntry {
 	return []client.ToolEntry{
 		{Name: "flow-execute", Description: "Run a flow.", FileInputs: flowFileInputs(), LongRunning: true},
@@ -283,8 +283,8 @@ func (f *fixture) run(s *stub, p string, extra map[string]any, opts client.CallO
 
 // Expected values.
 
-// wantInput is a file-input object in the field order of docs/link-protocol.md ("The flow file
-// input").
+// wantInput is a file-input object in the field order of docs/link-protocol.md
+// ("The flow file input").
 type wantInput struct {
 	Marker    bool           `json:"__argentFileInput"`
 	Path      string         `json:"path"`

@@ -10,16 +10,16 @@ import (
 )
 
 // Style members are this project's extension of the protocol
-// (docs/link-protocol.md has no such role): a snapshot's stylePath names a CSS file beside the flow file,
-// and a run over a link reads it from the members as it reads a run:
-// fragment. The client sends each one as a member with role "style",
-// keyed exactly as a run: target is (the real directory of the flow file
-// that names it, a NUL, the stylePath as written), with path, canonical,
-// size, mtimeMs and content, or state missing/refused and error, under
-// the client policy of every member. A tool-server that does not know the
-// role ignores it (docs/link-protocol.md, "What the tool-server does with the members"); a
-// client that does not send it (Argent's published ones) leaves the step
-// an error that says so.
+// (docs/link-protocol.md has no such role): a snapshot's stylePath names a CSS
+// file beside the flow file, and a run over a link reads it from the members as
+// it reads a run: fragment. The client sends each one as a member with role
+// "style", keyed exactly as a run: target is (the real directory of the flow
+// file that names it, a NUL, the stylePath as written), with path, canonical,
+// size, mtimeMs and content, or state missing/refused and error, under the
+// client policy of every member. A tool-server that does not know the role
+// ignores it (docs/link-protocol.md, "What the tool-server does with the
+// members"); a client that does not send it (Argent's published ones) leaves
+// the step an error that says so.
 
 // styleFiles sends the stylePath files of the snapshots of one flow file,
 // each resolved beside the flow's real file, once per key. A file is read

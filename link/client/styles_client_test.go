@@ -132,9 +132,9 @@ func describeStyle(src run.Source, dir, target string) string {
 	return fmt.Sprintf("bytes: %q", b)
 }
 
-// TestReceiveStyleMembers: the tool-server keeps style members (an older
-// one ignores the role, as docs/link-protocol.md has it for any unknown role), refuses
-// one without a valid canonical, and a refused one reads as refused.
+// TestReceiveStyleMembers: the tool-server keeps style members (an older one
+// ignores the role, as docs/link-protocol.md has it for any unknown role),
+// refuses one without a valid canonical, and a refused one reads as refused.
 func TestReceiveStyleMembers(t *testing.T) {
 	dir := "/work/proj/.argent/flows"
 	css := b64([]byte("a {}"))

@@ -14,14 +14,14 @@ import (
 	"github.com/toolserver/toolserver/link/wire"
 )
 
-// toolFileArgs returns the file arguments of a tool: step (docs/link-protocol.md, "Tool
-// files"), by the rule both ends share (wire.FileArguments): the arguments its
-// tool declares as a file input whose path is only that argument
-// ("${<target>}"), whose value is an absolute path ending in .png or
-// .yaml in any case. An input whose unwrapWhenSet argument is also set
-// stays unread: the tool's own check refuses the call. No other argument
-// is ever a file, an absolute .png path that a keyboard step types among
-// them. A value absolute only on another system (C:\ on this one) is not
+// toolFileArgs returns the file arguments of a tool: step
+// (docs/link-protocol.md, "Tool files"), by the rule both ends share
+// (wire.FileArguments): the arguments its tool declares as a file input whose
+// path is only that argument ("${<target>}"), whose value is an absolute path
+// ending in .png or .yaml in any case. An input whose unwrapWhenSet argument is
+// also set stays unread: the tool's own check refuses the call. No other
+// argument is ever a file, an absolute .png path that a keyboard step types
+// among them. A value absolute only on another system (C:\ on this one) is not
 // a path this client can read.
 func toolFileArgs(specs []wire.FileInput, args map[string]any) []string {
 	var out []string

@@ -25,8 +25,8 @@ import (
 )
 
 // POST /upload: where the bytes go that do not ride in the call body, one
-// gzipped tar each: a member past the inline budget (docs/link-protocol.md, "Members"), and
-// a tar-upload input, streamed.
+// gzipped tar each: a member past the inline budget (docs/link-protocol.md,
+// "Members"), and a tar-upload input, streamed.
 
 // memberSender places the bytes of members: in the call body while they total
 // at most wire.MaxInlineBytes (decoded, in collection order, each member that

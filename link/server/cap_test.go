@@ -22,9 +22,10 @@ func zerosBase64(n int) string {
 }
 
 // TestCapOnDecodedSize: on the tool-server, a member of each role (flow,
-// baseline, tool file) of exactly 32 MiB is kept and one byte more is the 422 of docs/link-protocol.md (the client's half is link/client's TestCapOnDecodedSize).
-// The cases share two texts of 43 MB and run in parallel (each holds
-// about 100 MB more under -race).
+// baseline, tool file) of exactly 32 MiB is kept and one byte more is the 422
+// of docs/link-protocol.md (the client's half is link/client's
+// TestCapOnDecodedSize). The cases share two texts of 43 MB and run in parallel
+// (each holds about 100 MB more under -race).
 func TestCapOnDecodedSize(t *testing.T) {
 	t.Parallel()
 	atCap, over := zerosBase64(wire.MaxFileBytes), zerosBase64(wire.MaxFileBytes+1)

@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// The file-input rules, owned here and called by both ends: the client
-// wrapping a call's file inputs (docs/argent-client.md, §4.1) and collecting the
-// file arguments of tool: steps (docs/link-protocol.md, "Tool files"), and the tool-server
-// deciding what such a client sends (pre-validation, the older-client
-// refusals, the recorder, the lookup of a tool step's files).
+// The file-input rules, owned here and called by both ends: the client wrapping
+// a call's file inputs (docs/argent-client.md, §4.1) and collecting the file
+// arguments of tool: steps (docs/link-protocol.md, "Tool files"), and the
+// tool-server deciding what such a client sends (pre-validation, the
+// older-client refusals, the recorder, the lookup of a tool step's files).
 
 // templateRef matches one ${arg} in a file input's path.
 var templateRef = regexp.MustCompile(`\$\{([^}]+)\}`)
@@ -107,8 +107,8 @@ func SetFileInputs(inputs []FileInput, args map[string]any) []SetInput {
 }
 
 // FileArguments returns the targets of the file arguments args sets
-// (docs/link-protocol.md, "Tool files"): the inputs SetFileInputs finds no problem with. Their
-// values are absolute .png or .yaml paths.
+// (docs/link-protocol.md, "Tool files"): the inputs SetFileInputs finds no
+// problem with. Their values are absolute .png or .yaml paths.
 func FileArguments(inputs []FileInput, args map[string]any) []string {
 	var out []string
 	for _, in := range SetFileInputs(inputs, args) {

@@ -7,8 +7,9 @@ import (
 
 // The limits of the link. Other packages that need one refer to it here.
 const (
-	// MaxFileBytes caps one file sent with a call (a member, a file
-	// input), and the total of a call's flow members (the 32 MiB of docs/link-protocol.md, "Client policy").
+	// MaxFileBytes caps one file sent with a call (a member, a file input), and
+	// the total of a call's flow members (the 32 MiB of docs/link-protocol.md,
+	// "Client policy").
 	MaxFileBytes = 32 << 20
 	// MaxInlineBytes is what the client puts in the call body; other
 	// members go through POST /upload, one gzipped tar each.

@@ -17,8 +17,8 @@ const (
 	StateListed  = "listed"
 )
 
-// Member is one file of a linked call, exactly as the table of docs/link-protocol.md ("Members") names
-// its fields.
+// Member is one file of a linked call, exactly as the table of
+// docs/link-protocol.md ("Members") names its fields.
 type Member struct {
 	Role        string    `json:"role"`
 	Key         string    `json:"key"`

@@ -4,8 +4,9 @@ package wire
 // read: one owner, so the end that writes one and the end that reads it
 // cannot drift apart.
 
-// The sentences docs/link-protocol.md ("Older clients and tool-servers") adds when a client that sends no members meets a
-// tool-server that reads them ("Older clients and tool-servers").
+// The sentences docs/link-protocol.md ("Older clients and tool-servers") adds
+// when a client that sends no members meets a tool-server that reads them
+// ("Older clients and tool-servers").
 const (
 	OlderRun      = "This tool-server runs run: steps for a client that sends their fragments with the call. Update the argent CLI or MCP adapter on the client."
 	OlderSnapshot = "This tool-server runs snapshot: steps for a client that sends their baselines with the call. Update the argent CLI or MCP adapter on the client."
@@ -28,9 +29,10 @@ const (
 // NotSent is the text of a call that never reached the tool-server.
 const NotSent = "the call was not sent"
 
-// ClosedBeforeResult is the error of a call whose connection closed before
-// its result arrived (docs/link-protocol.md, "The call"), a format of the tool's name and
-// the cause: the call is never sent again, since the tool may have run.
+// ClosedBeforeResult is the error of a call whose connection closed before its
+// result arrived (docs/link-protocol.md, "The call"), a format of the tool's
+// name and the cause: the call is never sent again, since the tool may have
+// run.
 const ClosedBeforeResult = "The connection to the tool-server closed before %s finished (%v). The tool may have run; check its effect before you run it again."
 
 // RefusedByClient is the reason of a member refused without one.

@@ -63,8 +63,8 @@ func (t *Tools) Register(r *tool.Registry) {
 	}
 }
 
-// flowFileInputs are flow-execute's file inputs exactly as docs/link-protocol.md
-// lists them ("collect in GET /tools").
+// flowFileInputs are flow-execute's file inputs exactly as
+// docs/link-protocol.md lists them ("collect in GET /tools").
 func flowFileInputs() []wire.FileInput {
 	return []wire.FileInput{
 		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},

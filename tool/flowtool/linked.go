@@ -27,8 +27,8 @@ type linkedCall struct {
 
 const linkedKey = "link"
 
-// prepareLinked reads a flow input's members before the arguments are
-// checked (docs/link-protocol.md, "What the tool-server does with the members").
+// prepareLinked reads a flow input's members before the arguments are checked
+// (docs/link-protocol.md, "What the tool-server does with the members").
 func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 	for _, target := range []string{"flow_path", "flow_file"} {
 		raw, ok := call.Args[target]
@@ -109,12 +109,12 @@ func (t *Tools) linkedCaller(src *server.Source) run.ToolCaller {
 	}
 }
 
-// memberFiles replaces each file argument of a call of toolName by a file
-// input holding the bytes the client sent for its path, so the tool gets
-// them as from a direct call (docs/link-protocol.md, "Tool files"): the registry keeps
-// them in a temp file for the length of the call, and a tool that reads
-// only the files sent with a call (screenshot-diff on a wildcard bind)
-// takes them. suffix ends an error's message.
+// memberFiles replaces each file argument of a call of toolName by a file input
+// holding the bytes the client sent for its path, so the tool gets them as from
+// a direct call (docs/link-protocol.md, "Tool files"): the registry keeps them
+// in a temp file for the length of the call, and a tool that reads only the
+// files sent with a call (screenshot-diff on a wildcard bind) takes them.
+// suffix ends an error's message.
 func (t *Tools) memberFiles(src *server.Source, toolName string, args map[string]any, suffix string) error {
 	inputs, _ := t.toolInfo(toolName)
 	// The file arguments by the rule the client used to send them.

@@ -14,8 +14,8 @@ import (
 const stepMembersKey = "link.step"
 
 // prepareStepMembers reads the members a linked client sends with
-// flow-add-step's project_root (docs/link-protocol.md, "Members of a recorded step"), before
-// the arguments are checked.
+// flow-add-step's project_root (docs/link-protocol.md, "Members of a recorded
+// step"), before the arguments are checked.
 func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
 	raw, ok := call.Args["project_root"]
 	if !ok {

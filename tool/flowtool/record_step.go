@@ -21,11 +21,11 @@ import (
 // the run's device itself (Argent's bindDeviceArgs).
 var deviceKeys = []string{"udid", "device", "device_id"}
 
-// flow-add-step records a step only when the live call succeeded. These
-// are the codes of its refusals: FLOW_FILE_INVALID for a step a replay
-// would reject (the replay check of docs/link-protocol.md uses the same code), and
-// FLOW_STEP_FAILED for a call that returned but whose step a replay counts
-// as failed (an unmet await-ui-element, a nested flow that did not pass).
+// flow-add-step records a step only when the live call succeeded. These are the
+// codes of its refusals: FLOW_FILE_INVALID for a step a replay would reject
+// (the replay check of docs/link-protocol.md uses the same code), and
+// FLOW_STEP_FAILED for a call that returned but whose step a replay counts as
+// failed (an unmet await-ui-element, a nested flow that did not pass).
 const codeStepFailed = "FLOW_STEP_FAILED"
 
 func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
@@ -266,16 +266,17 @@ func launchStep(args map[string]any) *flow.Step {
 	return &flow.Step{Directive: &flow.Launch{URL: url}}
 }
 
-// refuseFileInputs applies the refusals of docs/link-protocol.md ("Tool files") for a tool: step's file
-// inputs ("The x-argent-linked header"). A file argument is an input whose
-// path is only that argument ("${<target>}"), of kind file, whose value is
-// an absolute .png or .yaml path (docs/link-protocol.md, "Tool files"): the only files a
-// client sends with a replay. Any other input the step sets — a directory,
-// an app upload, an output directory, a path built from other arguments, a
-// relative path, another extension — makes a replay over a link reject
-// the step, so it is refused when the recording is replayed over a link.
-// A client too old to send the header sends no files with the step either,
-// so for its client-side recording a file argument is refused too.
+// refuseFileInputs applies the refusals of docs/link-protocol.md ("Tool files")
+// for a tool: step's file inputs ("The x-argent-linked header"). A file
+// argument is an input whose path is only that argument ("${<target>}"), of
+// kind file, whose value is an absolute .png or .yaml path
+// (docs/link-protocol.md, "Tool files"): the only files a client sends with a
+// replay. Any other input the step sets — a directory, an app upload, an output
+// directory, a path built from other arguments, a relative path, another
+// extension — makes a replay over a link reject the step, so it is refused when
+// the recording is replayed over a link. A client too old to send the header
+// sends no files with the step either, so for its client-side recording a file
+// argument is refused too.
 func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
 	var bad, files []string
 	for _, in := range wire.SetFileInputs(spec.FileInputs, args) {
@@ -359,10 +360,10 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// stepFailed refuses a call that returned but whose step a replay counts
-// as failed: an await-ui-element whose condition never held, and a nested
-// flow that did not pass or did not run (docs/link-protocol.md: flow-add-step refuses a
-// flow-execute step when the nested flow does not pass). The recorder
+// stepFailed refuses a call that returned but whose step a replay counts as
+// failed: an await-ui-element whose condition never held, and a nested flow
+// that did not pass or did not run (docs/link-protocol.md: flow-add-step
+// refuses a flow-execute step when the nested flow does not pass). The recorder
 // applies this in host mode too: flow-add-step records a step only when it
 // succeeded, and a recorded failure would fail every replay.
 func stepFailed(command string, res any) error {

@@ -460,8 +460,8 @@ func (t *Tools) recorderTools() []*tool.Tool {
 				"args":    {AnyType: []string{"string", "object"}, Description: "The tool's arguments as the JSON text of an object (an object is accepted too), e.g. {\"device\":\"chromium-cdp-1280x800\",\"x\":0.5,\"y\":0.3}."},
 				"delayMs": tool.Integer("Pause after the step on replay, in ms.", 0, 600000),
 			}), "name", "project_root", "command"),
-			// Exactly as docs/link-protocol.md shows: the client sends the files
-			// the recorded step makes the tool-server read as members.
+			// Exactly as docs/link-protocol.md shows: the client sends the
+			// files the recorded step makes the tool-server read as members.
 			FileInputs:  []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
 			LongRunning: true,
 			Prepare:     t.prepareStepMembers,
@@ -621,12 +621,12 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 	return map[string]any{"message": fmt.Sprintf("Echo added to %q flow", rec.name), "stepCount": len(next.Steps), "savedTo": savedTo}, nil
 }
 
-// addScript records a script: step without running it. A script: step runs
-// on the tool-server's host in a local run only, and a replay over a link
-// rejects it before its first step (docs/link-protocol.md, "What the tool-server does with
-// the members"), so a recording that keeps its file on the client, or a
-// call that came over a link, is refused (docs/link-protocol.md, "The x-argent-linked
-// header").
+// addScript records a script: step without running it. A script: step runs on
+// the tool-server's host in a local run only, and a replay over a link rejects
+// it before its first step (docs/link-protocol.md, "What the tool-server does
+// with the members"), so a recording that keeps its file on the client, or a
+// call that came over a link, is refused (docs/link-protocol.md, "The
+// x-argent-linked header").
 func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	a, err := tool.Decode[struct {
 		recArgs
@@ -739,10 +739,10 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	}, nil
 }
 
-// linkReason says why the recorder applies the refusals of docs/link-protocol.md's
-// "x-argent-linked header" section to this call, or "" when it applies
-// none: a call over a link, or a recording that keeps its file on the
-// client.
+// linkReason says why the recorder applies the refusals of
+// docs/link-protocol.md's "x-argent-linked header" section to this call, or ""
+// when it applies none: a call over a link, or a recording that keeps its file
+// on the client.
 func linkReason(rec *recording, call *tool.Call) string {
 	switch {
 	case call.Linked:
