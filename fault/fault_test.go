@@ -8,34 +8,13 @@ import (
 	"github.com/toolserver/toolserver/fault"
 )
 
-// TestInfrastructureBit: the infrastructure column is what a client's
-// exit code branches on.
-func TestInfrastructureBit(t *testing.T) {
-	for _, tc := range []struct {
-		kind  fault.Kind
-		infra bool
-	}{
-		{fault.Validation, false},
-		{fault.Unauthorized, true},
-		{fault.Forbidden, true},
-		{fault.NotFound, false},
-		{fault.MethodNotAllowed, false},
-		{fault.Timeout, true},
-		{fault.Conflict, false},
-		{fault.TooLarge, true},
-		{fault.UnsupportedMedia, false},
-		{fault.Unprocessed, false},
-		{fault.Internal, true},
-		{fault.WriteFailed, false},
-		{fault.Unavailable, true},
-		{fault.InsufficientStorage, true},
-		{"no-such-kind", false},
-	} {
-		if got := tc.kind.Infrastructure(); got != tc.infra {
-			t.Errorf("%s: infrastructure got %v, want %v", tc.kind, got, tc.infra)
-		}
-		if got := fault.IsInfrastructure(fault.Classify(tc.kind, errors.New("x"))); got != tc.infra {
-			t.Errorf("Classify(%s): marked %v, want %v", tc.kind, got, tc.infra)
+// TestClassify: an error of a kind with the infrastructure bit is marked
+// as the machinery's failure, any other is left as it is.
+func TestClassify(t *testing.T) {
+	for _, k := range append(fault.Kinds(), "no-such-kind") {
+		err := errors.New("x")
+		if got := fault.IsInfrastructure(fault.Classify(k, err)); got != k.Infrastructure() {
+			t.Errorf("Classify(%s): marked %v, want %v", k, got, k.Infrastructure())
 		}
 	}
 }

@@ -34,45 +34,20 @@ func (e *CallError) Error() string { return e.Message }
 func (e *CallError) classified() error {
 	k := fault.Kind(e.Kind)
 	if !k.Known() {
-		k = kindOfStatus(e.Status)
+		k = KindOfStatus(e.Status)
 	}
 	return fault.Classify(k, e)
 }
 
-// kindOfStatus is the kind a client reads into an answer that names none
+// KindOfStatus is the kind a client reads into an answer that names none
 // it knows (a proxy's error page, another server): the kind the tool-server
 // answers with that status (the first when two share it; server/status.go
 // holds the server's table, and a server test holds the two equal), then
 // the statuses only a proxy answers; any other 4xx is a validation error,
 // any other 5xx an internal one, and a 2xx or 3xx no kind at all.
-func kindOfStatus(status int) fault.Kind {
-	switch status {
-	case http.StatusBadRequest:
-		return fault.Validation
-	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
-		return fault.Unauthorized
-	case http.StatusForbidden:
-		return fault.Forbidden
-	case http.StatusNotFound:
-		return fault.NotFound
-	case http.StatusMethodNotAllowed:
-		return fault.MethodNotAllowed
-	case http.StatusRequestTimeout:
-		return fault.Timeout
-	case http.StatusConflict:
-		return fault.Conflict
-	case http.StatusRequestEntityTooLarge:
-		return fault.TooLarge
-	case http.StatusUnsupportedMediaType:
-		return fault.UnsupportedMedia
-	case http.StatusUnprocessableEntity:
-		return fault.Unprocessed
-	case http.StatusInternalServerError:
-		return fault.Internal
-	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return fault.Unavailable
-	case http.StatusInsufficientStorage:
-		return fault.InsufficientStorage
+func KindOfStatus(status int) fault.Kind {
+	if k, ok := statusKinds[status]; ok {
+		return k
 	}
 	switch status / 100 {
 	case 4:
@@ -81,6 +56,18 @@ func kindOfStatus(status int) fault.Kind {
 		return fault.Internal
 	}
 	return ""
+}
+
+// statusKinds are the statuses KindOfStatus reads a kind into.
+var statusKinds = map[int]fault.Kind{
+	http.StatusBadRequest: fault.Validation, http.StatusUnauthorized: fault.Unauthorized,
+	http.StatusProxyAuthRequired: fault.Unauthorized, http.StatusForbidden: fault.Forbidden,
+	http.StatusNotFound: fault.NotFound, http.StatusMethodNotAllowed: fault.MethodNotAllowed,
+	http.StatusRequestTimeout: fault.Timeout, http.StatusConflict: fault.Conflict,
+	http.StatusRequestEntityTooLarge: fault.TooLarge, http.StatusUnsupportedMediaType: fault.UnsupportedMedia,
+	http.StatusUnprocessableEntity: fault.Unprocessed, http.StatusInternalServerError: fault.Internal,
+	http.StatusServiceUnavailable: fault.Unavailable, http.StatusBadGateway: fault.Unavailable,
+	http.StatusGatewayTimeout: fault.Unavailable, http.StatusInsufficientStorage: fault.InsufficientStorage,
 }
 
 // ClosedError is a call whose connection closed before its result arrived

@@ -16,7 +16,7 @@ func TestKindOfStatus(t *testing.T) {
 		407: fault.Unauthorized, 502: fault.Unavailable, 504: fault.Unavailable,
 		418: fault.Validation, 599: fault.Internal, 200: "", 302: "",
 	} {
-		if got := kindOfStatus(status); got != want {
+		if got := KindOfStatus(status); got != want {
 			t.Errorf("KindOf(%d): got %q, want %q", status, got, want)
 		}
 	}
