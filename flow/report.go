@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // The statuses of a step.
@@ -208,14 +209,6 @@ type plannedWrite struct {
 	DryRun  bool   `json:"dryRun"`
 }
 
-// clientFile is the client-file directive of a baseline on the wire.
-type clientFile struct {
-	ArgentClientFile bool    `json:"__argentClientFile"`
-	Path             string  `json:"path"`
-	Content          *string `json:"content"`
-	Encoding         string  `json:"encoding,omitempty"`
-}
-
 // refusedWrite is a baseline the client did not write, with its keys in
 // the order the client writes them.
 type refusedWrite struct {
@@ -229,7 +222,7 @@ func (w BaselineWrite) MarshalJSON() ([]byte, error) {
 	switch {
 	case w.PNG != nil:
 		content := base64.StdEncoding.EncodeToString(w.PNG)
-		return MarshalNoEscape(clientFile{ArgentClientFile: true, Path: w.Path, Content: &content, Encoding: "base64"})
+		return MarshalNoEscape(wire.ClientFile{ArgentClientFile: true, Path: w.Path, Content: &content, Encoding: "base64"})
 	case w.Error != "":
 		return MarshalNoEscape(refusedWrite{Error: w.Error, Path: w.Path})
 	case w.Plan != nil:
@@ -248,7 +241,7 @@ func (w *BaselineWrite) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &w.Path)
 	}
 	var v struct {
-		clientFile
+		wire.ClientFile
 		Error   string `json:"error"`
 		Bytes   int    `json:"bytes"`
 		Updated bool   `json:"updated"`

@@ -45,8 +45,9 @@
 // link/client/notrun.go; the tool-server's side of "What the tool-server
 // does with the members" goes on in link/server/uploads.go (an uploaded
 // member), link/server/prevalidate.go (the checks before the first step)
-// and link/server/source.go (the runner reading the members); a dry run
-// of "Baselines in the result" is link/client/dryrun.go.
+// and link/server/source.go (the runner reading the members); the directive of
+// "Baselines in the result" is link/wire/clientfile.go, and its dry run
+// link/client/dryrun.go.
 //
 // One extension is this project's, not the protocol's: style members, a
 // snapshot's stylePath file sent with role "style"

@@ -45,7 +45,7 @@ func (e *DirectiveError) Error() string {
 // ask for (recordingRefusal) is refused whole: nothing of it is written, and
 // the error is a *DirectiveError.
 func (st *callState) apply(data json.RawMessage) (json.RawMessage, error) {
-	if !bytes.Contains(data, []byte(`"__argentClientFile"`)) {
+	if !bytes.Contains(data, []byte(`"`+wire.ClientFileMarker+`"`)) {
 		return data, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -75,7 +75,7 @@ func directiveOf(v any) (p, content, encoding string, ok bool) {
 	if !isMap {
 		return "", "", "", false
 	}
-	if marker, _ := x["__argentClientFile"].(bool); !marker {
+	if marker, _ := x[wire.ClientFileMarker].(bool); !marker {
 		return "", "", "", false
 	}
 	p, okPath := x["path"].(string)

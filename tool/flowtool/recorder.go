@@ -393,7 +393,7 @@ func (rec *recording) save(fl *flow.Flow, data []byte) (any, error) {
 
 func (rec *recording) savedTo(data []byte) any {
 	if rec.client {
-		return map[string]any{"__argentClientFile": true, "path": rec.file, "content": string(data)}
+		return map[string]any{wire.ClientFileMarker: true, "path": rec.file, "content": string(data)}
 	}
 	return rec.file
 }
