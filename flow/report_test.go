@@ -32,7 +32,7 @@ func wireReport() *flow.Report {
 
 // TestReportWire pins the bytes of a report on the wire. The strings are
 // what the report wrote when these fields were untyped (any, []any,
-// map[string]any holding store.Artifact and link.ClientFile values), so
+// map[string]any holding store.Artifact and wire.ClientFile values), so
 // the typed fields change no byte, with HTML escaping on (json.Marshal) or
 // off (the tool-server's stream).
 func TestReportWire(t *testing.T) {
