@@ -136,9 +136,8 @@ func (t *Tools) memberFiles(src *server.Source, toolName string, args map[string
 // memberInput is a file input at the client's path with data as its
 // content. Its mtimeMs of -1 matches no real file, so the registry never
 // takes a file of this machine that has the same path for it.
-func memberInput(path string, data []byte) map[string]any {
-	return map[string]any{
-		"__argentFileInput": true, "path": path, "size": len(data), "mtimeMs": -1,
-		"content": base64.StdEncoding.EncodeToString(data),
-	}
+func memberInput(path string, data []byte) wire.FileInputObject {
+	size, mtime := int64(len(data)), float64(-1)
+	content := base64.StdEncoding.EncodeToString(data)
+	return wire.FileInputObject{ArgentFileInput: true, Path: path, Size: &size, MtimeMs: &mtime, Content: &content}
 }
