@@ -1,7 +1,9 @@
 // Package server owns the HTTP surface of the tool-server on chi: GET
 // /tools, POST /tools/{name} (JSON or an NDJSON stream), POST /upload, GET
-// /artifacts/{id} and GET /healthz, behind bearer auth and the Host guard.
-// Handlers decode, call and encode; the work is in the tool registry.
+// /artifacts/{id} and GET /healthz, behind bearer auth and the Host guard,
+// and the control plane under /v1. Handlers decode, call and encode; the
+// work is in the tool registry. status.go is the one table from an error's
+// kind to its HTTP answer, for Argent's envelope and the /v1 one alike.
 package server
 
 import (
