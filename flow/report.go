@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/toolserver/toolserver/fault"
@@ -78,7 +77,7 @@ type StepReport struct {
 	// flow that failed, as a local run does.
 	Infrastructure bool `json:"infrastructure,omitempty"`
 	// Err is the typed error behind an error status, kept for callers
-	// that branch on it (errors.Is(Err, fault.ErrInfrastructure)); it never
+	// that branch on it (fault.IsInfrastructure(Err)); it never
 	// reaches the wire.
 	Err error `json:"-"`
 }
@@ -90,7 +89,7 @@ type StepReport struct {
 func (r *Report) InfrastructureError() error {
 	for _, s := range r.Steps {
 		switch {
-		case s.Err != nil && errors.Is(s.Err, fault.ErrInfrastructure):
+		case s.Err != nil && fault.IsInfrastructure(s.Err):
 			return s.Err
 		case s.Infrastructure:
 			return fault.Infrastructure(fmt.Errorf("step %d (%s): %s", s.Index+1, s.Kind, s.Reason))

@@ -183,6 +183,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	out := newRenderer(opts.stdout, opts.stderr, format != "")
 	if opts.outputDir != "" {
 		out.warn("--output DIR is deprecated; use --artifacts DIR")
+		if opts.artifacts != "" && opts.artifacts != opts.outputDir {
+			return usageError("flow run: --output %s and --artifacts %s name two artifacts directories; give --artifacts only", opts.outputDir, opts.artifacts)
+		}
 		opts.artifacts = opts.outputDir
 	}
 	out.dryRun = opts.dryRun
@@ -238,14 +241,10 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if ctx.Err() != nil {
 		return errors.New("interrupted")
 	}
-	reps := make([]*flow.Report, len(reports))
-	for i, r := range reports {
-		reps[i] = r.Report
-	}
-	return flowRunError(reps, cmp.Or(broken, failure))
+	return flowRunError(flowReports(reports), cmp.Or(broken, failure))
 }
 
-// resolveFormat is the output format -o, --output and --json ask for.
+// resolveFormat is the output format -o and --json ask for.
 func (o *flowRunOptions) resolveFormat() (string, error) {
 	format := o.format
 	if o.json {
@@ -253,9 +252,6 @@ func (o *flowRunOptions) resolveFormat() (string, error) {
 			return "", usageError("--json and -o yaml ask for two formats; give one")
 		}
 		format = formatJSON
-	}
-	if o.outputDir != "" && o.artifacts != "" && o.artifacts != o.outputDir {
-		return "", usageError("flow run: --output %s and --artifacts %s name two artifacts directories; give --artifacts only", o.outputDir, o.artifacts)
 	}
 	return format, nil
 }
@@ -354,11 +350,7 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 	if o.junit == "" {
 		return nil
 	}
-	reps := make([]*flow.Report, len(reports))
-	for i, r := range reports {
-		reps[i] = r.Report
-	}
-	if err := writeJUnit(o.junit, reps); err != nil {
+	if err := writeJUnit(o.junit, flowReports(reports)); err != nil {
 		return fmt.Errorf("--junit %s: %w", o.junit, err)
 	}
 	return nil
@@ -369,6 +361,15 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 type runReport struct {
 	*flow.Report
 	WouldWrite *[]flowrun.Plan `json:"wouldWriteBaselines,omitempty"`
+}
+
+// flowReports are the reports of a run, without the dry run's plans.
+func flowReports(reports []runReport) []*flow.Report {
+	out := make([]*flow.Report, len(reports))
+	for i, r := range reports {
+		out[i] = r.Report
+	}
+	return out
 }
 
 // rejectedReport stands for a flow rejected before its first step in the

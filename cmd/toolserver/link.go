@@ -235,7 +235,7 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 	res, err := s.linkClient(u).Call(ctx, name, args, opts)
 	if err != nil {
 		var ce *linkclient.CallError
-		if errors.As(err, &ce) && !errors.Is(err, fault.ErrInfrastructure) {
+		if errors.As(err, &ce) && !fault.IsInfrastructure(err) {
 			printData(s.stdout, format, map[string]any{"error": ce.Message, "error_code": ce.Code, "error_kind": ce.Kind})
 			return failed(nil)
 		}

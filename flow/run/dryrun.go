@@ -43,13 +43,17 @@ func (s *dryRunSource) WriteBaseline(path string, png []byte) (bool, error) {
 		}
 	}
 	_, err := os.Stat(path)
-	updated := err == nil
-	action := PlanNew
+	s.plans = append(s.plans, planOf(path, len(png), err == nil))
+	return err == nil, nil
+}
+
+// planOf is the plan of writing n bytes at path: an update when a file
+// is there already, else new.
+func planOf(path string, n int, updated bool) Plan {
 	if updated {
-		action = PlanUpdate
+		return Plan{Path: path, Action: PlanUpdate, Bytes: n}
 	}
-	s.plans = append(s.plans, Plan{Path: path, Action: action, Bytes: len(png)})
-	return updated, nil
+	return Plan{Path: path, Action: PlanNew, Bytes: n}
 }
 
 // PlansOf turns the baselineWrites of a linked dry run's result into
@@ -60,11 +64,7 @@ func PlansOf(writes []flow.BaselineWrite) []Plan {
 		if w.Plan == nil {
 			continue
 		}
-		action := PlanNew
-		if w.Plan.Updated {
-			action = PlanUpdate
-		}
-		out = append(out, Plan{Path: w.Path, Action: action, Bytes: w.Plan.Bytes})
+		out = append(out, planOf(w.Path, w.Plan.Bytes, w.Plan.Updated))
 	}
 	return out
 }

@@ -300,7 +300,7 @@ func (r *Runner) condition(c flow.Condition) flow.Condition {
 func (r *Runner) check(ctx context.Context, dev Device, c flow.Condition, timeout time.Duration) outcome {
 	c = r.condition(c)
 	out, err := dev.Check(ctx, c, timeout)
-	if errors.Is(err, fault.ErrInfrastructure) {
+	if fault.IsInfrastructure(err) {
 		// The browser is gone: the step could not run, it did not fail.
 		return errored("could not read the page: %v", err)
 	}
@@ -343,7 +343,7 @@ func (r *Runner) idle(ctx context.Context, dev Device, d *flow.Await) outcome {
 		if ctx.Err() != nil {
 			return outcome{status: flow.StatusSkip, reason: "run aborted"}
 		}
-		if errors.Is(err, fault.ErrInfrastructure) {
+		if fault.IsInfrastructure(err) {
 			// A dead browser is not a page that never settles.
 			return errored("could not tell whether the page settled: %v", err)
 		}

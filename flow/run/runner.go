@@ -451,7 +451,7 @@ func plural(n int, word string) string {
 // the machinery failed.
 func setErr(s *flow.StepReport, err error) {
 	s.Err = err
-	s.Infrastructure = errors.Is(err, fault.ErrInfrastructure)
+	s.Infrastructure = fault.IsInfrastructure(err)
 }
 
 // count adds a finished step to the totals; echo lines never count,

@@ -73,8 +73,8 @@ type CallOptions struct {
 	// prints none.
 	FilesLog func(line string)
 	// DryRun writes no baseline of the result: each baselineWrites
-	// directive is checked as for a write and becomes a flow.BaselineWrite with its Plan, or
-	// {"path", "error"} when it would be refused.
+	// directive is checked as for a write and becomes a flow.BaselineWrite
+	// with its Plan, or {"path", "error"} when it would be refused.
 	DryRun bool
 }
 

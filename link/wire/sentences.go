@@ -4,9 +4,9 @@ package wire
 // read: one owner, so the end that writes one and the end that reads it
 // cannot drift apart.
 
-// The sentences docs/link-protocol.md ("Older clients and tool-servers") adds
-// when a client that sends no members meets a tool-server that reads them
-// ("Older clients and tool-servers").
+// The sentences a tool-server answers when a client that sends no members
+// meets a tool-server that reads them (docs/link-protocol.md, "Older
+// clients and tool-servers").
 const (
 	OlderRun      = "This tool-server runs run: steps for a client that sends their fragments with the call. Update the argent CLI or MCP adapter on the client."
 	OlderSnapshot = "This tool-server runs snapshot: steps for a client that sends their baselines with the call. Update the argent CLI or MCP adapter on the client."
@@ -14,8 +14,10 @@ const (
 	OlderToolFile = "This tool-server runs tool: steps with file arguments for a client that sends them with the call. Update the argent CLI or MCP adapter on the client."
 )
 
-// CodeFlowFileInvalid is the error code of a flow the tool-server rejects
-// before the first step ("What the tool-server does with the members").
+// CodeFlowFileInvalid is Argent's error code of a flow file a tool
+// refuses: one it cannot read, parse or run, and one the tool-server
+// rejects before the first step (docs/link-protocol.md, "What the
+// tool-server does with the members").
 const CodeFlowFileInvalid = "FLOW_FILE_INVALID"
 
 // The error codes of a tool-server that refused a call before running

@@ -102,14 +102,14 @@ func resolveSource(call *tool.Call) (source, error) {
 		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if (a.Name == "") == (a.FlowPath == "") {
-		return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Pass exactly one flow source: name or flow_path.")
+		return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Pass exactly one flow source: name or flow_path.")
 	}
 	if call.Remote {
 		field := "name"
 		if a.FlowPath != "" {
 			field = "flow_path"
 		}
-		return source{}, invalid("FLOW_FILE_INVALID", field, "%s: this tool-server answers other machines, so it runs no flow file of its own for a caller: send the flow's bytes with the call (flow_path or flow_file with its content, as a linked or remote-routed client does)", field)
+		return source{}, invalid(wire.CodeFlowFileInvalid, field, "%s: this tool-server answers other machines, so it runs no flow file of its own for a caller: send the flow's bytes with the call (flow_path or flow_file with its content, as a linked or remote-routed client does)", field)
 	}
 	disk := flow.Disk{}
 	if a.FlowPath != "" {
@@ -118,10 +118,10 @@ func resolveSource(call *tool.Call) (source, error) {
 			p = f.Path
 		}
 		if !filepath.IsAbs(p) {
-			return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Invalid flow_path %q: flow paths must be absolute — a relative path is resolved against the tool server's working directory, not the caller's. Pass the absolute path to the flow's YAML.", p)
+			return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Invalid flow_path %q: flow paths must be absolute — a relative path is resolved against the tool server's working directory, not the caller's. Pass the absolute path to the flow's YAML.", p)
 		}
 		if !strings.HasSuffix(p, ".yaml") {
-			return source{}, invalid("FLOW_FILE_INVALID", "flow_path", "Invalid flow_path %q: flow files must use the .yaml extension.", p)
+			return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Invalid flow_path %q: flow files must use the .yaml extension.", p)
 		}
 		f, err := disk.OpenFile(p)
 		if err != nil {
@@ -164,7 +164,7 @@ func prepareError(err error) error {
 	var openErr *flow.OpenError
 	switch {
 	case errors.Is(err, flow.ErrInvalid):
-		return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Message: err.Error(), Err: err}
+		return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Message: err.Error(), Err: err}
 	case errors.As(err, &nameErr):
 		return &fault.Error{Kind: fault.Validation, Code: "FLOW_NAME_INVALID", Message: err.Error(), Err: err}
 	case errors.As(err, &openErr):

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // commandSnapshot is the command of flow-add-step that records a
@@ -27,7 +28,7 @@ const snapshotNotCaptured = "recorded without a capture: a replay compares the s
 // replay binds its own device.
 func addSnapshot(rec *recording, args map[string]any, delay time.Duration) (any, error) {
 	refuse := func(format string, a ...any) error {
-		return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
+		return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "args",
 			Message: fmt.Sprintf("flow-add-step cannot record snapshot: "+format+" Nothing was recorded.", a...)}
 	}
 	if delay > 0 {

@@ -56,7 +56,7 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 	// rejects a tool: step that records a flow, and a live call would wait
 	// on its own lock.
 	if wire.RecorderTool(a.Command) {
-		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "command",
+		return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "command",
 			Message: fmt.Sprintf("flow-add-step cannot record %s: a flow that records flows cannot be replayed (a replay rejects a tool: step that records a flow). Nothing ran and nothing was recorded.", a.Command)}
 	}
 	if a.Command == commandSnapshot {
@@ -287,7 +287,7 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 		}
 	}
 	if why := linkReason(rec, call); why != "" && len(bad) > 0 {
-		return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
+		return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "args",
 			Message: fmt.Sprintf("flow-add-step refused tool: %s: %s, and a replay over a link rejects it (%s; a client sends a tool only absolute .png and .yaml files that one argument names). The tool did not run and nothing was recorded.", spec.Name, why, strings.Join(bad, "; "))}
 	}
 	if olderClient(rec, call) && len(files) > 0 {
@@ -303,7 +303,7 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 func olderClient(rec *recording, call *tool.Call) bool { return rec.client && !call.Linked }
 
 func olderClientError(rec *recording, what string) error {
-	return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
+	return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid,
 		Message: fmt.Sprintf("flow-add-step cannot record a %s: the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine), and this client sent no x-argent-linked header, so it is older than the tool-server and sends no files with a recorded step. Update the argent CLI or MCP adapter on the client (keep the client and the tool-server at the same version). Nothing ran and nothing was recorded.", what, rec.name, rec.root)}
 }
 
@@ -329,7 +329,7 @@ func planFlowExecute(rec *recording, call *tool.Call, args map[string]any) (map[
 			detail = fmt.Sprintf("it is not beside the recording (in %s)", recDir)
 		}
 		if detail != "" {
-			return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Field: "args",
+			return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "args",
 				Message: fmt.Sprintf("Cannot record a flow-execute of flow_path %q: %s. flow_path carries no file-input resolution through flow-add-step's opaque args — record a flow of this project's .argent/flows by name (args name and project_root), or record it in its own project.", fp, detail)}
 		}
 		if olderClient(rec, call) {

@@ -244,7 +244,7 @@ func refuseNested(ctx context.Context, name string) error {
 	if ctx.Value(ctxKey{}) == nil {
 		return nil
 	}
-	return &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
+	return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid,
 		Message: fmt.Sprintf("%s cannot run inside a step that is being recorded: a flow that records flows cannot be recorded", name)}
 }
 
@@ -314,7 +314,7 @@ func (rec *recording) load() (*flow.Flow, error) {
 	}
 	data, err := os.ReadFile(rec.file)
 	if err != nil {
-		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID", Err: err,
+		return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Err: err,
 			Message: fmt.Sprintf("Cannot read the flow file %s of the recording %q (%v). It changed outside the recorder; restore it, or call flow-start-recording to start the take over (it truncates). Nothing was added.", rec.file, rec.name, err)}
 	}
 	fl, err := flow.Parse(rec.file, data)
@@ -334,7 +334,7 @@ func parseCode(err error) string {
 			return "FLOW_E2E_HAS_PREREQUISITE"
 		}
 	}
-	return "FLOW_FILE_INVALID"
+	return wire.CodeFlowFileInvalid
 }
 
 // withStep returns a copy of fl with step appended, numbered as the
@@ -642,7 +642,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	}
 	defer s.release()
 	if why := linkReason(rec, call); why != "" {
-		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_FILE_INVALID",
+		return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid,
 			Message: fmt.Sprintf("flow-add-script refused: %s, and a replay over a link rejects script: steps (a script runs on the tool-server's host only in a local run). No script ran and nothing was recorded; record the script's effect with flow-add-step instead.", why)}
 	}
 	fl, err := rec.load()
