@@ -2,8 +2,8 @@ package client
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/link/wire"
 )
 
@@ -22,26 +22,12 @@ func memberLogLine(m *wire.Member, sent string) string {
 	if m.Role == wire.RoleFlow || m.Role == wire.RoleStyle {
 		subject = m.Canonical
 	}
-	return printableLine(fmt.Sprintf("[flow-files] %s %s: %s", m.Role, subject, sent))
+	return printable.String(fmt.Sprintf("[flow-files] %s %s: %s", m.Role, subject, sent))
 }
 
 // writtenLogLine is the line of a baseline the client wrote after the call.
 func writtenLogLine(path string) string {
-	return printableLine(fmt.Sprintf("[flow-files] baseline %s: written", path))
-}
-
-// printableLine escapes control characters, so a file name cannot forge
-// a line of the log or a terminal sequence.
-func printableLine(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return printable.String(fmt.Sprintf("[flow-files] baseline %s: written", path))
 }
 
 // sentInline, sentUpload, sentRefused are the tails of a member's line.
