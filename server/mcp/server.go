@@ -58,13 +58,19 @@ type Config struct {
 	Version string
 	// Log gets internal faults and the SDK's warnings; nil discards them.
 	Log *slog.Logger
+	// BodyBudget bounds the bytes of the HTTP messages read and run at
+	// once (0: DefaultBodyBudget); BodyWait is how long a message waits
+	// for room before a 503 (0: DefaultBodyWait).
+	BodyBudget int64
+	BodyWait   time.Duration
 }
 
 // Server is the MCP surface of a tool registry: one SDK server that a
 // stdio session (Run) or HTTP sessions (Handler) connect to.
 type Server struct {
-	cfg Config
-	sdk *sdk.Server
+	cfg    Config
+	sdk    *sdk.Server
+	bodies *budget
 }
 
 // New returns the MCP server of cfg.
@@ -72,7 +78,13 @@ func New(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg}
+	if cfg.BodyBudget <= 0 {
+		cfg.BodyBudget = DefaultBodyBudget
+	}
+	if cfg.BodyWait <= 0 {
+		cfg.BodyWait = DefaultBodyWait
+	}
+	s := &Server{cfg: cfg, bodies: newBudget(cfg.BodyBudget)}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolserver", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       sdkLog(cfg.Log),
@@ -115,8 +127,14 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 // rebinding check, turned off here: that one refuses any Host but a
 // loopback name on a loopback connection, so a proxy on this machine in
 // front of a wildcard bind (with its token) would reach /tools and not
-// /mcp.
+// /mcp. In front of it, the body budget (budget.go) bounds the bytes of
+// the messages read at once.
 func (s *Server) Handler() http.Handler {
+	return limitBodies(s.sdkHandler(), s.bodies, s.cfg.BodyWait)
+}
+
+// sdkHandler is the SDK's streamable HTTP handler.
+func (s *Server) sdkHandler() http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        MaxRequestBody,
