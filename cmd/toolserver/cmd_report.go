@@ -34,8 +34,10 @@ const reportServeLong = `Serve a report on loopback with its approve buttons tur
 snapshot, per flow, all); a button does what toolserver approve does, into
 --project (default: the current directory). The URL it prints carries a
 random token that approving needs; the page and images are served to any
-local client, approving only with the token. It binds to loopback only and
-runs until interrupted.`
+local client that names loopback in Host, approving only with the token.
+The page is this binary's, made from report.json: no HTML or script file
+of the folder is served. It binds to loopback only and runs until
+interrupted.`
 
 func newReportServeCommand(s streams) *cobra.Command {
 	opts := reportServeOptions{streams: s}
@@ -64,9 +66,13 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return usageError("report serve: --addr %s: the report is served on loopback only (127.0.0.1, ::1 or localhost)", opts.addr)
 	}
-	srv, err := report.NewServer(dir, opts.project)
+	rep, err := report.Read(dir)
 	if err != nil {
 		return usageError("report serve: %v", err)
+	}
+	srv, err := report.NewServer(dir, rep, opts.project)
+	if err != nil {
+		return err
 	}
 	defer srv.Close()
 	h, err := srv.Handler()

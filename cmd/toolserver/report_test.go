@@ -234,6 +234,9 @@ func TestReportServeApproves(t *testing.T) {
 	approver := filepath.Join(root, "approver")
 	flow := "steps:\n  - launch: \"" + u + "\"\n" +
 		"  - await: { visible: { text: Approve all } }\n" +
+		// The page's policy lets its images load: their captions give
+		// the size only a loaded image has.
+		"  - await: { text: { in: { id: snap-0 }, contains: \"Current 331×211\" } }\n" +
 		"  - tap: { role: button, text: Approve, within: { id: snap-0 } }\n" +
 		"  - await: { text: { in: { id: snap-0 }, contains: \"approved: " + snap.Baseline + "\" } }\n" +
 		"  - tap: { role: button, text: Approve, within: { id: snap-0 } }\n" +
