@@ -32,7 +32,8 @@ type reportServeOptions struct {
 
 const reportServeLong = `Serve a report on loopback with its approve buttons turned on (per
 snapshot, per flow, all); a button does what toolserver approve does, into
---project (default: the current directory). The URL it prints carries a
+--project (default, as for approve: the project the run ran in when it is
+on this machine, else the current directory). The URL it prints carries a
 random token that approving needs; the page and images are served to any
 local client that names loopback in Host, approving only with the token.
 The page is this binary's, made from report.json: no HTML or script file
@@ -53,7 +54,7 @@ func newReportServeCommand(s streams) *cobra.Command {
 	setExitStatus(cmd, exitStatusServe)
 	f := cmd.Flags()
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:0", "the loopback `HOST:PORT` to listen on (port 0: any free one)")
-	f.StringVar(&opts.project, "project", ".", "the project `DIR` approvals write baselines into")
+	f.StringVar(&opts.project, "project", "", "the project `DIR` approvals write baselines into (default: as for approve)")
 	_ = cmd.MarkFlagDirname("project")
 	return cmd
 }
@@ -70,7 +71,11 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 	if err != nil {
 		return usageError("report serve: %v", err)
 	}
-	srv, err := report.NewServer(dir, rep, opts.project)
+	project, note, err := approveProject(opts.project, rep)
+	if err != nil {
+		return fmt.Errorf("report serve: %w", err)
+	}
+	srv, err := report.NewServer(dir, rep, project)
 	if err != nil {
 		return err
 	}
@@ -84,6 +89,7 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 		return fmt.Errorf("report serve: %w", err)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintln(opts.stdout, "Approvals write into "+project+note)
 	fmt.Fprintf(opts.stdout, "Serving %s at http://%s/?token=%s (Ctrl-C to stop)\n", dir, ln.Addr(), srv.Token)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
