@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -84,18 +85,18 @@ func runApprove(ctx context.Context, opts approveOptions) error {
 	}
 	rep, err := report.Read(opts.reportDir)
 	if err != nil {
-		return usageError("approve: %v", err)
+		return usageError("approve: %s", printable.String(err.Error()))
 	}
 	project, note, err := approveProject(opts.project, rep)
 	if err != nil {
 		return fmt.Errorf("approve: %w", err)
 	}
 	if format == "" {
-		fmt.Fprintln(opts.stdout, "Approving into "+project+note)
+		fmt.Fprintln(opts.stdout, printable.String("Approving into "+project+note))
 	}
 	results, err := report.Approve(opts.reportDir, project, rep, sel, opts.dryRun)
 	if err != nil {
-		return usageError("approve: %v", err)
+		return usageError("approve: %s", printable.String(err.Error()))
 	}
 	if format != "" {
 		return printData(opts.stdout, format, map[string]any{"project": project, "results": results})
@@ -135,7 +136,8 @@ func approveProject(flag string, rep *report.Report) (dir, note string, err erro
 	return dir, " (the current directory: " + whyNot + ")", err
 }
 
-// approveLine is one result of approve as the terminal shows it.
+// approveLine is one result of approve as the terminal shows it; every
+// string in it comes from the report, so it is escaped.
 func approveLine(r report.Result) string {
 	what := fmt.Sprintf("(%s, %s, %d bytes)", r.FlowName, r.Key, r.Bytes)
 	var line string
@@ -147,5 +149,5 @@ func approveLine(r report.Result) string {
 	default:
 		line = fmt.Sprintf("✓ approved %s %s", r.Baseline, what)
 	}
-	return line
+	return printable.String(line)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -69,7 +70,7 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 	}
 	rep, err := report.Read(dir)
 	if err != nil {
-		return usageError("report serve: %v", err)
+		return usageError("report serve: %s", printable.String(err.Error()))
 	}
 	project, note, err := approveProject(opts.project, rep)
 	if err != nil {
@@ -89,8 +90,8 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 		return fmt.Errorf("report serve: %w", err)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintln(opts.stdout, "Approvals write into "+project+note)
-	fmt.Fprintf(opts.stdout, "Serving %s at http://%s/?token=%s (Ctrl-C to stop)\n", dir, ln.Addr(), srv.Token)
+	fmt.Fprintln(opts.stdout, printable.String("Approvals write into "+project+note))
+	fmt.Fprintln(opts.stdout, printable.String(fmt.Sprintf("Serving %s at http://%s/?token=%s (Ctrl-C to stop)", dir, ln.Addr(), srv.Token)))
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -138,8 +139,8 @@ dropped. OUT must be new, empty, or an earlier report (which is replaced).`,
 func runReportMerge(opts reportMergeOptions, out string, dirs []string) error {
 	merged, err := report.Merge(out, dirs, writer(), time.Now())
 	if err != nil {
-		return usageError("report merge: %v", err)
+		return usageError("report merge: %s", printable.String(err.Error()))
 	}
-	fmt.Fprintf(opts.stdout, "Merged %d %s (%d %s) into %s/%s\n", len(dirs), plural(len(dirs), "report", "reports"), len(merged.Flows), plural(len(merged.Flows), "flow", "flows"), out, report.PageFile)
+	fmt.Fprintln(opts.stdout, printable.String(fmt.Sprintf("Merged %d %s (%d %s) into %s/%s", len(dirs), plural(len(dirs), "report", "reports"), len(merged.Flows), plural(len(merged.Flows), "flow", "flows"), out, report.PageFile)))
 	return nil
 }

@@ -461,6 +461,26 @@ func TestApproveNothingToApprove(t *testing.T) {
 	}
 }
 
+// TestApproveEscapesTheReportsStrings: the paths and names of a crafted
+// report.json reach the terminal with their control characters escaped.
+func TestApproveEscapesTheReportsStrings(t *testing.T) {
+	t.Parallel()
+	const esc = "\x1b]0;owned\x07\x1b[2J"
+	_, dir, _ := approvableReport(t, false, func(r *report.Report) {
+		r.Flows[0].Report.Flow = "checkout" + esc
+		r.Flows[0].Snapshots[0].Baseline = ".argent/flows/__baselines__/checkout/" + esc + ".png"
+	})
+	code, out, errOut := runCLI(t, "approve", "--report", dir, "--all")
+	if code != 1 || strings.ContainsAny(out+errOut, "\x1b\x07") || !strings.Contains(out, `checkout/\u001b]0;owned\u0007\u001b[2J.png`) {
+		t.Fatalf("approve of a crafted report: exit %d, want 1 and the path escaped\n%q\n%q", code, out, errOut)
+	}
+	_, dir, _ = approvableReport(t, false, func(r *report.Report) { r.Runs[0].Project = "/nowhere" + esc })
+	code, out, errOut = runCLI(t, "approve", "--report", dir, "--all")
+	if code != 2 || strings.ContainsAny(out+errOut, "\x1b\x07") || !strings.Contains(errOut, `/nowhere\u001b]0;owned`) {
+		t.Fatalf("approve of a report with a crafted project: exit %d, want 2 and the project escaped\n%q\n%q", code, out, errOut)
+	}
+}
+
 // TestReportServeGuardsAndMakesItsPage: report serve answers only Host
 // names of loopback, serves its own page rather than the folder's
 // index.html, and approves into the project the report records when no
