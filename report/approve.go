@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -87,12 +88,19 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // rename, confined to the project by os.Root (no symbolic link or ".."
 // leads out), and only over a baseline that still has the hash the run
 // recorded (none, for a missing one), so a change made since the run is
-// never overwritten. A dry run checks the same and writes nothing. The
-// error is for a selection that matches nothing or a project that cannot
-// be opened; each refusal is a Result.
+// never overwritten. A dry run checks the same and writes nothing.
+//
+// The error is for a selection that names no snapshot of the report, a
+// project that cannot be opened, or the wrong project (see
+// checkProject); each refusal is a Result. A selection whose snapshots
+// all passed has nothing to approve: no result and no error.
 func Approve(dir, project string, r *Report, sel Selection, dryRun bool) ([]Result, error) {
 	if sel.Empty() {
 		return nil, errors.New("nothing selected: no flow, no snapshot and not all")
+	}
+	picked := pickedSnapshots(r, sel)
+	if len(picked) == 0 && !sel.All {
+		return nil, fmt.Errorf("nothing matches: no snapshot of the report matches%s", sel.describe())
 	}
 	images, err := os.OpenRoot(dir)
 	if err != nil {
@@ -104,22 +112,85 @@ func Approve(dir, project string, r *Report, sel Selection, dryRun bool) ([]Resu
 		return nil, fmt.Errorf("the project: %w", err)
 	}
 	defer proj.Close()
-	var out []Result
-	for i, fl := range r.Flows {
-		for _, s := range fl.Snapshots {
-			if !s.Approvable() || !sel.picks(i, fl, s) {
-				continue
-			}
-			res := Result{Flow: i, Step: s.Step, FlowName: fl.Report.Flow, Key: s.Key, Baseline: s.Baseline, DryRun: dryRun}
-			res.Bytes, res.Message = approveOne(images, proj, r.run(fl.Run), s, dryRun)
-			res.Written = res.Message == "" && !dryRun
-			out = append(out, res)
-		}
+	if err := checkProject(r, proj, project, picked); err != nil {
+		return nil, err
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("nothing to approve: no failed or missing snapshot of the report matches%s", sel.describe())
+	out := []Result{}
+	for _, p := range picked {
+		fl, s := r.Flows[p.flow], p.snap
+		if !s.Approvable() {
+			continue
+		}
+		res := Result{Flow: p.flow, Step: s.Step, FlowName: fl.Report.Flow, Key: s.Key, Baseline: s.Baseline, DryRun: dryRun}
+		res.Bytes, res.Message = approveOne(images, proj, r.run(fl.Run), s, dryRun)
+		res.Written = res.Message == "" && !dryRun
+		out = append(out, res)
 	}
 	return out, nil
+}
+
+// pick is a snapshot a selection picks, with its flow's index.
+type pick struct {
+	flow int
+	snap Snapshot
+}
+
+// pickedSnapshots are the snapshots of the report sel picks, approvable
+// or not.
+func pickedSnapshots(r *Report, sel Selection) []pick {
+	var out []pick
+	for i, fl := range r.Flows {
+		for _, s := range fl.Snapshots {
+			if sel.picks(i, fl, s) {
+				out = append(out, pick{i, s})
+			}
+		}
+	}
+	return out
+}
+
+// checkProject refuses a project that is not the one the run ran in: a
+// snapshot's baseline lies in __baselines__ beside its flow files, so
+// the directory that holds __baselines__ exists in the run's project
+// (its flows were read from there). A project without it is the wrong
+// one, said plainly, rather than every baseline "gone since the run".
+func checkProject(r *Report, proj *os.Root, project string, picks []pick) error {
+	for _, p := range picks {
+		s := p.snap
+		run := r.run(r.Flows[p.flow].Run)
+		if !s.Approvable() {
+			continue
+		}
+		if _, why := baselineTarget(run, s.Baseline); why != "" {
+			continue // refused on its own, below
+		}
+		home := flowsDirOf(s.Baseline)
+		if home == "" {
+			continue // __baselines__ at the project's root
+		}
+		if _, err := proj.Stat(filepath.FromSlash(home)); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		abs, err := filepath.Abs(project)
+		if err != nil {
+			abs = project
+		}
+		ran := "the project the run ran in"
+		if run.Project != "" {
+			ran += " (" + run.Project + ")"
+		}
+		return fmt.Errorf("wrong project: looked for %s/ (where %s lies) in %s, and it is not there; give --project DIR, your checkout of %s", home, s.Baseline, abs, ran)
+	}
+	return nil
+}
+
+// flowsDirOf is the directory of a baseline's path (as baselineTarget
+// accepts it) that holds its __baselines__ directory; "" for the
+// project's root.
+func flowsDirOf(p string) string {
+	parts := strings.Split(path.Dir(p), "/")
+	i := slices.Index(parts, "__baselines__")
+	return path.Join(parts[:i]...)
 }
 
 // describe names a CLI selection in a message.
@@ -132,7 +203,7 @@ func (s Selection) describe() string {
 		parts = append(parts, "--snapshot "+strings.Join(s.Snapshots, ", "))
 	}
 	if len(parts) == 0 {
-		return ""
+		return " the selection"
 	}
 	return " " + strings.Join(parts, " and ")
 }
@@ -230,4 +301,28 @@ func readImage(images *os.Root, rel string) ([]byte, string) {
 		return nil, fmt.Sprintf("the report's image %s is not a PNG file", rel)
 	}
 	return data, ""
+}
+
+// Project is the project the report's runs ran in, for approving when no
+// project is given: the one every run records, when it is a directory on
+// this machine. Else it is "" with why not, and the caller falls back on
+// the current directory (the checkout of a report made elsewhere, as on
+// a CI runner), which checkProject then tells from the wrong project.
+func (r *Report) Project() (dir, whyNot string) {
+	var projects []string
+	for _, run := range r.Runs {
+		if run.Project != "" && !slices.Contains(projects, run.Project) {
+			projects = append(projects, run.Project)
+		}
+	}
+	switch {
+	case len(projects) == 0:
+		return "", "the report records no project"
+	case len(projects) > 1:
+		return "", fmt.Sprintf("the report's runs ran in %d projects", len(projects))
+	}
+	if fi, err := os.Stat(projects[0]); err != nil || !fi.IsDir() || !filepath.IsAbs(projects[0]) {
+		return "", fmt.Sprintf("the run's project %s is not on this machine", projects[0])
+	}
+	return projects[0], ""
 }

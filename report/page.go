@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -53,4 +55,15 @@ func Page(data []byte) []byte {
 		compact.WriteString("null")
 	}
 	return bytes.Replace(page, dataMark, compact.Bytes(), 1)
+}
+
+// ScriptHash is the Content-Security-Policy source ('sha256-…') of the
+// text of p's first <script> element without attributes: the page's own
+// code (the report's data is in a script element of type
+// application/json, which no browser runs).
+func ScriptHash(p []byte) string {
+	_, rest, _ := bytes.Cut(p, []byte("<script>"))
+	body, _, _ := bytes.Cut(rest, []byte("</script>"))
+	sum := sha256.Sum256(body)
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }

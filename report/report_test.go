@@ -229,6 +229,37 @@ func TestApprove(t *testing.T) {
 			t.Error("the refused baseline was overwritten")
 		}
 	})
+	t.Run("nothing to approve is no error", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "checkout", "chromium-1280x800")
+		if _, err := report.Approve(f.dir, f.project, f.rep, report.Selection{All: true}, false); err != nil {
+			t.Fatal(err)
+		}
+		// Both are adopted now: nothing is left, for all or for the flow.
+		f.rep.Flows[0].Snapshots[0].Status = report.SnapPassed
+		f.rep.Flows[0].Snapshots[1].Status = report.SnapPassed
+		for _, sel := range []report.Selection{{All: true}, {Flows: []string{"checkout"}}, {Snapshots: []string{"footer"}}} {
+			res, err := report.Approve(f.dir, f.project, f.rep, sel, false)
+			if err != nil || res == nil || len(res) != 0 {
+				t.Errorf("%+v: got %+v %v, want no result and no error", sel, res, err)
+			}
+		}
+	})
+	t.Run("the wrong project is named as such", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "checkout", "chromium-1280x800")
+		elsewhere := t.TempDir()
+		for _, dryRun := range []bool{true, false} {
+			_, err := report.Approve(f.dir, elsewhere, f.rep, report.Selection{All: true}, dryRun)
+			if err == nil || !strings.Contains(err.Error(), "wrong project") || !strings.Contains(err.Error(), ".argent/flows") ||
+				!strings.Contains(err.Error(), elsewhere) || !strings.Contains(err.Error(), f.project) || strings.Contains(err.Error(), "changed on disk") {
+				t.Fatalf("dry run %v: got %v, want wrong project, naming what it looked for, where, and the run's project", dryRun, err)
+			}
+		}
+		if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+			t.Fatalf("written into the wrong project: %v", ents)
+		}
+	})
 	t.Run("nothing matches", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, "checkout", "chromium-1280x800")

@@ -6,10 +6,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path"
+	"path/filepath"
+	"strings"
 	"sync"
+
+	"github.com/toolserver/toolserver/internal/hostguard"
 )
 
 // TokenHeader carries the token of a served report on approve requests.
@@ -18,24 +24,33 @@ const TokenHeader = "X-Report-Token"
 // maxApproveBody caps the body of an approve request.
 const maxApproveBody = 1 << 20
 
-// Server serves a report directory with its approve buttons turned on:
-// the page and its images to anyone who can reach it (it binds to
-// loopback), and POST /approve to requests that carry its token, which
-// call Approve as toolserver approve does.
+// Server serves a report with its approve buttons turned on: a page the
+// binary makes from report.json, and the images report.json names, to
+// any local client whose Host names loopback (it binds to loopback), and
+// POST /approve to requests that carry its token, which call Approve as
+// toolserver approve does. Nothing else of the directory is served: a
+// report folder can come from an untrusted CI artifact, and an HTML or
+// script file of its own would run in the origin that approves.
 type Server struct {
 	dir, project string
 	// Token is the random token the page's URL carries.
 	Token string
 	rep   *Report
-	root  *os.Root
+	// page and data are the page and report.json as served, made from
+	// the report as read.
+	page, data []byte
+	// images are the report's paths of the images it names, the only
+	// files of the directory served.
+	images map[string]bool
+	root   *os.Root
 	// mu runs one approval at a time.
 	mu sync.Mutex
 }
 
-// NewServer reads the report in dir for serving; approvals write into
-// project.
-func NewServer(dir, project string) (*Server, error) {
-	rep, err := Read(dir)
+// NewServer serves rep, the report Read read in dir; approvals write
+// into project.
+func NewServer(dir string, rep *Report, project string) (*Server, error) {
+	data, err := json.Marshal(rep)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +58,43 @@ func NewServer(dir, project string) (*Server, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	return &Server{dir: dir, project: project, Token: hex.EncodeToString(b), rep: rep}, nil
+	return &Server{dir: dir, project: project, Token: hex.EncodeToString(b), rep: rep,
+		page: Page(data), data: data, images: rep.imagePaths()}, nil
 }
+
+// imagePaths are the paths of the images the report names (its
+// snapshots' and its steps' artifacts) that lie in its images directory
+// and are PNG files by name.
+func (r *Report) imagePaths() map[string]bool {
+	out := map[string]bool{}
+	add := func(p string) {
+		if strings.HasPrefix(p, ImagesDir+"/") && strings.HasSuffix(p, ".png") && filepath.IsLocal(filepath.FromSlash(p)) && path.Clean(p) == p {
+			out[p] = true
+		}
+	}
+	for _, fl := range r.Flows {
+		for _, s := range fl.Snapshots {
+			add(s.Images.Baseline)
+			add(s.Images.Current)
+			add(s.Images.Diff)
+		}
+		for _, st := range fl.Report.Steps {
+			for _, a := range st.Artifacts {
+				add(a.Path)
+			}
+		}
+	}
+	return out
+}
+
+// pageCSP is the served page's Content-Security-Policy: its own inline
+// script by its hash (no other script runs, inline or not), its inline
+// style, images and requests of its own origin only, and no framing.
+var pageCSP = "default-src 'none'; script-src '" + ScriptHash(page) + "'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// dataCSP is the policy of every other answer: nothing in it runs, and a
+// browser that opens one renders it in a sandbox.
+const dataCSP = "default-src 'none'; frame-ancestors 'none'; sandbox"
 
 // Handler serves the report and its approvals.
 func (s *Server) Handler() (http.Handler, error) {
@@ -53,11 +103,62 @@ func (s *Server) Handler() (http.Handler, error) {
 		return nil, err
 	}
 	s.root = root
-	files := http.FileServerFS(root.FS())
 	mux := http.NewServeMux()
-	mux.Handle("GET /", files)
+	mux.HandleFunc("GET /{$}", s.servePage)
+	mux.HandleFunc("GET /"+PageFile, s.servePage)
+	mux.HandleFunc("GET /"+DataFile, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(s.data)
+	})
+	mux.HandleFunc("GET /"+ImagesDir+"/", s.serveImage)
 	mux.HandleFunc("POST /approve", s.approve)
-	return mux, nil
+	return guard(mux), nil
+}
+
+// guard refuses a request whose Host does not name loopback, the rule of
+// serve's Host guard for a loopback bind (package hostguard): a page
+// whose DNS name was rebound to 127.0.0.1 reads nothing. Every answer
+// carries nosniff and a policy under which nothing runs; the page sets
+// its own.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Security-Policy", dataCSP)
+		h.Set("Referrer-Policy", "no-referrer")
+		if !hostguard.Loopback(r.Host) {
+			writeJSON(w, http.StatusForbidden, map[string]string{"error": fmt.Sprintf("host %.100q is not allowed: report serve answers loopback names only", r.Host)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// servePage serves the page made from report.json, never the
+// directory's index.html.
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Cache-Control", "no-store")
+	w.Write(s.page)
+}
+
+// serveImage serves an image the report names, as a PNG, read through
+// the directory's root (no symbolic link leads out of it).
+func (s *Server) serveImage(w http.ResponseWriter, r *http.Request) {
+	rel := strings.TrimPrefix(r.URL.Path, "/")
+	if !s.images[rel] {
+		http.NotFound(w, r)
+		return
+	}
+	data, err := readImageFile(s.root, rel)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Write(data)
 }
 
 // Close releases the report's directory.

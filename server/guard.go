@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/internal/hostguard"
 )
 
 // hostGuard refuses a request whose Host is neither loopback nor the bind
@@ -27,21 +28,9 @@ func (s *Server) hostGuard(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) hostAllowed(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	host = strings.ToLower(strings.Trim(host, "[]"))
-	if host == "" {
-		return false
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") || host == s.bindHost {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// hostAllowed is the one rule of package hostguard for this server's
+// bind host.
+func (s *Server) hostAllowed(hostport string) bool { return hostguard.Allowed(hostport, s.bindHost) }
 
 // refusedBodyGrace is how long the body of a refused request may take to
 // arrive after the answer; see refuse.

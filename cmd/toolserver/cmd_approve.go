@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -26,11 +29,15 @@ toolserver report serve DIR) → toolserver approve --report DIR --flow NAME
 → commit the baselines.
 
 approve writes only inside the baseline directories the report records
-for the run, relative to --project (default: the current directory, your
-checkout of the project the run ran in), each file through a temp file and
-one rename. It refuses, naming it, a baseline that changed on disk since
-the run (the report records each baseline's hash), one that appeared
-since a run that had none, and any path outside those directories.
+for the run, relative to --project: by default the project the run ran in
+(the report records it) when it is on this machine, else the current
+directory (your checkout of a project that ran on CI); the first line
+says which. A project without the directories the baselines lie in is
+refused as the wrong project. It refuses, naming it, a baseline that
+changed on disk since the run (the report records each baseline's hash),
+one that appeared since a run that had none, and any path outside those
+directories; each file is written through a temp file and one rename.
+Nothing to approve (every selected snapshot passed) is no error.
 
 Select with --flow (a flow's name), --snapshot (a key, or a snapshot's
 name), both (both must match), or --all. --dry-run checks the same and
@@ -53,7 +60,7 @@ func newApproveCommand(s streams) *cobra.Command {
 	setExitStatus(cmd, exitStatusApprove)
 	f := cmd.Flags()
 	f.StringVar(&opts.reportDir, "report", "", "the report `DIR` (flow run --report)")
-	f.StringVar(&opts.project, "project", ".", "the project `DIR` the baselines' paths are relative to")
+	f.StringVar(&opts.project, "project", "", "the project `DIR` the baselines' paths are relative to (default: the project the run ran in when it is on this machine, else the current directory)")
 	f.StringArrayVar(&opts.flows, "flow", nil, "approve the snapshots of the flow `NAME` (repeatable)")
 	f.StringArrayVar(&opts.snapshots, "snapshot", nil, "approve the snapshot `KEY` (or name; repeatable)")
 	f.BoolVar(&opts.all, "all", false, "approve every failed or missing snapshot of the report")
@@ -78,26 +85,32 @@ func runApprove(ctx context.Context, opts approveOptions) error {
 	}
 	rep, err := report.Read(opts.reportDir)
 	if err != nil {
-		return usageError("approve: %v", err)
+		return usageError("approve: %s", printable.String(err.Error()))
 	}
-	results, err := report.Approve(opts.reportDir, opts.project, rep, sel, opts.dryRun)
+	project, note, err := approveProject(opts.project, rep)
 	if err != nil {
-		return usageError("approve: %v", err)
+		return fmt.Errorf("approve: %w", err)
+	}
+	if format == "" {
+		fmt.Fprintln(opts.stdout, printable.String("Approving into "+project+note))
+	}
+	results, err := report.Approve(opts.reportDir, project, rep, sel, opts.dryRun)
+	if err != nil {
+		return usageError("approve: %s", printable.String(err.Error()))
+	}
+	if format != "" {
+		return printData(opts.stdout, format, map[string]any{"project": project, "results": results})
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(opts.stdout, "Nothing to approve: no selected snapshot failed or misses its baseline")
+		return nil
 	}
 	refused := 0
 	for _, r := range results {
 		if r.Message != "" {
 			refused++
 		}
-	}
-	if format != "" {
-		if err := printData(opts.stdout, format, map[string]any{"results": results}); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range results {
-			fmt.Fprintln(opts.stdout, approveLine(r))
-		}
+		fmt.Fprintln(opts.stdout, approveLine(r))
 	}
 	if refused > 0 {
 		return failed(fmt.Errorf("approve: %d of %d %s refused", refused, len(results), plural(len(results), "baseline", "baselines")))
@@ -105,14 +118,36 @@ func runApprove(ctx context.Context, opts approveOptions) error {
 	return nil
 }
 
-// approveLine is one result of approve as the terminal shows it.
+// approveProject is the project approvals write into, absolute, with a
+// note that says where it came from when no --project named it: the
+// project the report records (approve run from anywhere on the machine
+// the run ran on), else the current directory (the checkout of a report
+// made elsewhere).
+func approveProject(flag string, rep *report.Report) (dir, note string, err error) {
+	if flag != "" {
+		dir, err = filepath.Abs(flag)
+		return dir, "", err
+	}
+	dir, whyNot := rep.Project()
+	if whyNot == "" {
+		return dir, " (the project the run ran in)", nil
+	}
+	dir, err = os.Getwd()
+	return dir, " (the current directory: " + whyNot + ")", err
+}
+
+// approveLine is one result of approve as the terminal shows it; every
+// string in it comes from the report, so it is escaped.
 func approveLine(r report.Result) string {
 	what := fmt.Sprintf("(%s, %s, %d bytes)", r.FlowName, r.Key, r.Bytes)
+	var line string
 	switch {
 	case r.Message != "":
-		return fmt.Sprintf("✗ refused %s: %s", r.Baseline, r.Message)
+		line = fmt.Sprintf("✗ refused %s: %s", r.Baseline, r.Message)
 	case r.DryRun:
-		return fmt.Sprintf("· would approve %s %s", r.Baseline, what)
+		line = fmt.Sprintf("· would approve %s %s", r.Baseline, what)
+	default:
+		line = fmt.Sprintf("✓ approved %s %s", r.Baseline, what)
 	}
-	return fmt.Sprintf("✓ approved %s %s", r.Baseline, what)
+	return printable.String(line)
 }

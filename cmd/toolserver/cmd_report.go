@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -32,10 +33,13 @@ type reportServeOptions struct {
 
 const reportServeLong = `Serve a report on loopback with its approve buttons turned on (per
 snapshot, per flow, all); a button does what toolserver approve does, into
---project (default: the current directory). The URL it prints carries a
+--project (default, as for approve: the project the run ran in when it is
+on this machine, else the current directory). The URL it prints carries a
 random token that approving needs; the page and images are served to any
-local client, approving only with the token. It binds to loopback only and
-runs until interrupted.`
+local client that names loopback in Host, approving only with the token.
+The page is this binary's, made from report.json: no HTML or script file
+of the folder is served. It binds to loopback only and runs until
+interrupted.`
 
 func newReportServeCommand(s streams) *cobra.Command {
 	opts := reportServeOptions{streams: s}
@@ -51,7 +55,7 @@ func newReportServeCommand(s streams) *cobra.Command {
 	setExitStatus(cmd, exitStatusServe)
 	f := cmd.Flags()
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:0", "the loopback `HOST:PORT` to listen on (port 0: any free one)")
-	f.StringVar(&opts.project, "project", ".", "the project `DIR` approvals write baselines into")
+	f.StringVar(&opts.project, "project", "", "the project `DIR` approvals write baselines into (default: as for approve)")
 	_ = cmd.MarkFlagDirname("project")
 	return cmd
 }
@@ -64,9 +68,17 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return usageError("report serve: --addr %s: the report is served on loopback only (127.0.0.1, ::1 or localhost)", opts.addr)
 	}
-	srv, err := report.NewServer(dir, opts.project)
+	rep, err := report.Read(dir)
 	if err != nil {
-		return usageError("report serve: %v", err)
+		return usageError("report serve: %s", printable.String(err.Error()))
+	}
+	project, note, err := approveProject(opts.project, rep)
+	if err != nil {
+		return fmt.Errorf("report serve: %w", err)
+	}
+	srv, err := report.NewServer(dir, rep, project)
+	if err != nil {
+		return err
 	}
 	defer srv.Close()
 	h, err := srv.Handler()
@@ -78,7 +90,8 @@ func runReportServe(ctx context.Context, opts reportServeOptions, dir string) er
 		return fmt.Errorf("report serve: %w", err)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(opts.stdout, "Serving %s at http://%s/?token=%s (Ctrl-C to stop)\n", dir, ln.Addr(), srv.Token)
+	fmt.Fprintln(opts.stdout, printable.String("Approvals write into "+project+note))
+	fmt.Fprintln(opts.stdout, printable.String(fmt.Sprintf("Serving %s at http://%s/?token=%s (Ctrl-C to stop)", dir, ln.Addr(), srv.Token)))
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -126,8 +139,8 @@ dropped. OUT must be new, empty, or an earlier report (which is replaced).`,
 func runReportMerge(opts reportMergeOptions, out string, dirs []string) error {
 	merged, err := report.Merge(out, dirs, writer(), time.Now())
 	if err != nil {
-		return usageError("report merge: %v", err)
+		return usageError("report merge: %s", printable.String(err.Error()))
 	}
-	fmt.Fprintf(opts.stdout, "Merged %d %s (%d %s) into %s/%s\n", len(dirs), plural(len(dirs), "report", "reports"), len(merged.Flows), plural(len(merged.Flows), "flow", "flows"), out, report.PageFile)
+	fmt.Fprintln(opts.stdout, printable.String(fmt.Sprintf("Merged %d %s (%d %s) into %s/%s", len(dirs), plural(len(dirs), "report", "reports"), len(merged.Flows), plural(len(merged.Flows), "flow", "flows"), out, report.PageFile)))
 	return nil
 }

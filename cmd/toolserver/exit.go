@@ -41,9 +41,9 @@ const (
 2  a usage error (a wildcard bind without a token included), or the server could not start`
 	exitStatusMCP = `0  stdin closed (the client ended the session), or SIGINT or SIGTERM
 2  a usage error, or the session failed (a message on stdin that is not JSON-RPC, stdout closed)`
-	exitStatusApprove = `0  every selected baseline was written (or, with --dry-run, would be)
+	exitStatusApprove = `0  every selected baseline was written (or, with --dry-run, would be), or there was nothing to approve
 1  a baseline was refused (changed since the run, outside the baseline directories, unreadable image)
-2  a usage error (nothing selected, nothing matched, no report in the directory)`
+2  a usage error (nothing selected, a --flow or --snapshot the report does not have, no report in the directory, the wrong project)`
 	exitStatusGroup = `0  help was asked for (-h, --help)
 2  no command or an unknown command was given`
 )

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -234,6 +240,9 @@ func TestReportServeApproves(t *testing.T) {
 	approver := filepath.Join(root, "approver")
 	flow := "steps:\n  - launch: \"" + u + "\"\n" +
 		"  - await: { visible: { text: Approve all } }\n" +
+		// The page's policy lets its images load: their captions give
+		// the size only a loaded image has.
+		"  - await: { text: { in: { id: snap-0 }, contains: \"Current 331×211\" } }\n" +
 		"  - tap: { role: button, text: Approve, within: { id: snap-0 } }\n" +
 		"  - await: { text: { in: { id: snap-0 }, contains: \"approved: " + snap.Baseline + "\" } }\n" +
 		"  - tap: { role: button, text: Approve, within: { id: snap-0 } }\n" +
@@ -311,5 +320,239 @@ func TestReportOfLinkedRun(t *testing.T) {
 	// And it approves like a local one.
 	if code, out, _ := runCLI(t, "approve", "--report", dir, "--project", root, "--flow", "gamma"); code != 0 || !strings.Contains(out, "✓ approved .argent/flows/__baselines__/gamma/") {
 		t.Fatalf("approve: exit %d\n%s", code, out)
+	}
+}
+
+// approvableReport writes a project whose flow checkout compared one
+// snapshot with a red baseline and captured it green, and the report of
+// that run (built as flow run builds it, with no browser), changed by
+// edit when it is given. It returns the project, the report's directory
+// and the baseline's path.
+func approvableReport(t *testing.T, passed bool, edit func(*report.Report)) (project, dir, baseline string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project, dir = filepath.Join(root, "proj"), filepath.Join(root, "report")
+	baseline = filepath.Join(project, ".argent", "flows", "__baselines__", "checkout", "home__chromium-cdp-400x300.png")
+	writeFile(t, filepath.Join(project, ".argent", "flows", "checkout.yaml"), "steps:\n  - snapshot: home\n")
+	writeFile(t, baseline, string(solidPNG(t, color.RGBA{255, 0, 0, 255})))
+	b, err := report.Create(dir, report.Run{Device: "chromium-cdp-400x300", Project: project, StartedAt: time.Now()}, writer(), func(s string) { t.Error(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := filepath.Join(b.ImagesDir(), "checkout", "home-current.png")
+	writeFile(t, current, string(solidPNG(t, color.RGBA{0, 255, 0, 255})))
+	step := flow.StepReport{Index: 0, Kind: "snapshot", Flow: "checkout", Status: flow.StatusFail, SnapshotKey: filepath.Base(baseline),
+		Baseline:  &flow.SnapshotBaseline{Path: baseline, State: flow.BaselineCompared},
+		Artifacts: map[string]flow.Artifact{"baseline": {Path: baseline}, "current": {Path: current}}}
+	rep := &flow.Report{Flow: "checkout", Device: "chromium-cdp-400x300", Failed: 1, Steps: []flow.StepReport{step}}
+	if passed {
+		rep.Failed, rep.Passed, rep.OK = 0, 1, true
+		rep.Steps[0].Status, rep.Steps[0].Artifacts = flow.StatusPass, nil
+	}
+	b.AddFlow(rep)
+	if err := b.Finish(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		r, err := report.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(r)
+		if err := report.Write(dir, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return project, dir, baseline
+}
+
+func writeFile(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// solidPNG is a 4x3 PNG of one colour.
+func solidPNG(t *testing.T, c color.RGBA) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestApproveIntoTheReportsProject: approve run outside the project with
+// no --project writes into the project the report records, and says so.
+func TestApproveIntoTheReportsProject(t *testing.T) {
+	t.Parallel()
+	project, dir, baseline := approvableReport(t, false, nil)
+	// The test's directory (cmd/toolserver) is not the project.
+	code, out, errOut := runCLI(t, "approve", "--report", dir, "--all")
+	if code != 0 || !strings.Contains(out, "Approving into "+project+" (the project the run ran in)\n") || !strings.Contains(out, "✓ approved .argent/flows/__baselines__/checkout/") {
+		t.Fatalf("approve with no --project: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(baseline); !bytes.Equal(b, solidPNG(t, color.RGBA{0, 255, 0, 255})) {
+		t.Fatal("the baseline is not the report's current image")
+	}
+}
+
+// TestApproveIntoTheWrongProject: a --project that is not the run's, or a
+// report whose project is not on this machine approved from elsewhere,
+// is a usage error that says "wrong project", what it looked for and
+// where; nothing is written.
+func TestApproveIntoTheWrongProject(t *testing.T) {
+	t.Parallel()
+	project, dir, baseline := approvableReport(t, false, nil)
+	before, _ := os.ReadFile(baseline)
+	elsewhere := t.TempDir()
+	code, out, errOut := runCLI(t, "approve", "--report", dir, "--all", "--project", elsewhere)
+	if code != 2 || !strings.Contains(out, "Approving into "+elsewhere+"\n") ||
+		!strings.Contains(errOut, "wrong project: looked for .argent/flows/ (where .argent/flows/__baselines__/checkout/home__chromium-cdp-400x300.png lies) in "+elsewhere) ||
+		!strings.Contains(errOut, project) || strings.Contains(errOut+out, "changed on disk") {
+		t.Fatalf("approve into another directory: exit %d, want 2 and wrong project\n%s\n%s", code, out, errOut)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Fatalf("written into the wrong project: %v", ents)
+	}
+
+	// A report made on another machine, approved outside its checkout:
+	// the current directory is tried, and is not the project.
+	_, dir, _ = approvableReport(t, false, func(r *report.Report) { r.Runs[0].Project = "/home/runner/work/shop/shop" })
+	code, out, errOut = runCLI(t, "approve", "--report", dir, "--all")
+	cwd, _ := os.Getwd()
+	if code != 2 || !strings.Contains(out, "Approving into "+cwd+" (the current directory: the run's project /home/runner/work/shop/shop is not on this machine)") ||
+		!strings.Contains(errOut, "wrong project") || !strings.Contains(errOut, "/home/runner/work/shop/shop") {
+		t.Fatalf("approve of a report made elsewhere: exit %d, want 2 and wrong project\n%s\n%s", code, out, errOut)
+	}
+	if after, _ := os.ReadFile(baseline); !bytes.Equal(after, before) {
+		t.Fatal("the baseline changed")
+	}
+}
+
+// TestApproveNothingToApprove: --all on a report whose snapshots passed
+// is nothing to do: exit 0 with a line saying so; a --flow the report
+// does not have is a usage error.
+func TestApproveNothingToApprove(t *testing.T) {
+	t.Parallel()
+	_, dir, _ := approvableReport(t, true, nil)
+	code, out, errOut := runCLI(t, "approve", "--report", dir, "--all")
+	if code != 0 || !strings.Contains(out, "Nothing to approve: no selected snapshot failed or misses its baseline\n") {
+		t.Fatalf("approve --all with nothing to approve: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "approve", "--report", dir, "--all", "-o", "json")
+	if code != 0 || !strings.Contains(out, `"results": []`) {
+		t.Fatalf("approve --all -o json with nothing to approve: exit %d, want 0 and no result\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "approve", "--report", dir, "--flow", "chekout")
+	if code != 2 || !strings.Contains(errOut, "no snapshot of the report matches --flow chekout") {
+		t.Fatalf("approve --flow of no flow: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestApproveEscapesTheReportsStrings: the paths and names of a crafted
+// report.json reach the terminal with their control characters escaped.
+func TestApproveEscapesTheReportsStrings(t *testing.T) {
+	t.Parallel()
+	const esc = "\x1b]0;owned\x07\x1b[2J"
+	_, dir, _ := approvableReport(t, false, func(r *report.Report) {
+		r.Flows[0].Report.Flow = "checkout" + esc
+		r.Flows[0].Snapshots[0].Baseline = ".argent/flows/__baselines__/checkout/" + esc + ".png"
+	})
+	code, out, errOut := runCLI(t, "approve", "--report", dir, "--all")
+	if code != 1 || strings.ContainsAny(out+errOut, "\x1b\x07") || !strings.Contains(out, `checkout/\u001b]0;owned\u0007\u001b[2J.png`) {
+		t.Fatalf("approve of a crafted report: exit %d, want 1 and the path escaped\n%q\n%q", code, out, errOut)
+	}
+	_, dir, _ = approvableReport(t, false, func(r *report.Report) { r.Runs[0].Project = "/nowhere" + esc })
+	code, out, errOut = runCLI(t, "approve", "--report", dir, "--all")
+	if code != 2 || strings.ContainsAny(out+errOut, "\x1b\x07") || !strings.Contains(errOut, `/nowhere\u001b]0;owned`) {
+		t.Fatalf("approve of a report with a crafted project: exit %d, want 2 and the project escaped\n%q\n%q", code, out, errOut)
+	}
+}
+
+// TestReportServeGuardsAndMakesItsPage: report serve answers only Host
+// names of loopback, serves its own page rather than the folder's
+// index.html, and approves into the project the report records when no
+// --project is given.
+func TestReportServeGuardsAndMakesItsPage(t *testing.T) {
+	t.Parallel()
+	project, dir, baseline := approvableReport(t, false, nil)
+	const marker = "MARKER-OF-THE-FOLDER"
+	writeFile(t, filepath.Join(dir, report.PageFile), "<script>document.title='"+marker+"'</script>")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout := newLineWatch("Serving", "token=")
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"report", "serve", dir}, testStreams(t, nil, stdout, os.Stderr))
+	}()
+	select {
+	case <-stdout.seen:
+	case code := <-done:
+		cancel()
+		t.Fatalf("report serve exited %d: %s", code, stdout)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	if !strings.Contains(stdout.String(), "Approvals write into "+project+" (the project the run ran in)\n") {
+		t.Errorf("report serve does not say where it approves into:\n%s", stdout)
+	}
+	u := regexp.MustCompile(`http://\S+`).FindString(stdout.String())
+	base, query, _ := strings.Cut(u, "?")
+	token := strings.TrimPrefix(query, "token=")
+	port := base[strings.LastIndex(base, ":")+1 : len(base)-1]
+	send := func(method, path, host, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+strings.TrimPrefix(path, "/"), strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		req.Header.Set(report.TokenHeader, token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, path := range []string{"/", "/report.json", "/images/checkout/home-current.png", "/images/"} {
+		if code, body := send("GET", path, "evil.example:"+port, ""); code != http.StatusForbidden {
+			t.Errorf("GET %s with Host evil.example:%s: got %d, want 403 (%.100q)", path, port, code, body)
+		}
+	}
+	if code, _ := send("POST", "/approve", "evil.example:"+port, `{"all":true}`); code != http.StatusForbidden {
+		t.Errorf("POST /approve with Host evil.example: got %d, want 403", code)
+	}
+	for _, path := range []string{"/report.json", "/images/checkout/home-current.png"} {
+		if code, body := send("GET", path, "", ""); code != http.StatusOK {
+			t.Errorf("GET %s: got %d, want 200 (%.100q)", path, code, body)
+		}
+	}
+	code, body := send("GET", "/?token="+token, "", "")
+	if code != http.StatusOK || strings.Contains(body, marker) || !strings.Contains(body, "const viewer = (function") {
+		t.Fatalf("GET /: got %d, want the binary's page, not the folder's (marker served: %v)", code, strings.Contains(body, marker))
+	}
+	if code, body := send("POST", "/approve", "", `{"all":true}`); code != http.StatusOK || !strings.Contains(body, `"written":true`) {
+		t.Fatalf("POST /approve: got %d %s", code, body)
+	}
+	if b, _ := os.ReadFile(baseline); !bytes.Equal(b, solidPNG(t, color.RGBA{0, 255, 0, 255})) {
+		t.Fatal("the approval did not write into the report's project")
 	}
 }
