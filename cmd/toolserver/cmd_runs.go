@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 )
 
@@ -106,7 +108,9 @@ func newRunsListCommand(s streams) *cobra.Command {
 	return cmd
 }
 
-// printRuns prints runs as a table.
+// printRuns prints runs as a table. Every cell but the time is the
+// server's, so each is escaped (a label cannot retitle the terminal or
+// break the columns with a tab), and the labels are sorted.
 func printRuns(w io.Writer, list []runs.Run) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no runs")
@@ -119,9 +123,21 @@ func printRuns(w io.Writer, list []runs.Run) {
 		for k, v := range r.Labels {
 			labels = append(labels, k+":"+v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Flow, r.Device, r.StartedAt.Local().Format(time.DateTime), strings.Join(labels, ","))
+		slices.Sort(labels)
+		cells := []string{r.ID, r.Status, r.Flow, r.Device, r.StartedAt.Local().Format(time.DateTime), strings.Join(labels, ",")}
+		for i, c := range cells {
+			cells[i] = printable.String(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
+
+// runHeader is the first line of runs get: the run, its status, its flow,
+// the device it ran on and when it started, each of the server's strings
+// escaped.
+func runHeader(d *runs.Detail) string {
+	return fmt.Sprintf("Run %s: %s (flow %q on %s, started %s)", printable.String(d.ID), printable.String(d.Status), d.Flow, printable.String(d.Device), d.StartedAt.Local().Format(time.DateTime))
 }
 
 func newRunsGetCommand(s streams) *cobra.Command {
@@ -146,7 +162,7 @@ func newRunsGetCommand(s streams) *cobra.Command {
 			if format != "" {
 				return printData(o.stdout, format, d)
 			}
-			fmt.Fprintf(o.stdout, "Run %s: %s (flow %q on %s, started %s)\n", d.ID, d.Status, d.Flow, d.Device, d.StartedAt.Local().Format(time.DateTime))
+			fmt.Fprintln(o.stdout, runHeader(d))
 			out := newRenderer(o.stdout, o.stderr, false)
 			for _, st := range d.Steps {
 				out.progress(st)
@@ -154,7 +170,7 @@ func newRunsGetCommand(s streams) *cobra.Command {
 			if d.Summary != nil {
 				fmt.Fprintf(o.stdout, "%d passed, %d failed, %d errored, %d skipped", d.Summary.Passed, d.Summary.Failed, d.Summary.Errored, d.Summary.Skipped)
 				if d.Summary.Reason != "" {
-					fmt.Fprintf(o.stdout, " — %s", d.Summary.Reason)
+					fmt.Fprintf(o.stdout, " — %s", printable.String(d.Summary.Reason))
 				}
 				fmt.Fprintln(o.stdout)
 			}
@@ -215,13 +231,13 @@ func followRun(ctx context.Context, c *runs.Client, id string, from int64, forma
 		}
 		return nil
 	}, func(err error) {
-		fmt.Fprintf(s.stderr, "toolserver: the event stream dropped (%v); reconnecting from its cursor\n", err)
+		fmt.Fprintf(s.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
 	})
 	if err != nil {
 		return apiError("runs events", err)
 	}
 	if format == "" {
-		fmt.Fprintf(s.stdout, "Run %s %s\n", id, status)
+		fmt.Fprintf(s.stdout, "Run %s %s\n", printable.String(id), printable.String(status))
 	}
 	if status != runs.Passed {
 		return failed(nil)

@@ -82,3 +82,52 @@ func TestDetachedRunsAndTheRunsCommands(t *testing.T) {
 		}
 	}
 }
+
+// evil is a string a client of a shared tool-server may put in a label
+// or an echo: it retitles the terminal (OSC 0, ended by BEL) and clears
+// the screen (CSI 2J).
+const evil = "\x1b]0;x\x07\x1b[2J"
+
+// TestRunsTextOutputEscapesControls: a run whose label and echo hold
+// terminal escapes is shown by runs events, list and get with the
+// escapes written out, never a raw ESC or BEL; -o yaml, which cannot
+// hold a raw C1 control or DEL, prints them escaped too.
+func TestRunsTextOutputEscapesControls(t *testing.T) {
+	t.Parallel()
+	device := sharedDevice(t, "chromium-cdp-341x221")
+	root := writeProject(t, map[string]string{
+		"evil.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - echo: \"\\e]0;x\\a\\e[2J\"\n",
+	})
+	u := startServe(t, nil, false, "--state-dir", t.TempDir())
+	code, out, errOut := runCLI(t, "flow", "run", "evil", "--project", root, "--device", device, "--link", u, "--detach",
+		"--label", "who:"+evil, "--label", "c1:\u009b31m\x7f")
+	id, _, _ := strings.Cut(out, "\t")
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("flow run --detach: exit %d\n%s\n%s", code, out, errOut)
+	}
+	escaped := `\u001b]0;x\u0007\u001b[2J`
+	for _, args := range [][]string{
+		{"runs", "events", id},
+		{"runs", "list"},
+		{"runs", "get", id},
+	} {
+		code, out, errOut := runCLI(t, append(args, "--link", u)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+		if strings.ContainsAny(out+errOut, "\x1b\x07\u009b\x7f") {
+			t.Errorf("%q printed a raw control character:\n%q", args, out+errOut)
+		}
+		if !strings.Contains(out, escaped) {
+			t.Errorf("%q: got\n%s\nwant the escapes written %s", args, out, escaped)
+		}
+	}
+	code, out, errOut = runCLI(t, "runs", "list", "--link", u, "-o", "yaml")
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07\u009b\x7f") || !strings.Contains(out, `c1: "\x9B31m\x7F"`) {
+		t.Errorf("runs list -o yaml: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "runs", "list", "--link", u, "-o", "json")
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07\u009b\x7f") || !strings.Contains(out, `"c1": "\u009b31m\u007f"`) {
+		t.Errorf("runs list -o json: exit %d\n%s", code, out)
+	}
+}
