@@ -19,7 +19,7 @@ import (
 )
 
 const exitStatusRuns = `0  the command succeeded (runs events: the run passed)
-1  runs events: the run failed, errored, was cancelled or interrupted
+1  runs events: the run failed, errored, was cancelled or interrupted; runs cancel: the run had ended
 2  a usage error, an unknown run, or the tool-server unreachable`
 
 // runsOptions are the flags every runs command shares.
@@ -58,11 +58,16 @@ func (o *runsOptions) register(cmd *cobra.Command) {
 	setExitStatus(cmd, exitStatusRuns)
 }
 
-// apiError gives an error of the API its exit: an unknown run or a bad
-// request is the caller's (2, usage), the rest the machinery's (2).
+// apiError gives an error of the API its exit: a run that is not in the
+// state the command needs (cancelling a run that ended) is a failed
+// result (1); an unknown run or a bad request is the caller's (2, usage);
+// the rest the machinery's (2).
 func apiError(cmd string, err error) error {
 	var api *runs.APIError
-	if errors.As(err, &api) {
+	switch {
+	case errors.As(err, &api) && api.Code == runs.CodeWrongState:
+		return failed(fmt.Errorf("%s: %s", cmd, api.Message))
+	case errors.As(err, &api):
 		return badInput(fmt.Errorf("%s: %s", cmd, api.Message))
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
@@ -134,10 +139,14 @@ func printRuns(w io.Writer, list []runs.Run) {
 }
 
 // runHeader is the first line of runs get: the run, its status, its flow,
-// the device it ran on and when it started, each of the server's strings
-// escaped.
+// the device it ran on (a run rejected before it had one has none) and
+// when it started, each of the server's strings escaped.
 func runHeader(d *runs.Detail) string {
-	return fmt.Sprintf("Run %s: %s (flow %q on %s, started %s)", printable.String(d.ID), printable.String(d.Status), d.Flow, printable.String(d.Device), d.StartedAt.Local().Format(time.DateTime))
+	on := ""
+	if d.Device != "" {
+		on = " on " + printable.String(d.Device)
+	}
+	return fmt.Sprintf("Run %s: %s (flow %q%s, started %s)", printable.String(d.ID), printable.String(d.Status), d.Flow, on, d.StartedAt.Local().Format(time.DateTime))
 }
 
 func newRunsGetCommand(s streams) *cobra.Command {

@@ -64,7 +64,9 @@ func TestDetachedRunsAndTheRunsCommands(t *testing.T) {
 		t.Errorf("runs get: exit %d\n%s", code, out)
 	}
 	code, _, errOut = runCLI(t, "runs", "cancel", beta, "--link", u)
-	if code != 2 || !strings.Contains(errOut, "is failed, not running") {
+	// A run that ended cannot be cancelled: a failed result (1), with the
+	// server's wrong_state message, not a usage error.
+	if code != 1 || !strings.Contains(errOut, "toolserver: runs cancel: wrong state: run "+beta+" is failed, not running") {
 		t.Errorf("runs cancel of an ended run: exit %d\n%s", code, errOut)
 	}
 	code, _, errOut = runCLI(t, "runs", "get", "99999999-2222-4333-8444-555555555555", "--link", u)
@@ -129,5 +131,28 @@ func TestRunsTextOutputEscapesControls(t *testing.T) {
 	code, out, _ = runCLI(t, "runs", "list", "--link", u, "-o", "json")
 	if code != 0 || strings.ContainsAny(out, "\x1b\x07\u009b\x7f") || !strings.Contains(out, `"c1": "\u009b31m\u007f"`) {
 		t.Errorf("runs list -o json: exit %d\n%s", code, out)
+	}
+}
+
+// TestRunsGetOfARunWithoutDevice: a run rejected before it had a device
+// (an invalid flow) is shown without an "on" and its empty device.
+func TestRunsGetOfARunWithoutDevice(t *testing.T) {
+	t.Parallel()
+	root := writeProject(t, map[string]string{
+		"broken.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: { nope: 1 }\n",
+	})
+	u := startServe(t, nil, false, "--state-dir", t.TempDir())
+	code, out, errOut := runCLI(t, "flow", "run", "broken", "--project", root, "--link", u, "--detach")
+	id, _, _ := strings.Cut(out, "\t")
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("flow run --detach: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "runs", "events", id, "--link", u); code != 1 {
+		t.Fatalf("runs events: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "runs", "get", id, "--link", u)
+	header, _, _ := strings.Cut(out, "\n")
+	if code != 0 || !strings.HasPrefix(header, "Run "+id+": ") || !strings.Contains(header, `(flow "broken", started `) {
+		t.Errorf("runs get: exit %d\n%s\n%s\nwant a header without a device", code, out, errOut)
 	}
 }
