@@ -22,6 +22,10 @@ type renderer struct {
 	// dryRun marks the steps whose baseline a dry run did not write.
 	dryRun bool
 	n      int
+	// headed is the flow whose header (start) is printed and whose end is
+	// not yet: a flow rejected after it (a linked run the tool-server
+	// refused) does not print the header again.
+	headed string
 }
 
 func newRenderer(stdout, stderr io.Writer, asJSON bool) *renderer {
@@ -50,8 +54,13 @@ func (r *renderer) warn(msg string) {
 	fmt.Fprintln(r.stderr, "toolserver: warning: "+printableLines(msg))
 }
 
+// start prints a flow's header, once: a linked flow a tool-server did
+// not run is sent to the next one under the same header.
 func (r *renderer) start(name, device string) {
-	r.n = 0
+	if r.headed == name {
+		return
+	}
+	r.n, r.headed = 0, name
 	if r.asJSON {
 		r.json(map[string]any{"event": "start", "flow": name, "device": device})
 		return
@@ -125,6 +134,7 @@ func summary(rep *flow.Report) string {
 }
 
 func (r *renderer) finished(rep *flow.Report) {
+	r.headed = ""
 	if r.asJSON {
 		return
 	}
@@ -132,18 +142,26 @@ func (r *renderer) finished(rep *flow.Report) {
 	fmt.Fprintln(r.stdout)
 }
 
+// rejected says a flow was not run: its file is invalid, here or for the
+// tool-server. The header is printed unless the flow's start printed it.
 func (r *renderer) rejected(name string, err error) {
+	headed := r.headed == name
+	r.headed = ""
 	if r.asJSON {
 		r.json(map[string]any{"event": "error", "flow": name, "error": err.Error()})
 		return
 	}
-	fmt.Fprintf(r.stdout, "Flow %q\n  ✗ not run (invalid flow)\n", name)
+	if !headed {
+		fmt.Fprintf(r.stdout, "Flow %q\n", name)
+	}
+	fmt.Fprintln(r.stdout, "  ✗ not run (invalid flow)")
 	fmt.Fprintf(r.stderr, "%s\n\n", printableLines(err.Error()))
 }
 
 // broke says a flow's run broke under it: the machinery failed (the
 // tool-server's connection closed, Chromium died before a step).
 func (r *renderer) broke(name string, err error) {
+	r.headed = ""
 	if r.asJSON {
 		r.json(map[string]any{"event": "error", "flow": name, "error": err.Error(), "infrastructure": true})
 		return
