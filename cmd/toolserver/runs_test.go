@@ -91,9 +91,10 @@ func TestDetachedRunsAndTheRunsCommands(t *testing.T) {
 const evil = "\x1b]0;x\x07\x1b[2J"
 
 // TestRunsTextOutputEscapesControls: a run whose label and echo hold
-// terminal escapes is shown by runs events, list and get with the
-// escapes written out, never a raw ESC or BEL; -o yaml, which cannot
-// hold a raw C1 control or DEL, prints them escaped too.
+// terminal escapes is shown by runs events, list and get, and the echo by
+// flow run, with the escapes written out, never a raw ESC or BEL; -o
+// yaml, which cannot hold a raw C1 control or DEL, prints them escaped
+// too.
 func TestRunsTextOutputEscapesControls(t *testing.T) {
 	t.Parallel()
 	device := sharedDevice(t, "chromium-cdp-341x221")
@@ -122,6 +123,16 @@ func TestRunsTextOutputEscapesControls(t *testing.T) {
 		}
 		if !strings.Contains(out, escaped) {
 			t.Errorf("%q: got\n%s\nwant the escapes written %s", args, out, escaped)
+		}
+	}
+	// flow run's step lines, locally and over the link, alike.
+	for _, args := range [][]string{
+		{"flow", "run", "evil", "--project", root, "--device", device},
+		{"flow", "run", "evil", "--project", root, "--device", device, "--link", u},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || strings.ContainsAny(out+errOut, "\x1b\x07") || !strings.Contains(out, "› "+escaped) {
+			t.Errorf("%q: exit %d\n%q\n%q\nwant the echo escaped", args, code, out, errOut)
 		}
 	}
 	code, out, errOut = runCLI(t, "runs", "list", "--link", u, "-o", "yaml")
