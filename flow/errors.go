@@ -81,7 +81,9 @@ type Error struct {
 	Err       error    // the underlying cause (a regexp error), or nil
 }
 
-// Error renders e as "checkout.yaml: step 3 (line 12): tap: unknown option "foo"".
+// Error renders e as "checkout.yaml: step 3 (line 12): tap: unknown option
+// "foo"". A problem of the file itself (its YAML) gives its column too
+// when it is known: "checkout.yaml: line 5, column 19: invalid YAML: …".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -90,6 +92,8 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": step %s (line %d)", e.Step, e.Line)
 	case len(e.Step) > 0:
 		fmt.Fprintf(&b, ": step %s", e.Step)
+	case e.Line > 0 && e.Column > 0:
+		fmt.Fprintf(&b, ": line %d, column %d", e.Line, e.Column)
 	case e.Line > 0:
 		fmt.Fprintf(&b, ": line %d", e.Line)
 	}

@@ -196,7 +196,10 @@ var yamlParserProblems = []string{
 }
 
 // syntaxError turns a YAML error into an Error at its line, with the
-// quoting hint when an unquoted colon in data caused it (quoteHint).
+// quoting hint when an unquoted colon (quoteHint) or a flow indicator
+// such as '?' or '{' (indicatorHint) in a value of data caused it; the
+// hint moves the error to the line and column of that value, which
+// yaml.v3 does not give.
 func syntaxError(err error, data []byte) *Error {
 	msg := err.Error()
 	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
@@ -204,7 +207,16 @@ func syntaxError(err error, data []byte) *Error {
 		if slices.Contains(yamlParserProblems, m[2]) {
 			line++
 		}
-		return &Error{Line: line, Problem: ProblemSyntax, Msg: "invalid YAML: " + m[2] + quoteHint(data, line, m[2]), Err: err}
+		e := &Error{Line: line, Problem: ProblemSyntax, Msg: "invalid YAML: " + m[2], Err: err}
+		where, hint := quoteHint(data, line, m[2])
+		if hint == "" {
+			where, hint = indicatorHint(data, line, m[2])
+		}
+		if hint != "" {
+			e.Line, e.Column = where.line, where.column
+			e.Msg += hint
+		}
+		return e
 	}
 	return &Error{Problem: ProblemSyntax, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Err: err}
 }

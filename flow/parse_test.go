@@ -370,8 +370,12 @@ func TestErrorString(t *testing.T) {
 		t.Fatalf("errors.As *Error: got false, want true")
 	}
 	e.Step, e.Directive = nil, ""
-	if got, want := e.Error(), `checkout.yaml: line 4: unknown option "foo" (allowed: on, times, x, y, id, identifier, text, role, any, within, after, next)`; got != want {
+	if got, want := e.Error(), `checkout.yaml: line 4, column 26: unknown option "foo" (allowed: on, times, x, y, id, identifier, text, role, any, within, after, next)`; got != want {
 		t.Errorf("file-level Error(): got %s, want %s", got, want)
+	}
+	e.Column = 0
+	if got, want := e.Error(), `checkout.yaml: line 4: unknown option "foo"`; !strings.HasPrefix(got, want) {
+		t.Errorf("no-column Error(): got %s, want it to start with %s", got, want)
 	}
 	e.Line = 0
 	if got := e.Error(); !strings.HasPrefix(got, "checkout.yaml: unknown option") {

@@ -38,3 +38,44 @@ func TestQuoteHint(t *testing.T) {
 	}
 	mustParseString(t, "steps:\n  - tap: { text: \"Time: 10:00\" }\n  - tap: { text: \"Hello, world\" }\n")
 }
+
+// TestIndicatorHint: a plain value in a { } or [ ] cut short by '?', '{',
+// '[' or a bracket inside it gets the line and column where it starts
+// and the fix that quotes it, as a colon does.
+func TestIndicatorHint(t *testing.T) {
+	const advice = "in a { } or [ ], quote values that contain '?', '{', '}', '[' or ']'"
+	cases := []struct {
+		name, src string
+		want      string
+	}{
+		{"a question", "steps:\n  - launch: x\n  - echo: start\n  - echo: more\n  - await: { visible: { text: Is it ok? yes } }\n",
+			`q.yaml: line 5, column 31: invalid YAML: did not find expected ',' or '}'; ` + advice + `: text: "Is it ok? yes"`},
+		{"a brace", "steps:\n  - tap: { text: a{b} }\n",
+			`q.yaml: line 2, column 18: invalid YAML: did not find expected ',' or '}'; ` + advice + `: text: "a{b}"`},
+		{"a leading question mark", "steps:\n  - tap: { text: ?x }\n",
+			`q.yaml: line 2, column 18: invalid YAML: did not find expected node content; ` + advice + `: text: "?x"`},
+		{"a closing brace inside", "steps:\n  - tap: { text: a}b }\n",
+			`q.yaml: line 2, column 18: invalid YAML: did not find expected key; ` + advice + `: text: "a}b"`},
+		{"nested, after quotes", "steps:\n  - assert: {\n      text: { in: \"a, {\", equals: what? } }\n",
+			`q.yaml: line 3, column 35: invalid YAML: did not find expected ',' or '}'; ` + advice + `: equals: "what?"`},
+		{"in a list", "steps:\n  - tap: { any: [ a?b, c ] }\n",
+			`q.yaml: line 2, column 19: invalid YAML: did not find expected ',' or ']'; ` + advice + `: "a?b"`},
+		{"the colon's hint has a column too", "steps:\n  - tap: { text: Time: 10:00 }\n",
+			`q.yaml: line 2, column 18: invalid YAML: did not find expected ',' or '}'; quote values that contain ':' or ',': text: "Time: 10:00"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("q.yaml", []byte(c.src))
+			if err == nil || err.Error() != c.want {
+				t.Errorf("got  %v\nwant %s", err, c.want)
+			}
+		})
+	}
+	// Quoted, each parses; an unclosed { with no such value gets no hint
+	// and no column.
+	mustParseString(t, "steps:\n  - tap: { text: \"Is it ok? yes\" }\n  - tap: { text: \"a{b}\" }\n  - tap: { text: '?x' }\n")
+	_, err := Parse("q.yaml", []byte("steps:\n  - tap: { id: save\n  - echo: x\n"))
+	if err == nil || err.Error() != "q.yaml: line 2: invalid YAML: did not find expected ',' or '}'" {
+		t.Errorf("an unclosed {: got %v", err)
+	}
+}

@@ -62,8 +62,11 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 	}
 	defer a.Close()
 	res, err := a.tools.Invoke(ctx, name, []byte(opts.args), tool.Options{
-		TempDir:  a.tmp,
-		Progress: func(v any) { b, _ := json.Marshal(v); fmt.Fprintf(opts.stderr, "progress: %s\n", b) },
+		TempDir: a.tmp,
+		Progress: func(v any) {
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(opts.stderr, "progress: %s\n", escapeJSONControls(b))
+		},
 	})
 	if err != nil {
 		te := fault.AsError(err)

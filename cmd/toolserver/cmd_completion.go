@@ -30,6 +30,9 @@ flow names (from <project>/.argent/flows, --project honoured), device ids
 
   bash:       source <(toolserver completion bash)
               or: toolserver completion bash > /etc/bash_completion.d/toolserver
+              The script needs the bash-completion package (apt-get install
+              bash-completion); without it a TAB says
+              "_get_comp_words_by_ref: command not found".
   zsh:        toolserver completion zsh > "${fpath[1]}/_toolserver"
   fish:       toolserver completion fish > ~/.config/fish/completions/toolserver.fish
   powershell: toolserver completion powershell | Out-String | Invoke-Expression`,

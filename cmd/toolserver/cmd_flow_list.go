@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/printable"
 )
 
 // flowListOptions are the flags of flow list.
@@ -86,7 +87,8 @@ func runFlowList(ctx context.Context, opts flowListOptions, args []string) error
 		if r.Error != "" {
 			note = r.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Name, r.Kind, r.Steps, note)
+		// A file's name and its first error line are the file's: escaped.
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", printable.String(r.Name), r.Kind, r.Steps, printable.String(note))
 	}
 	return tw.Flush()
 }

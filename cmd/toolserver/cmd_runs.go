@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,11 +14,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 )
 
 const exitStatusRuns = `0  the command succeeded (runs events: the run passed)
-1  runs events: the run failed, errored, was cancelled or interrupted
+1  runs events: the run failed, errored, was cancelled or interrupted; runs cancel: the run had ended
 2  a usage error, an unknown run, or the tool-server unreachable`
 
 // runsOptions are the flags every runs command shares.
@@ -56,11 +58,16 @@ func (o *runsOptions) register(cmd *cobra.Command) {
 	setExitStatus(cmd, exitStatusRuns)
 }
 
-// apiError gives an error of the API its exit: an unknown run or a bad
-// request is the caller's (2, usage), the rest the machinery's (2).
+// apiError gives an error of the API its exit: a run that is not in the
+// state the command needs (cancelling a run that ended) is a failed
+// result (1); an unknown run or a bad request is the caller's (2, usage);
+// the rest the machinery's (2).
 func apiError(cmd string, err error) error {
 	var api *runs.APIError
-	if errors.As(err, &api) {
+	switch {
+	case errors.As(err, &api) && api.Code == runs.CodeWrongState:
+		return failed(fmt.Errorf("%s: %s", cmd, api.Message))
+	case errors.As(err, &api):
 		return badInput(fmt.Errorf("%s: %s", cmd, api.Message))
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
@@ -106,7 +113,9 @@ func newRunsListCommand(s streams) *cobra.Command {
 	return cmd
 }
 
-// printRuns prints runs as a table.
+// printRuns prints runs as a table. Every cell but the time is the
+// server's, so each is escaped (a label cannot retitle the terminal or
+// break the columns with a tab), and the labels are sorted.
 func printRuns(w io.Writer, list []runs.Run) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no runs")
@@ -119,9 +128,25 @@ func printRuns(w io.Writer, list []runs.Run) {
 		for k, v := range r.Labels {
 			labels = append(labels, k+":"+v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Flow, r.Device, r.StartedAt.Local().Format(time.DateTime), strings.Join(labels, ","))
+		slices.Sort(labels)
+		cells := []string{r.ID, r.Status, r.Flow, r.Device, r.StartedAt.Local().Format(time.DateTime), strings.Join(labels, ",")}
+		for i, c := range cells {
+			cells[i] = printable.String(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
+
+// runHeader is the first line of runs get: the run, its status, its flow,
+// the device it ran on (a run rejected before it had one has none) and
+// when it started, each of the server's strings escaped.
+func runHeader(d *runs.Detail) string {
+	on := ""
+	if d.Device != "" {
+		on = " on " + printable.String(d.Device)
+	}
+	return fmt.Sprintf("Run %s: %s (flow %q%s, started %s)", printable.String(d.ID), printable.String(d.Status), d.Flow, on, d.StartedAt.Local().Format(time.DateTime))
 }
 
 func newRunsGetCommand(s streams) *cobra.Command {
@@ -146,7 +171,7 @@ func newRunsGetCommand(s streams) *cobra.Command {
 			if format != "" {
 				return printData(o.stdout, format, d)
 			}
-			fmt.Fprintf(o.stdout, "Run %s: %s (flow %q on %s, started %s)\n", d.ID, d.Status, d.Flow, d.Device, d.StartedAt.Local().Format(time.DateTime))
+			fmt.Fprintln(o.stdout, runHeader(d))
 			out := newRenderer(o.stdout, o.stderr, false)
 			for _, st := range d.Steps {
 				out.progress(st)
@@ -154,7 +179,7 @@ func newRunsGetCommand(s streams) *cobra.Command {
 			if d.Summary != nil {
 				fmt.Fprintf(o.stdout, "%d passed, %d failed, %d errored, %d skipped", d.Summary.Passed, d.Summary.Failed, d.Summary.Errored, d.Summary.Skipped)
 				if d.Summary.Reason != "" {
-					fmt.Fprintf(o.stdout, " — %s", d.Summary.Reason)
+					fmt.Fprintf(o.stdout, " — %s", printable.String(d.Summary.Reason))
 				}
 				fmt.Fprintln(o.stdout)
 			}
@@ -215,13 +240,13 @@ func followRun(ctx context.Context, c *runs.Client, id string, from int64, forma
 		}
 		return nil
 	}, func(err error) {
-		fmt.Fprintf(s.stderr, "toolserver: the event stream dropped (%v); reconnecting from its cursor\n", err)
+		fmt.Fprintf(s.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
 	})
 	if err != nil {
 		return apiError("runs events", err)
 	}
 	if format == "" {
-		fmt.Fprintf(s.stdout, "Run %s %s\n", id, status)
+		fmt.Fprintf(s.stdout, "Run %s %s\n", printable.String(id), printable.String(status))
 	}
 	if status != runs.Passed {
 		return failed(nil)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolserver/toolserver/internal/printable"
 )
 
 // toolsOptions are the flags of tools and tools describe.
@@ -80,10 +82,10 @@ func runTools(ctx context.Context, opts toolsOptions, args []string) error {
 }
 
 // printToolLine prints a tool's name and the first sentence of its
-// description.
+// description, escaped: a linked tool-server's list is its own words.
 func printToolLine(w io.Writer, name, description string) {
 	desc, _, _ := strings.Cut(description, ". ")
-	fmt.Fprintf(w, "%-24s %s\n", name, desc)
+	fmt.Fprintf(w, "%-24s %s\n", printable.String(name), printable.String(desc))
 }
 
 // runToolsDescribe prints one tool's entry.

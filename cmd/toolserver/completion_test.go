@@ -154,3 +154,23 @@ printf '%s\n' "${COMPREPLY[@]}"
 		})
 	}
 }
+
+// TestCompletionSaysBashNeedsBashCompletion: bash's script calls
+// _get_comp_words_by_ref of the bash-completion package, so completion
+// --help, the README and make demo's closing hint say to install it.
+func TestCompletionSaysBashNeedsBashCompletion(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "completion", "--help")
+	if code != 0 || !strings.Contains(out, "bash-completion package (apt-get install\n              bash-completion)") || !strings.Contains(out, "_get_comp_words_by_ref: command not found") {
+		t.Errorf("completion --help: exit %d\n%s%s\nwant the bash-completion package named", code, out, errOut)
+	}
+	for _, f := range []string{"../../README.md", "../../examples/demo.sh"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "completion bash") || !strings.Contains(string(b), "apt-get install bash-completion") {
+			t.Errorf("%s does not say that bash completion needs the bash-completion package", f)
+		}
+	}
+}

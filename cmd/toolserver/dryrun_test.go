@@ -53,9 +53,18 @@ func TestFlowRunDryRunLocal(t *testing.T) {
 		t.Errorf("--junit in a dry run: got %v, want the file written", err)
 	}
 
-	// Adopt for real, then a dry run sees an update.
+	// Adopt for real; on the same screen a dry run would write nothing
+	// (the capture has the baseline's bytes); over another file it sees
+	// an update.
 	if code, out, _ := runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines"); code != exitOK {
 		t.Fatalf("update: got exit %d, want 0\n%s", code, out)
+	}
+	code, out, errOut = runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "baseline unchanged (pressed__chromium-701x501.png)") || !strings.Contains(out, "Dry run: no baseline would be written.") {
+		t.Errorf("dry run on the same screen: got exit %d\n%s\n%s\nwant the baseline unchanged and none listed", code, out, errOut)
+	}
+	if err := os.WriteFile(baseline, []byte("an older baseline"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	before = treetest.Of(t, root)
 	code, out, errOut = runCLI(t, "flow", "run", "good", "--project", root, dev, "--update-baselines", "--dry-run", "-o", "json")

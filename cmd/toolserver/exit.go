@@ -115,17 +115,19 @@ func exitCode(err error) int {
 	}
 }
 
-// exitReport prints err (if any) and returns the process exit code. cmd is
-// the command the error came from, for the pointer to its help; it may
-// be nil.
+// exitReport prints err (if any) and returns the process exit code. cmd
+// is the command the error came from, for the pointer to its help; it may
+// be nil. An error often carries a string from outside (a server's
+// message, a path from a report, a value of a flow file), so it is
+// escaped, line by line.
 func exitReport(stderr io.Writer, cmd *cobra.Command, err error) int {
 	var ce *cliError
 	switch {
 	case err == nil:
 	case !errors.As(err, &ce):
-		fmt.Fprintln(stderr, "toolserver:", err)
+		fmt.Fprintln(stderr, "toolserver:", printableLines(err.Error()))
 	case ce.err != nil:
-		fmt.Fprintln(stderr, "toolserver:", ce.err)
+		fmt.Fprintln(stderr, "toolserver:", printableLines(ce.err.Error()))
 	}
 	if ce != nil && ce.hint && cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 )
 
@@ -60,7 +61,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 		}
 		all = append(all, started{Flow: t.name, Run: st.Run})
 		if format == "" {
-			fmt.Fprintf(opts.stdout, "%s\t%s\n", st.Run, t.name)
+			fmt.Fprintf(opts.stdout, "%s\t%s\n", printable.String(st.Run), printable.String(t.name))
 		}
 	}
 	if format != "" {

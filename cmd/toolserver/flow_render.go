@@ -8,16 +8,24 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
+	"github.com/toolserver/toolserver/internal/printable"
 )
 
 // renderer prints a run's progress: one line per step for people, or
-// JSON objects on stderr with -o json|yaml.
+// JSON objects on stderr with -o json|yaml. What it prints comes from
+// outside, from the page under test, the flow file or a linked
+// tool-server: every such string is escaped before it reaches the
+// terminal.
 type renderer struct {
 	stdout, stderr io.Writer
 	asJSON         bool
 	// dryRun marks the steps whose baseline a dry run did not write.
 	dryRun bool
 	n      int
+	// headed is the flow whose header (start) is printed and whose end is
+	// not yet: a flow rejected after it (a linked run the tool-server
+	// refused) does not print the header again.
+	headed string
 }
 
 func newRenderer(stdout, stderr io.Writer, asJSON bool) *renderer {
@@ -26,7 +34,7 @@ func newRenderer(stdout, stderr io.Writer, asJSON bool) *renderer {
 
 func (r *renderer) json(v any) {
 	b, _ := json.Marshal(v)
-	fmt.Fprintf(r.stderr, "%s\n", b)
+	fmt.Fprintf(r.stderr, "%s\n", escapeJSONControls(b))
 }
 
 func (r *renderer) note(msg string) {
@@ -34,7 +42,7 @@ func (r *renderer) note(msg string) {
 		r.json(map[string]any{"event": "warning", "message": msg})
 		return
 	}
-	fmt.Fprintln(r.stderr, "note: "+msg)
+	fmt.Fprintln(r.stderr, "note: "+printableLines(msg))
 }
 
 // warn prints a warning on stderr, or a warning object with -o.
@@ -43,16 +51,21 @@ func (r *renderer) warn(msg string) {
 		r.json(map[string]any{"event": "warning", "message": msg})
 		return
 	}
-	fmt.Fprintln(r.stderr, "toolserver: warning: "+msg)
+	fmt.Fprintln(r.stderr, "toolserver: warning: "+printableLines(msg))
 }
 
+// start prints a flow's header, once: a linked flow a tool-server did
+// not run is sent to the next one under the same header.
 func (r *renderer) start(name, device string) {
-	r.n = 0
+	if r.headed == name {
+		return
+	}
+	r.n, r.headed = 0, name
 	if r.asJSON {
 		r.json(map[string]any{"event": "start", "flow": name, "device": device})
 		return
 	}
-	fmt.Fprintf(r.stdout, "Flow %q on %s\n", name, device)
+	fmt.Fprintf(r.stdout, "Flow %q on %s\n", name, printable.String(device))
 }
 
 var glyphs = map[string]string{flow.StatusPass: "✓", flow.StatusFail: "✗", flow.StatusError: "✗", flow.StatusSkip: "·"}
@@ -67,9 +80,9 @@ func (r *renderer) progress(s flow.StepReport) {
 	}
 	indent := strings.Repeat("  ", s.Depth)
 	if s.Kind == string(flow.KindEcho) {
-		line := fmt.Sprintf("  %s› %s", indent, s.Message)
+		line := fmt.Sprintf("  %s› %s", indent, printable.String(s.Message))
 		if s.Status == flow.StatusSkip {
-			line = fmt.Sprintf("  %s· › %s", indent, s.Message)
+			line = fmt.Sprintf("  %s· › %s", indent, printable.String(s.Message))
 		}
 		fmt.Fprintln(r.stdout, line)
 		return
@@ -79,31 +92,31 @@ func (r *renderer) progress(s flow.StepReport) {
 	if s.Status == flow.StatusPass && s.Warning != "" {
 		g = "⚠"
 	}
-	line := fmt.Sprintf("  %s %2d %s%s", g, r.n, indent, s.Kind)
+	line := fmt.Sprintf("  %s %2d %s%s", g, r.n, indent, printable.String(s.Kind))
 	if s.Tool != "" {
-		line += " " + s.Tool
+		line += " " + printable.String(s.Tool)
 	}
 	if s.Target != "" {
-		line += " " + s.Target
+		line += " " + printable.String(s.Target)
 	}
 	if s.Element != nil {
 		// Which element it acted on, and where: "next" that followed the
 		// screen to the wrong card shows here.
-		line += " → " + s.Element.String()
+		line += " → " + printable.String(s.Element.String())
 	}
 	if s.Status != flow.StatusSkip {
 		line += fmt.Sprintf(" (%s)", seconds(s.DurationMs))
 	}
 	if s.Reason != "" {
-		line += " — " + s.Reason
+		line += " — " + printable.String(s.Reason)
 	}
 	fmt.Fprintln(r.stdout, line)
 	if s.Warning != "" {
-		fmt.Fprintf(r.stdout, "       ⚠ %s\n", s.Warning)
+		fmt.Fprintf(r.stdout, "       ⚠ %s\n", printable.String(s.Warning))
 	}
 	for _, role := range []string{"baseline", "current", "diff"} {
 		if p := s.Artifacts[role].Path; p != "" {
-			fmt.Fprintf(r.stdout, "       %s: %s\n", role, p)
+			fmt.Fprintf(r.stdout, "       %s: %s\n", role, printable.String(p))
 		}
 	}
 }
@@ -113,7 +126,7 @@ func summary(rep *flow.Report) string {
 	if !rep.OK {
 		verdict = "FAIL"
 	}
-	s := fmt.Sprintf("%s %s — %d passed, %d failed, %d errored, %d skipped", verdict, rep.Flow, rep.Passed, rep.Failed, rep.Errored, rep.Skipped)
+	s := fmt.Sprintf("%s %s — %d passed, %d failed, %d errored, %d skipped", verdict, printable.String(rep.Flow), rep.Passed, rep.Failed, rep.Errored, rep.Skipped)
 	if rep.OK && rep.Passed+rep.Failed+rep.Errored+rep.Skipped == 0 {
 		s += " (no test steps)"
 	}
@@ -121,6 +134,7 @@ func summary(rep *flow.Report) string {
 }
 
 func (r *renderer) finished(rep *flow.Report) {
+	r.headed = ""
 	if r.asJSON {
 		return
 	}
@@ -128,24 +142,32 @@ func (r *renderer) finished(rep *flow.Report) {
 	fmt.Fprintln(r.stdout)
 }
 
+// rejected says a flow was not run: its file is invalid, here or for the
+// tool-server. The header is printed unless the flow's start printed it.
 func (r *renderer) rejected(name string, err error) {
+	headed := r.headed == name
+	r.headed = ""
 	if r.asJSON {
 		r.json(map[string]any{"event": "error", "flow": name, "error": err.Error()})
 		return
 	}
-	fmt.Fprintf(r.stdout, "Flow %q\n  ✗ not run (invalid flow)\n", name)
-	fmt.Fprintf(r.stderr, "%s\n\n", err)
+	if !headed {
+		fmt.Fprintf(r.stdout, "Flow %q\n", name)
+	}
+	fmt.Fprintln(r.stdout, "  ✗ not run (invalid flow)")
+	fmt.Fprintf(r.stderr, "%s\n\n", printableLines(err.Error()))
 }
 
 // broke says a flow's run broke under it: the machinery failed (the
 // tool-server's connection closed, Chromium died before a step).
 func (r *renderer) broke(name string, err error) {
+	r.headed = ""
 	if r.asJSON {
 		r.json(map[string]any{"event": "error", "flow": name, "error": err.Error(), "infrastructure": true})
 		return
 	}
 	fmt.Fprintf(r.stdout, "  ✗ not finished: the machinery under it failed\n")
-	fmt.Fprintf(r.stderr, "toolserver: flow %s: %s\n\n", name, err)
+	fmt.Fprintf(r.stderr, "toolserver: flow %s: %s\n\n", printable.String(name), printableLines(err.Error()))
 }
 
 func (r *renderer) total(reps []runReport) {
@@ -166,6 +188,6 @@ func (r *renderer) plans(plans []flowrun.Plan) {
 	}
 	fmt.Fprintf(r.stdout, "Dry run: %d %s would be written; nothing was written:\n", len(plans), plural(len(plans), "baseline", "baselines"))
 	for _, p := range plans {
-		fmt.Fprintf(r.stdout, "  %-6s %9d bytes  %s\n", p.Action, p.Bytes, p.Path)
+		fmt.Fprintf(r.stdout, "  %-6s %9d bytes  %s\n", printable.String(p.Action), p.Bytes, printable.String(p.Path))
 	}
 }

@@ -62,16 +62,17 @@ func (lr *linkedRun) waiting(message string) {
 		lr.out.json(map[string]any{"event": "waiting", "message": message})
 		return
 	}
-	fmt.Fprintln(lr.out.stderr, "toolserver: "+message)
+	fmt.Fprintln(lr.out.stderr, "toolserver: "+printableLines(message))
 }
 
 // warn prints a line on stderr, or a warning object with -o json|yaml.
+// The line may hold the tool-server's words: it is escaped.
 func (lr *linkedRun) warn(line string) {
 	if lr.out.asJSON {
 		lr.out.json(map[string]any{"event": "warning", "message": line})
 		return
 	}
-	fmt.Fprintln(lr.out.stderr, line)
+	fmt.Fprintln(lr.out.stderr, printableLines(line))
 }
 
 // args are flow-execute's arguments for one target: the flow by name
@@ -227,8 +228,8 @@ func runLinkedCall(ctx context.Context, u, name, argsJSON, format string, s stre
 	if err := dec.Decode(&args); err != nil || args == nil {
 		return usageError("call: --args must be a JSON object")
 	}
-	warn := func(line string) { fmt.Fprintln(s.stderr, line) }
-	opts := linkclient.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(s.stderr, "progress: %s\n", d) }}
+	warn := func(line string) { fmt.Fprintln(s.stderr, printableLines(line)) }
+	opts := linkclient.CallOptions{Progress: func(d json.RawMessage) { fmt.Fprintf(s.stderr, "progress: %s\n", escapeJSONControls(d)) }}
 	if s.filesLogOn() {
 		opts.FilesLog = warn
 	}

@@ -217,3 +217,24 @@ func TestLinkEndToEnd(t *testing.T) {
 		flowRun(t, 0, "rec")
 	})
 }
+
+// TestFlowRunLinkedRejectedHeaderOnce: a flow the tool-server rejects as
+// invalid prints its header once, then "not run", with the reason on
+// stderr; the next flow of the run gets its own header.
+func TestFlowRunLinkedRejectedHeaderOnce(t *testing.T) {
+	t.Parallel()
+	root := writeProject(t, map[string]string{
+		"contact.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: { nope: 1 }\n",
+		"home.yaml":    "steps:\n  - launch: \"{{URL}}/app.html\"\n  - echo: hi\n",
+	})
+	u := startServe(t, nil, false)
+	dev := sharedDevice(t, "chromium-cdp-342x222")
+	code, out, errOut := runCLI(t, "flow", "run", filepath.Join(root, ".argent", "flows"), "--project", root, "--link", u, "--device", dev)
+	want := "Flow \"contact\" on " + dev + "\n  ✗ not run (invalid flow)\n"
+	if code != 1 || !strings.HasPrefix(out, want) || strings.Count(out, `Flow "contact"`) != 1 {
+		t.Errorf("got exit %d\n%s\nwant 1 and the header once:\n%s", code, out, want)
+	}
+	if !strings.Contains(out, "Flow \"home\" on "+dev+"\n") || !strings.Contains(errOut, `tap: unknown option "nope"`) {
+		t.Errorf("got\n%s\n%s\nwant the next flow's header and the reason on stderr", out, errOut)
+	}
+}

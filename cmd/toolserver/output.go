@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/toolserver/toolserver/internal/printable"
 )
 
 // The formats -o/--output selects; "" is a command's own form for people.
@@ -83,10 +85,15 @@ func printData(w io.Writer, format string, v any) error {
 }
 
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeJSONControls(b.Bytes()))
+	return err
 }
 
 // printYAML prints v as YAML. It goes through v's JSON, which YAML reads
@@ -100,7 +107,7 @@ func printYAML(w io.Writer, v any) error {
 		return err
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(js.Bytes(), &doc); err != nil {
+	if err := yaml.Unmarshal(escapeJSONControls(js.Bytes()), &doc); err != nil {
 		return fmt.Errorf("yaml: %w", err)
 	}
 	blockStyle(&doc)
@@ -124,4 +131,44 @@ func blockStyle(n *yaml.Node) {
 	for _, c := range n.Content {
 		blockStyle(c)
 	}
+}
+
+// escapeJSONControls writes the control characters encoding/json leaves
+// raw, DEL and the C1 controls (U+0080 to U+009F), as \u escapes: a
+// terminal may act on them, and YAML refuses to read them raw. Outside a
+// string JSON text is ASCII without DEL, and in UTF-8 the byte 0xC2 only
+// ever leads a character, so the bytes are replaced where they stand.
+func escapeJSONControls(b []byte) []byte {
+	var out []byte
+	from := 0 // b[from:] is not copied to out yet
+	for i := 0; i < len(b); i++ {
+		n := 0 // the bytes of a control character at i
+		switch {
+		case b[i] == 0x7f:
+			n = 1
+		case b[i] == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+			n = 2
+		}
+		if n == 0 {
+			continue
+		}
+		out = append(out, b[from:i]...)
+		out = fmt.Appendf(out, `\u%04x`, b[i+n-1])
+		i += n - 1
+		from = i + 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[from:]...)
+}
+
+// printableLines escapes s line by line: a message of several lines
+// keeps its lines, and no other control character reaches the terminal.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = printable.String(l)
+	}
+	return strings.Join(lines, "\n")
 }

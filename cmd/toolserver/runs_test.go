@@ -64,7 +64,9 @@ func TestDetachedRunsAndTheRunsCommands(t *testing.T) {
 		t.Errorf("runs get: exit %d\n%s", code, out)
 	}
 	code, _, errOut = runCLI(t, "runs", "cancel", beta, "--link", u)
-	if code != 2 || !strings.Contains(errOut, "is failed, not running") {
+	// A run that ended cannot be cancelled: a failed result (1), with the
+	// server's wrong_state message, not a usage error.
+	if code != 1 || !strings.Contains(errOut, "toolserver: runs cancel: wrong state: run "+beta+" is failed, not running") {
 		t.Errorf("runs cancel of an ended run: exit %d\n%s", code, errOut)
 	}
 	code, _, errOut = runCLI(t, "runs", "get", "99999999-2222-4333-8444-555555555555", "--link", u)
@@ -80,5 +82,88 @@ func TestDetachedRunsAndTheRunsCommands(t *testing.T) {
 		if code, _, errOut := runCLI(t, args...); code != 2 || errOut == "" {
 			t.Errorf("%q: exit %d, want a usage error\n%s", args, code, errOut)
 		}
+	}
+}
+
+// evil is a string a client of a shared tool-server may put in a label
+// or an echo: it retitles the terminal (OSC 0, ended by BEL) and clears
+// the screen (CSI 2J).
+const evil = "\x1b]0;x\x07\x1b[2J"
+
+// TestRunsTextOutputEscapesControls: a run whose label and echo hold
+// terminal escapes is shown by runs events, list and get, and the echo by
+// flow run, with the escapes written out, never a raw ESC or BEL; -o
+// yaml, which cannot hold a raw C1 control or DEL, prints them escaped
+// too.
+func TestRunsTextOutputEscapesControls(t *testing.T) {
+	t.Parallel()
+	device := sharedDevice(t, "chromium-cdp-341x221")
+	root := writeProject(t, map[string]string{
+		"evil.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - echo: \"\\e]0;x\\a\\e[2J\"\n",
+	})
+	u := startServe(t, nil, false, "--state-dir", t.TempDir())
+	code, out, errOut := runCLI(t, "flow", "run", "evil", "--project", root, "--device", device, "--link", u, "--detach",
+		"--label", "who:"+evil, "--label", "c1:\u009b31m\x7f")
+	id, _, _ := strings.Cut(out, "\t")
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("flow run --detach: exit %d\n%s\n%s", code, out, errOut)
+	}
+	escaped := `\u001b]0;x\u0007\u001b[2J`
+	for _, args := range [][]string{
+		{"runs", "events", id},
+		{"runs", "list"},
+		{"runs", "get", id},
+	} {
+		code, out, errOut := runCLI(t, append(args, "--link", u)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+		if strings.ContainsAny(out+errOut, "\x1b\x07\u009b\x7f") {
+			t.Errorf("%q printed a raw control character:\n%q", args, out+errOut)
+		}
+		if !strings.Contains(out, escaped) {
+			t.Errorf("%q: got\n%s\nwant the escapes written %s", args, out, escaped)
+		}
+	}
+	// flow run's step lines, locally and over the link, alike.
+	for _, args := range [][]string{
+		{"flow", "run", "evil", "--project", root, "--device", device},
+		{"flow", "run", "evil", "--project", root, "--device", device, "--link", u},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || strings.ContainsAny(out+errOut, "\x1b\x07") || !strings.Contains(out, "› "+escaped) {
+			t.Errorf("%q: exit %d\n%q\n%q\nwant the echo escaped", args, code, out, errOut)
+		}
+	}
+	code, out, errOut = runCLI(t, "runs", "list", "--link", u, "-o", "yaml")
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07\u009b\x7f") || !strings.Contains(out, `c1: "\x9B31m\x7F"`) {
+		t.Errorf("runs list -o yaml: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "runs", "list", "--link", u, "-o", "json")
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07\u009b\x7f") || !strings.Contains(out, `"c1": "\u009b31m\u007f"`) {
+		t.Errorf("runs list -o json: exit %d\n%s", code, out)
+	}
+}
+
+// TestRunsGetOfARunWithoutDevice: a run rejected before it had a device
+// (an invalid flow) is shown without an "on" and its empty device.
+func TestRunsGetOfARunWithoutDevice(t *testing.T) {
+	t.Parallel()
+	root := writeProject(t, map[string]string{
+		"broken.yaml": "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: { nope: 1 }\n",
+	})
+	u := startServe(t, nil, false, "--state-dir", t.TempDir())
+	code, out, errOut := runCLI(t, "flow", "run", "broken", "--project", root, "--link", u, "--detach")
+	id, _, _ := strings.Cut(out, "\t")
+	if code != 0 || len(id) != 36 {
+		t.Fatalf("flow run --detach: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "runs", "events", id, "--link", u); code != 1 {
+		t.Fatalf("runs events: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "runs", "get", id, "--link", u)
+	header, _, _ := strings.Cut(out, "\n")
+	if code != 0 || !strings.HasPrefix(header, "Run "+id+": ") || !strings.Contains(header, `(flow "broken", started `) {
+		t.Errorf("runs get: exit %d\n%s\n%s\nwant a header without a device", code, out, errOut)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -134,9 +133,9 @@ func (b *browser) launch(life context.Context) (context.Context, func(), error) 
 	if err != nil && !b.pool.sandboxOff() && life.Err() == nil {
 		// Chromium's sandbox needs user namespaces, which a default
 		// container does not give a non-root user: run without it then,
-		// and say so once.
+		// and say once why.
 		b.pool.disableSandbox()
-		b.pool.notice("toolserver: Chromium could not start with its sandbox (" + firstLine(err.Error()) + "); running it with --no-sandbox")
+		b.pool.notice("toolserver: Chromium could not start with its sandbox (" + sandboxReason(err, os.Geteuid(), procSys) + "); running it with --no-sandbox")
 		bctx, stop, err = b.launchOnce(life)
 	}
 	return bctx, stop, err
@@ -160,13 +159,6 @@ func (b *browser) launchOnce(life context.Context) (context.Context, func(), err
 		return nil, nil, fmt.Errorf("start %s: %w", b.pool.execPath, err)
 	}
 	return bctx, stop, nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // flags are the launch flags of docs/product.md ("Devices") plus those that

@@ -653,3 +653,48 @@ func TestAllowHosts(t *testing.T) {
 		t.Fatalf("requests for a host off the list reached the server: %v", stray)
 	}
 }
+
+// lockedBuffer is a log a pool's browsers write to from their goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestSandboxFallbackSaysWhy: a real Chromium whose sandbox cannot start
+// (as root, Chromium refuses it) boots without it, and the one notice
+// says why rather than ending at a colon. Where the sandbox works (not
+// root, user namespaces allowed), the browser boots with it and says
+// nothing.
+func TestSandboxFallbackSaysWhy(t *testing.T) {
+	t.Parallel()
+	var log lockedBuffer
+	p := cdp.NewPool(cdp.Options{Log: &log, MaxDevices: 1, NoSparePage: true})
+	t.Cleanup(func() { p.Close() })
+	p.KeepSandbox()
+	if _, err := p.Device(ctxT(t), "chromium-cdp-808x600"); err != nil {
+		t.Fatalf("boot: %v (log %q)", err, log.String())
+	}
+	got := log.String()
+	if os.Geteuid() != 0 {
+		if got != "" && !strings.Contains(got, "); running it with --no-sandbox") {
+			t.Errorf("log: got %q, want nothing, or the notice with its reason", got)
+		}
+		return
+	}
+	want := "toolserver: Chromium could not start with its sandbox (running as root); running it with --no-sandbox\n"
+	if got != want {
+		t.Errorf("log: got %q, want %q", got, want)
+	}
+}

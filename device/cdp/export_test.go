@@ -56,3 +56,12 @@ func (d *Device) NavigateUnchecked(ctx context.Context, url string) error {
 		return d.navigate(tab, url)
 	})
 }
+
+// KeepSandbox makes the pool start its browsers with Chromium's sandbox
+// even as root, where NewPool turns it off: a sandbox that keeps a real
+// Chromium from starting, for the test of the fallback.
+func (p *Pool) KeepSandbox() {
+	p.mu.Lock()
+	p.noSandbox = false
+	p.mu.Unlock()
+}

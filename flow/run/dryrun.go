@@ -79,8 +79,12 @@ func MarkDryRun(rep *flow.Report) {
 
 // MarkDryRunStep rewrites the reason of an adoption: a snapshot that
 // passed with a baseline key is one (a comparison that passes reports
-// no key), and its reason would say "written".
+// no key), and its reason would say "written". A capture equal to its
+// baseline was compared, not adopted: its "unchanged" stands.
 func MarkDryRunStep(s *flow.StepReport) {
+	if s.Baseline != nil && s.Baseline.State == flow.BaselineCompared {
+		return
+	}
 	if s.Kind == string(flow.KindSnapshot) && s.Status == flow.StatusPass && s.SnapshotKey != "" {
 		s.Reason = fmt.Sprintf("dry run: baseline not written (%s)", s.SnapshotKey)
 	}

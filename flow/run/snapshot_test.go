@@ -69,9 +69,26 @@ func TestSnapshotLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(base, crop)); err != nil {
 		t.Fatalf("cropped baseline not written: %v", err)
 	}
+	// Again on the same screen: the same bytes, so nothing is written
+	// and the file keeps its time.
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(full, past, past); err != nil {
+		t.Fatal(err)
+	}
 	rep = p.run(t, dev, "home", true)
-	if rep.Steps[1].Reason != "baseline updated (start__chromium-640x400.png)" {
-		t.Fatalf("second update: %q", rep.Steps[1].Reason)
+	if s := rep.Steps[1]; s.Reason != "baseline unchanged (start__chromium-640x400.png)" || s.Baseline == nil || s.Baseline.State != flow.BaselineCompared {
+		t.Fatalf("update on the same screen: %q %+v", s.Reason, s.Baseline)
+	}
+	if st, err := os.Stat(full); err != nil || !st.ModTime().Equal(past) {
+		t.Fatalf("an unchanged baseline was written: %v %v, want mtime %v", err, st.ModTime(), past)
+	}
+	// Over a different file: updated.
+	if err := os.WriteFile(full, []byte("an older baseline"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep = p.run(t, dev, "home", true)
+	if s := rep.Steps[1]; s.Reason != "baseline updated (start__chromium-640x400.png)" || s.Baseline.State != flow.BaselineUpdated {
+		t.Fatalf("update over another file: %q", s.Reason)
 	}
 	if ents, _ := os.ReadDir(base); len(ents) != 2 {
 		t.Fatalf("baseline dir holds %d files, want 2 (no temp files left)", len(ents))

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -251,8 +252,14 @@ func mismatch(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim
 	}
 }
 
-// adopt writes the capture as the baseline.
+// adopt writes the capture as the baseline. A capture with the bytes of
+// the baseline it would replace writes nothing: the file, and its time,
+// stay as they are.
 func (r *Runner) adopt(fr *frame, d *flow.Snapshot, key, path string, png []byte) outcome {
+	if old, err := r.baseline(path); err == nil && bytes.Equal(old, png) {
+		return outcome{status: flow.StatusPass, snapshotKey: key, reason: fmt.Sprintf("baseline unchanged (%s)", key),
+			baseline: &flow.SnapshotBaseline{Path: path, State: flow.BaselineCompared}}
+	}
 	_, before := r.written[path]
 	updated, err := r.opts.Source.WriteBaseline(path, png)
 	if err != nil {
