@@ -3,7 +3,6 @@ package flowtool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -117,10 +116,13 @@ func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
 	defer cancel(nil)
 	res, err := t.runExecute(ctx, call, rec)
 	rep, _ := res.(*flow.Report)
+	why := err
 	if rep == nil && err == nil {
-		err = errors.New("not run: the flow has an execution prerequisite the call did not acknowledge")
+		// The call's answer is the prerequisite's notice; only the
+		// record says why the flow did not run.
+		why = &fault.Error{Kind: fault.Validation, Field: "prerequisiteAcknowledged", Message: "not run: the flow has an execution prerequisite the call did not acknowledge"}
 	}
-	if eerr := rec.End(rep, err, context.Cause(ctx)); eerr != nil && err == nil {
+	if eerr := rec.End(rep, why, context.Cause(ctx)); eerr != nil && err == nil {
 		return res, fmt.Errorf("run store: %w", eerr)
 	}
 	return res, err
