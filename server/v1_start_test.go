@@ -106,6 +106,32 @@ func TestV1BadDeviceReason(t *testing.T) {
 	}
 }
 
+// TestV1FlowPathTooLongForTheFileSystem: a flow file whose path the file
+// system refuses as too long (a name in it over 255 bytes) is the
+// caller's mistake: a 400 on /tools, and on /v1 a run whose reason says
+// so without the path.
+func TestV1FlowPathTooLongForTheFileSystem(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	long := strings.Repeat("A", 300)
+	for _, tc := range []struct{ field, args string }{
+		{"project_root", fmt.Sprintf(`{"name":"home","project_root":"/tmp/%s"}`, long)},
+		{"flow_path", fmt.Sprintf(`{"flow_path":"/tmp/%s.yaml","project_root":"/tmp"}`, long)},
+	} {
+		code, b := r.do(t, "POST", "/tools/flow-execute", tc.args)
+		var tools struct{ Error, Field string }
+		json.Unmarshal(b, &tools)
+		if code != 400 || tools.Field != tc.field || !strings.Contains(tools.Error, "ENAMETOOLONG") || strings.Contains(tools.Error, long) {
+			t.Errorf("/tools with a long %s: %d %.400s, want 400 naming %s, not the path", tc.field, code, b, tc.field)
+		}
+		code, b = r.do(t, "POST", "/v1/runs", `{"tool_args":`+tc.args+`}`)
+		d, _ := r.runOf(t, code, b)
+		if d.Status != runs.Errored || d.Summary == nil || !strings.HasPrefix(d.Summary.Reason, tc.field+": ") || !strings.Contains(d.Summary.Reason, "ENAMETOOLONG") || strings.Contains(d.Summary.Reason, long) {
+			t.Errorf("/v1 with a long %s: %s %+v, want errored with the reason naming %s, not the path", tc.field, d.Status, d.Summary, tc.field)
+		}
+	}
+}
+
 // TestV1RecordsLinkAndDevice: a detached linked run (its arguments
 // prepared by the link's client, members under flow_file, as flow run
 // --detach sends them) is recorded linked; its device is the one it
