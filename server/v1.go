@@ -117,6 +117,10 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
+	if err := jsonBody(r); err != nil {
+		refuse(w, r, err)
+		return
+	}
 	body, err := readBody(w, r, tool.MaxCallBody)
 	var mbe *http.MaxBytesError
 	switch {

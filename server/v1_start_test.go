@@ -132,6 +132,23 @@ func TestV1FlowPathTooLongForTheFileSystem(t *testing.T) {
 	}
 }
 
+// TestV1StartTakesJSONOnly: POST /v1/runs refuses a body not declared
+// JSON with 415 in the /v1 envelope, as /tools does, and starts nothing.
+func TestV1StartTakesJSONOnly(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	for _, ct := range []string{"text/plain", "", "application/x-www-form-urlencoded"} {
+		code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"home","project_root":"/p"}}`, "Content-Type", ct)
+		var env runs.ErrorBody
+		if err := json.Unmarshal(b, &env); err != nil || code != http.StatusUnsupportedMediaType || env.Error.Code != runs.CodeBadRequest || !strings.Contains(env.Error.Message, "Content-Type: application/json") {
+			t.Errorf("Content-Type %q: %d %s, want 415 bad_request in the /v1 envelope", ct, code, b)
+		}
+	}
+	if got := r.list(t); len(got) != 0 {
+		t.Errorf("the refused starts created %d runs", len(got))
+	}
+}
+
 // TestV1RecordsLinkAndDevice: a detached linked run (its arguments
 // prepared by the link's client, members under flow_file, as flow run
 // --detach sends them) is recorded linked; its device is the one it
