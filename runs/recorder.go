@@ -97,13 +97,13 @@ func (r *Recorder) Append(kind string, payload any) error {
 
 // SetDevice records the device the run got, once it has one.
 func (r *Recorder) SetDevice(device string) error {
-	_, err := r.s.db.Exec(`UPDATE runs SET device = ? WHERE id = ?`, device, r.id)
+	_, err := r.s.db.Exec(`UPDATE runs SET device = ? WHERE id = ?`, clip(device, MaxNameBytes), r.id)
 	return err
 }
 
 // SetFlow records the flow's name, once the call named it.
 func (r *Recorder) SetFlow(name string) error {
-	_, err := r.s.db.Exec(`UPDATE runs SET flow = ? WHERE id = ?`, name, r.id)
+	_, err := r.s.db.Exec(`UPDATE runs SET flow = ? WHERE id = ?`, clip(name, MaxNameBytes), r.id)
 	return err
 }
 
@@ -194,14 +194,17 @@ type Summary struct {
 	Skipped    int     `json:"skipped"`
 	Errored    int     `json:"errored"`
 	DurationMs float64 `json:"durationMs"`
-	// Reason says why a run errored, was cancelled or interrupted.
+	// Reason says why a run errored, was cancelled or interrupted: at
+	// most MaxReasonBytes, and never the text of an internal fault.
 	Reason string `json:"reason,omitempty"`
 }
 
 // End ends the run with the flow's report, or the error that kept it
 // from one; cause is the run context's cause (context.Cause), which tells
-// a cancelled run and a stopped server from a failure. It is idempotent:
-// the first end stands. Then the oldest runs beyond the store's keep go.
+// a cancelled run and a stopped server from a failure. An internal fault
+// (fault.Error.Internal) is recorded as InternalReason: the caller logs
+// it. It is idempotent: the first end stands. Then the oldest runs beyond
+// the store's keep go.
 func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 	r.mu.Lock()
 	if r.ended {
@@ -224,13 +227,13 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 			status = Passed
 		case rep.InfrastructureError() != nil:
 			status = Errored
-			sum.Reason = rep.InfrastructureError().Error()
+			sum.Reason = clip(rep.InfrastructureError().Error(), MaxReasonBytes)
 		case rep.Failed > 0:
 			status = Failed
 		}
 	}
 	if err != nil {
-		sum.Reason = err.Error()
+		sum.Reason = reasonOf(err)
 	}
 	r.mu.Lock()
 	if r.cancelled && cause == nil {

@@ -248,17 +248,20 @@ func ParseLabels(list []string) (map[string]string, error) {
 	return labels, nil
 }
 
-// Begin is what a run starts with.
+// Begin is what a run starts with, and the payload of its run_started
+// event (absent fields omitted, docs/control-plane.md, "What we adopt").
 type Begin struct {
 	// ID is the run's id, a UUID; empty mints one.
-	ID     string
-	Flow   string
-	Device string
-	Linked bool
-	Labels map[string]string
+	ID   string `json:"-"`
+	Flow string `json:"flow"`
+	// Device is the device the run uses when it is known at the start;
+	// else empty, and SetDevice records it once the run has one.
+	Device string            `json:"device,omitempty"`
+	Linked bool              `json:"linked"`
+	Labels map[string]string `json:"labels,omitempty"`
 	// Source is how it started: "tools" (a flow-execute call) or "v1"
 	// (POST /v1/runs).
-	Source string
+	Source string `json:"source"`
 }
 
 // Start records a new run, running, and returns its recorder. The run's
@@ -273,6 +276,7 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 	if err := CheckLabels(b.Labels); err != nil {
 		return nil, err
 	}
+	b.Flow, b.Device = clip(b.Flow, MaxNameBytes), clip(b.Device, MaxNameBytes)
 	var labels any
 	if len(b.Labels) > 0 {
 		lb, _ := json.Marshal(b.Labels)
@@ -291,7 +295,7 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 	s.mu.Lock()
 	s.live[b.ID] = r
 	s.mu.Unlock()
-	if err := r.Append("run_started", map[string]any{"flow": b.Flow, "device": b.Device, "linked": b.Linked, "labels": b.Labels, "source": b.Source}); err != nil {
+	if err := r.Append("run_started", b); err != nil {
 		return nil, err
 	}
 	return r, nil

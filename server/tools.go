@@ -55,10 +55,11 @@ func (s *Server) toolError(r *http.Request, name string, err error) *fault.Error
 	return s.internalError(r, name, err)
 }
 
-// jsonBody refuses a tool call whose body is not declared JSON: a web
-// page can send a text/plain or form POST to a loopback server without a
-// preflight, never an application/json one. Every client sends it (the
-// published Argent client included).
+// jsonBody refuses a request whose body is not declared JSON, a tool call
+// or a /v1 run's start alike: a web page can send a text/plain or form
+// POST to a loopback server without a preflight, never an
+// application/json one. Every client sends it (the published Argent
+// client and runs.Client included).
 func jsonBody(r *http.Request) *fault.Error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
@@ -73,7 +74,7 @@ func jsonBody(r *http.Request) *fault.Error {
 		got = "a Content-Type that does not parse"
 	}
 	return &fault.Error{Kind: fault.UnsupportedMedia,
-		Message: fmt.Sprintf("POST %s takes its arguments as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
+		Message: fmt.Sprintf("POST %s takes its body as JSON with Content-Type: application/json, got %s", r.URL.Path, got)}
 }
 
 // slowBody is the answer to a request whose body did not arrive within

@@ -19,6 +19,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 )
 
 // The control plane under /v1: runs started over HTTP that go on without
@@ -116,6 +117,10 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
+	if err := jsonBody(r); err != nil {
+		refuse(w, r, err)
+		return
+	}
 	body, err := readBody(w, r, tool.MaxCallBody)
 	var mbe *http.MaxBytesError
 	switch {
@@ -130,7 +135,7 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): "+err.Error()))
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): "+fmt.Sprintf("%.300s", err.Error())))
 		return
 	}
 	var args map[string]json.RawMessage
@@ -143,19 +148,24 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.RunID != "" && !runs.ValidID(req.RunID) {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("run_id %q is not a UUID", req.RunID)))
+		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("run_id %.64q is not a UUID", req.RunID)))
 		return
 	}
-	var name string
-	json.Unmarshal(args["name"], &name)
-	_, members := args["members"]
+	// What the run records is checked here, before it exists, by the
+	// tool's own caps: a refused argument creates no run.
+	b, err := flowargs.Begin(args)
+	if err != nil {
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "tool_args: "+err.Error()))
+		return
+	}
+	b.ID, b.Labels, b.Source = req.RunID, req.Labels, "v1"
 	// The run goes on without the connection, counted in flight: a
 	// stopping server's drain waits for it.
 	if !s.drain.enter() {
 		writeV1Error(w, v1Err(runs.CodeUnavailable, "this tool-server is stopping and starts no run; send it to another replica"))
 		return
 	}
-	rec, err := st.Start(r.Context(), runs.Begin{ID: req.RunID, Flow: name, Labels: req.Labels, Source: "v1", Linked: members})
+	rec, err := st.Start(r.Context(), b)
 	if err != nil {
 		s.drain.leave()
 		s.runError(w, r, err)
@@ -166,27 +176,17 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		defer s.runsWG.Done()
 		defer s.drain.leave()
 		ctx := runs.WithRecorder(s.base(), rec)
-		_, err := s.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: members, TempDir: s.cfg.TempDir})
+		_, err := s.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: s.cfg.TempDir})
 		// A call refused before the flow ran (bad arguments) ends here;
 		// one that ran has ended already, and End keeps its first end.
-		if err != nil {
-			err = s.wireError(err)
+		// The record shows an internal fault as runs.InternalReason; its
+		// detail goes to the log, by the run's id.
+		if err != nil && fault.AsError(err).Internal() {
+			s.cfg.Log.Error("internal error in a run", "run", rec.ID(), "err", err)
 		}
 		rec.End(nil, err, nil)
 	}()
 	writeJSON(w, http.StatusCreated, runs.Started{Run: rec.ID(), Status: runs.Running})
-}
-
-// wireError is an error of a background run as its record shows it: a
-// tool error's message, an internal fault logged and named by a stable
-// message.
-func (s *Server) wireError(err error) error {
-	te := fault.AsError(err)
-	if !te.Internal() {
-		return te
-	}
-	s.cfg.Log.Error("internal error in a run", "err", err)
-	return errors.New("internal error; see the tool-server's log")
 }
 
 func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {

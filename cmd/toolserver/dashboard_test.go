@@ -71,8 +71,8 @@ header{background:%s;color:#fff;padding:12px 16px;font-weight:bold}main{padding:
 // Last-Event-ID), shows it end failed with each of its steps once; it
 // opens the failed snapshot in the report's viewer: baseline, current
 // and diff loaded (fetched with the token, shown by blob: URLs), the
-// slider, and n; and the label filter, one that matches nothing and
-// the run's own.
+// slider, and n; the label filter, one that matches nothing and the
+// run's own; and a run without a device, whose header shows none.
 func TestDashboardInChromium(t *testing.T) {
 	t.Parallel()
 	const token = "dash-s3cret-token"
@@ -83,6 +83,7 @@ func TestDashboardInChromium(t *testing.T) {
 	site := newHeldSite(t)
 	root := writeProject(t, map[string]string{
 		"held.yaml": "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 60000 }\n  - launch: \"{{SITE}}/basket.html\"\n  - snapshot: basket\n",
+		"bare.yaml": "steps:\n  - echo: a run with no device\n",
 	}, "{{SITE}}", site.URL)
 	if code, out, errOut := runCLI(t, "flow", "run", "held", "--project", root, "--device", device, "--update-baselines"); code != 0 {
 		t.Fatalf("adopting the baseline: exit %d\n%s\n%s", code, out, errOut)
@@ -124,6 +125,11 @@ func TestDashboardInChromium(t *testing.T) {
   - await: { visible: { text: No runs match the filters }, timeout: 30000 }
   - type: { into: { id: filter-label }, text: "suite:dash", submit: true }
   - await: { text: { in: { id: runs }, contains: held }, timeout: 30000 }
+  - type: { into: { id: filter-label }, text: "suite:nodevice", submit: true }
+  - tap: { text: bare, within: { id: runs } }
+  - await: { text: { in: { id: run-status }, equals: passed }, timeout: 30000 }
+  - assert: { text: { in: { id: run-head }, matches: '^\s*passed\s*bare\s*suite:nodevice\s*$' } }
+  - echo: a run without a device shows none
 `,
 	}, "{{DASH}}", proxy.URL(), "{{TOKEN}}", token)
 	listed, running := newLineWatch("›", "lists no runs"), newLineWatch("›", "is running")
@@ -134,6 +140,8 @@ func TestDashboardInChromium(t *testing.T) {
 	awaitLine(t, listed, errOut, done)
 
 	id := startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"held","project_root":%q,"device":%q},"labels":{"suite":"dash"}}`, root, device))
+	// A run without a device: its header shows none (no "null").
+	startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"bare","project_root":%q},"labels":{"suite":"nodevice"}}`, root))
 	awaitLine(t, running, errOut, done)
 	// The page's two streams (the list's and the run's) are open.
 	if n := proxy.Drop(); n < 2 {

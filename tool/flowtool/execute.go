@@ -3,17 +3,15 @@ package flowtool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 )
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
@@ -105,7 +103,7 @@ func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
 	rec := runs.FromContext(ctx)
 	if rec == nil && t.Runs != nil {
 		var err error
-		rec, err = t.Runs.Start(ctx, runs.Begin{Flow: FlowNameOf(call.Args), Linked: call.Linked, Source: "tools"})
+		rec, err = t.Runs.Start(ctx, runs.Begin{Flow: flowargs.FlowName(call.Args), Linked: call.Linked || sentMembers(call), Source: "tools"})
 		if err != nil {
 			return nil, fmt.Errorf("run store: %w", err)
 		}
@@ -117,34 +115,16 @@ func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
 	defer cancel(nil)
 	res, err := t.runExecute(ctx, call, rec)
 	rep, _ := res.(*flow.Report)
+	why := err
 	if rep == nil && err == nil {
-		err = errors.New("not run: the flow has an execution prerequisite the call did not acknowledge")
+		// The call's answer is the prerequisite's notice; only the
+		// record says why the flow did not run.
+		why = &fault.Error{Kind: fault.Validation, Field: "prerequisiteAcknowledged", Message: "not run: the flow has an execution prerequisite the call did not acknowledge"}
 	}
-	if eerr := rec.End(rep, err, context.Cause(ctx)); eerr != nil && err == nil {
+	if eerr := rec.End(rep, why, context.Cause(ctx)); eerr != nil && err == nil {
 		return res, fmt.Errorf("run store: %w", eerr)
 	}
 	return res, err
-}
-
-// FlowNameOf names the flow of flow-execute's arguments for a run's
-// record before the call is read: its name, or the base name of its
-// file.
-func FlowNameOf(args map[string]json.RawMessage) string {
-	var name string
-	if json.Unmarshal(args["name"], &name) == nil && name != "" {
-		return name
-	}
-	for _, k := range []string{"flow_path", "flow_file"} {
-		var p string
-		if json.Unmarshal(args[k], &p) != nil {
-			in, _, _ := server.ParseInput(args[k])
-			p = in.Path
-		}
-		if p != "" {
-			return strings.TrimSuffix(clientpath.Base(p), ".yaml")
-		}
-	}
-	return ""
 }
 
 func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recorder) (any, error) {

@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
@@ -123,6 +125,9 @@ func resolveSource(call *tool.Call) (source, error) {
 		if !strings.HasSuffix(p, ".yaml") {
 			return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Invalid flow_path %q: flow files must use the .yaml extension.", p)
 		}
+		if err := nameTooLong("flow_path", p); err != nil {
+			return source{}, err
+		}
 		f, err := disk.OpenFile(p)
 		if err != nil {
 			return source{}, err
@@ -133,11 +138,27 @@ func resolveSource(call *tool.Call) (source, error) {
 	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
 	}
+	if err := nameTooLong("project_root", filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
+		return source{}, err
+	}
 	f, err := disk.Open(filepath.Join(a.ProjectRoot, ".argent", "flows"), a.Name+".yaml")
 	if err != nil {
 		return source{}, err
 	}
 	return source{name: a.Name, entry: run.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
+}
+
+// nameTooLong refuses a flow file whose path this machine's file system
+// cannot even look up (ENAMETOOLONG: a component or the whole path over
+// its limits). It is the caller's mistake, so a 4xx naming the argument,
+// and its message quotes no path: a path the server resolved is not the
+// caller's to read.
+func nameTooLong(field, p string) error {
+	if _, err := os.Lstat(p); !errors.Is(err, syscall.ENAMETOOLONG) {
+		return nil
+	}
+	return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: field,
+		Message: fmt.Sprintf("%s: the flow file's path is too long for this tool-server's file system (ENAMETOOLONG: a name in it, or the whole path, is over the file system's limit)", field)}
 }
 
 // checkNameRoot validates a flow name and a project_root with the

@@ -15,6 +15,7 @@ import (
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 )
 
 // linkedCall is what the Prepare hook of flow-execute found in the flow
@@ -28,29 +29,32 @@ type linkedCall struct {
 const linkedKey = "link"
 
 // prepareLinked reads a flow input's members before the arguments are checked
-// (docs/link-protocol.md, "What the tool-server does with the members").
+// (docs/link-protocol.md, "What the tool-server does with the members"),
+// once the arguments a run records are within their caps.
 func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
-	for _, target := range []string{"flow_path", "flow_file"} {
-		raw, ok := call.Args[target]
-		if !ok {
-			continue
-		}
-		in, withMembers, ok := server.ParseInput(raw)
-		if !ok {
-			continue
-		}
-		lc := &linkedCall{target: target, in: in}
-		if withMembers {
-			m, err := server.Receive(ctx, in.Members, t.Uploads)
-			if err != nil {
-				return err
-			}
-			lc.members = m
-		}
-		call.Values[linkedKey] = lc
+	if err := flowargs.Check(call.Args); err != nil {
+		return err
+	}
+	target, in, ok := flowargs.FlowInput(call.Args)
+	if !ok {
 		return nil
 	}
+	lc := &linkedCall{target: target, in: in}
+	if in.Members != nil {
+		m, err := server.Receive(ctx, in.Members, t.Uploads)
+		if err != nil {
+			return err
+		}
+		lc.members = m
+	}
+	call.Values[linkedKey] = lc
 	return nil
+}
+
+// sentMembers reports whether the call's flow file input carried members.
+func sentMembers(call *tool.Call) bool {
+	lc, _ := call.Values[linkedKey].(*linkedCall)
+	return lc != nil && lc.members != nil
 }
 
 // hostCopy reports whether the client's flow file is this machine's file:
