@@ -3,10 +3,7 @@
 package dashboard
 
 import (
-	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/base64"
 	"net/http"
 
 	"github.com/toolserver/toolserver/report"
@@ -24,15 +21,7 @@ var page = report.Inline(source)
 // its hash (no other script runs, inline or not), its own style, images
 // from the server or the blob: URLs of the images it fetched with the
 // token, requests to its own origin only, and no framing.
-var csp = "default-src 'none'; script-src '" + scriptHash(page) + "'; style-src 'unsafe-inline'; img-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-
-// scriptHash is the CSP source of the text of the page's script element.
-func scriptHash(p []byte) string {
-	_, rest, _ := bytes.Cut(p, []byte("<script>"))
-	body, _, _ := bytes.Cut(rest, []byte("</script>"))
-	sum := sha256.Sum256(body)
-	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
-}
+var csp = "default-src 'none'; script-src '" + report.ScriptHash(page) + "'; style-src 'unsafe-inline'; img-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Handler serves the dashboard's page at /dashboard. The page holds no
 // data: it asks for the token and reads /v1 with it.

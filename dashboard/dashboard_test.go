@@ -36,8 +36,8 @@ func TestPage(t *testing.T) {
 		t.Errorf("the page refers to %q", m)
 	}
 	policy := rec.Header().Get("Content-Security-Policy")
-	if !strings.Contains(policy, "script-src '"+scriptHash(body)+"';") {
-		t.Errorf("CSP %q does not allow the page's script by its hash (%s)", policy, scriptHash(body))
+	if !strings.Contains(policy, "script-src '"+report.ScriptHash(body)+"';") {
+		t.Errorf("CSP %q does not allow the page's script by its hash (%s)", policy, report.ScriptHash(body))
 	}
 	if !strings.Contains(policy, "connect-src 'self'") || !strings.Contains(policy, "img-src blob:") {
 		t.Errorf("CSP %q: want connect-src 'self' and img-src blob:", policy)
