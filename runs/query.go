@@ -105,7 +105,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 	}
 	if f.Before != "" {
 		var n int64
-		if err := s.db.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
+		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("%w: before=%s names no run", ErrUnknownRun, f.Before)
 			}
@@ -120,7 +120,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 	}
 	q += " ORDER BY n DESC LIMIT ?"
 	args = append(args, f.Limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 
 // Get returns a run with its steps and snapshots.
 func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
-	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}
@@ -169,7 +169,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 
 // Events returns a run's events from seq from on, in order.
 func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 // Status returns a run's status.
 func (s *Store) Status(ctx context.Context, id string) (string, error) {
 	var st string
-	err := s.db.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
+	err := s.rdb.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}

@@ -64,10 +64,17 @@ var (
 // Store is the run store of one state directory. One process at a time
 // opens a directory (a lock file says which).
 type Store struct {
-	db   *sql.DB
-	dir  string
-	keep int
-	lock *os.File
+	// db is the one writer connection; rdb the pool every read goes
+	// through, so that a follower's read never queues ahead of a run's
+	// next write (WAL: readers and the writer do not block each other).
+	db, rdb *sql.DB
+	dir     string
+	keep    int
+	lock    *os.File
+	// closed is closed by Close: the run list's feed stops.
+	closed    chan struct{}
+	closeOnce sync.Once
+	feed      feed
 
 	mu sync.Mutex
 	// live are the runs this process is running, by id.
@@ -76,6 +83,10 @@ type Store struct {
 	// a status), waking the streams that wait on it.
 	changed chan struct{}
 }
+
+// readConns is the size of the read pool: enough for the streams that
+// catch up at once, few enough for two cores.
+const readConns = 4
 
 // Open opens (creating it) the store in dir, keeping at most keep
 // finished runs (0: DefaultKeep). Runs a previous process left running
@@ -95,16 +106,16 @@ func Open(dir string, keep int) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w", dir, err)
 	}
-	dsn := "file:" + filepath.Join(dir, "runs.db") + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
-	db, err := sql.Open("sqlite", dsn)
+	path := filepath.Join(dir, "runs.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)")
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("run store: %w", err)
 	}
-	// One connection: SQLite has one writer, and a single connection
-	// keeps every write and read in order without SQLITE_BUSY.
+	// One writer connection: SQLite has one writer, and a single
+	// connection keeps every write in order without SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{})}
+	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
 	if err := s.migrate(); err != nil {
 		s.Close()
 		return nil, err
@@ -113,6 +124,15 @@ func Open(dir string, keep int) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: ending the runs a previous process left running: %w", s.dir, err)
 	}
+	// Opened after the schema exists and the database is in WAL mode,
+	// which its connections then share.
+	rdb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	rdb.SetMaxOpenConns(readConns)
+	s.rdb = rdb
 	return s, nil
 }
 
@@ -172,7 +192,7 @@ func (s *Store) interruptLeftovers() error {
 	rows.Close()
 	for _, l := range all {
 		sum := Summary{Reason: "the tool-server process ended while the run was going on (killed or crashed); its events up to then are kept"}
-		if err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
+		if _, err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
 			return fmt.Errorf("run %s: %w", l.id, err)
 		}
 	}
@@ -182,6 +202,11 @@ func (s *Store) interruptLeftovers() error {
 // Close closes the store: runs still going on are left to their owners'
 // contexts.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	s.feed.wait()
+	if s.rdb != nil {
+		s.rdb.Close()
+	}
 	err := s.db.Close()
 	if s.lock != nil {
 		s.lock.Close()
@@ -331,23 +356,27 @@ func (s *Store) Stopping() {
 	}
 }
 
-// finish ends a run with its status and summary, the final event at seq.
-func (s *Store) finish(id string, seq int64, status string, sum Summary) error {
+// finish ends a run with its status and summary, the final event at seq,
+// and returns that event as recorded.
+func (s *Store) finish(id string, seq int64, status string, sum Summary) (Event, error) {
 	payload, _ := json.Marshal(map[string]any{"status": status, "summary": sum})
 	sb, _ := json.Marshal(sum)
-	now := time.Now()
+	now := time.Now().UnixMilli()
 	tx, err := s.db.Begin()
 	if err != nil {
-		return err
+		return Event{}, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now.UnixMilli(), "run_ended", string(payload)); err != nil {
-		return err
+	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now, "run_ended", string(payload)); err != nil {
+		return Event{}, err
 	}
-	if _, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ?, summary = ?, event_count = ? WHERE id = ?`, status, now.UnixMilli(), string(sb), seq+1, id); err != nil {
-		return err
+	if _, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ?, summary = ?, event_count = ? WHERE id = ?`, status, now, string(sb), seq+1, id); err != nil {
+		return Event{}, err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return Event{}, err
+	}
+	return recorded(id, seq, now, "run_ended", payload), nil
 }
 
 // prune removes the oldest finished runs beyond the store's keep, with
