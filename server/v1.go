@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -298,12 +299,17 @@ func (s *Server) openStream(w http.ResponseWriter) bool {
 func (s *Server) closeStream() { s.streams.Add(-1) }
 
 // eventCursor is the first sequence number a run's stream sends: the
-// Last-Event-ID plus one (it wins), or ?from_seq=n, else 0.
+// Last-Event-ID plus one (it wins), or ?from_seq=n, else 0. The largest
+// Last-Event-ID names the last event any log could have, so its cursor
+// is past the end, not a wrap to the start.
 func eventCursor(r *http.Request) (int64, error) {
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return 0, fmt.Errorf("Last-Event-ID %q is not a sequence number", v)
+		}
+		if n == math.MaxInt64 {
+			return n, nil
 		}
 		return n + 1, nil
 	}

@@ -238,3 +238,52 @@ func TestV1ChangesStream(t *testing.T) {
 		}
 	}
 }
+
+// TestV1CursorPastTheEnd: a cursor past a log's end replays nothing (the
+// largest Last-Event-ID included, whose plus one would wrap to the
+// log's start), then the end frame; a cursor that is not a non-negative
+// int64 is 400.
+func TestV1CursorPastTheEnd(t *testing.T) {
+	t.Parallel()
+	r := newStoreRig(t, server.Config{})
+	rec, err := r.st.Start(t.Context(), runs.Begin{Source: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Append("step", map[string]string{"k": "v"})
+	rec.End(&flow.Report{OK: true}, nil, nil)
+	path := "/v1/runs/" + rec.ID() + "/events"
+	for _, c := range []struct {
+		query string
+		hdr   []string
+	}{
+		{"", []string{"Last-Event-ID", "9223372036854775807"}},
+		{"", []string{"Last-Event-ID", "9223372036854775806"}},
+		{"", []string{"Last-Event-ID", "2"}},
+		{"?from_seq=9223372036854775807", nil},
+		{"?from_seq=3", nil},
+	} {
+		resp, _ := r.get(t, path+c.query, c.hdr...)
+		frames := readFrames(t, resp.Body, nil)
+		if resp.StatusCode != http.StatusOK || len(frames) != 1 || frames[0].event != "end" || !strings.Contains(frames[0].data, `"passed"`) {
+			t.Errorf("cursor %q %q: %s %+v, want the end frame alone", c.query, c.hdr, resp.Status, frames)
+		}
+	}
+	for _, hdr := range [][]string{
+		{"Last-Event-ID", "9223372036854775808"},
+		{"Last-Event-ID", "-1"},
+		{"Last-Event-ID", "1.5"},
+	} {
+		resp, _ := r.get(t, path, hdr...)
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `"bad_request"`) || !strings.Contains(string(b), "is not a sequence number") {
+			t.Errorf("cursor %q: %s %s, want 400 bad_request", hdr, resp.Status, b)
+		}
+	}
+	for _, q := range []string{"-1", "9223372036854775808", "x"} {
+		resp, _ := r.get(t, path+"?from_seq="+q)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("from_seq=%s: %s, want 400", q, resp.Status)
+		}
+	}
+}
