@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -100,8 +101,10 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 		args = append(args, f.Status)
 	}
 	for k, v := range f.Labels {
-		where = append(where, "json_extract(labels, ?) = ?")
-		args = append(args, `$."`+strings.ReplaceAll(k, `"`, `\"`)+`"`, v)
+		// json_each rather than a JSON path: a key is a bound value, never
+		// part of a path that its characters could break.
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(runs.labels) WHERE key = ? AND value = ?)")
+		args = append(args, k, v)
 	}
 	if f.Before != "" {
 		var n int64
@@ -199,14 +202,24 @@ func (s *Store) Status(ctx context.Context, id string) (string, error) {
 	return st, err
 }
 
+// fileName is every name keepFile gives an image, and nothing the file
+// system would refuse (a NUL, a name over 255 bytes) or resolve (a path).
+var fileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
+
 // File opens an image a run kept (a name from a snapshot event's files).
 func (s *Store) File(id, name string) (*os.File, error) {
-	if !ValidID(id) || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
-		return nil, fmt.Errorf("%w: no file %q of run %s", ErrUnknownRun, name, id)
+	if !ValidID(id) || !fileName.MatchString(name) || name == "." || name == ".." {
+		return nil, noFile(id, name)
 	}
 	f, err := os.Open(filepath.Join(s.filesDir(id), name))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no file %q of run %s", ErrUnknownRun, name, id)
+		return nil, noFile(id, name)
 	}
 	return f, err
+}
+
+// noFile says a run has no file of that name, quoting at most 64
+// characters of it.
+func noFile(id, name string) error {
+	return fmt.Errorf("%w: no file %.64q of run %.64q", ErrUnknownRun, name, id)
 }

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
@@ -242,16 +244,30 @@ func CheckLabels(labels map[string]string) error {
 		return fmt.Errorf("%d labels; a run has at most %d", len(labels), MaxLabels)
 	}
 	for k, v := range labels {
-		switch {
-		case k == "":
-			return errors.New("a label has an empty key")
-		case len(k) > MaxLabelKey:
-			return fmt.Errorf("label key %.20q… is %d bytes; a key has at most %d", k, len(k), MaxLabelKey)
-		case len(v) > MaxLabelValue:
-			return fmt.Errorf("label %q has a value of %d bytes; a value has at most %d", k, len(v), MaxLabelValue)
-		case strings.ContainsRune(k, ':'):
-			return fmt.Errorf("label key %q has a colon, which a label filter (key:value) cannot name", k)
+		if err := CheckLabelKey(k); err != nil {
+			return err
 		}
+		if len(v) > MaxLabelValue {
+			return fmt.Errorf("label %q has a value of %d bytes; a value has at most %d", k, len(v), MaxLabelValue)
+		}
+	}
+	return nil
+}
+
+// CheckLabelKey checks a label's key, a run's or a filter's: a key no
+// run can have is refused in a filter too, by the same words.
+func CheckLabelKey(k string) error {
+	switch {
+	case k == "":
+		return errors.New("a label has an empty key")
+	case len(k) > MaxLabelKey:
+		return fmt.Errorf("label key %.20q… is %d bytes; a key has at most %d", k, len(k), MaxLabelKey)
+	case strings.ContainsRune(k, ':'):
+		return fmt.Errorf("label key %q has a colon, which a label filter (key:value) cannot name", k)
+	case !utf8.ValidString(k):
+		return fmt.Errorf("label key %q is not UTF-8", k)
+	case strings.ContainsFunc(k, unicode.IsControl):
+		return fmt.Errorf("label key %q has a control character", k)
 	}
 	return nil
 }

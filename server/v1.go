@@ -216,6 +216,12 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, "label "+err.Error()))
 		return
 	}
+	for k, v := range labels {
+		if err := runs.CheckLabelKey(k); err != nil {
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("label %.80q: %v", k+":"+v, err)))
+			return
+		}
+	}
 	f.Labels = labels
 	list, err := st.List(r.Context(), f)
 	if err != nil {

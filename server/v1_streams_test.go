@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +47,19 @@ func (l *logTap) Handle(_ context.Context, r slog.Record) error {
 }
 func (l *logTap) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *logTap) WithGroup(string) slog.Handler      { return l }
+
+// errors returns the messages logged at Error.
+func (l *logTap) errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.records {
+		if r.Level >= slog.LevelError {
+			out = append(out, r.Message)
+		}
+	}
+	return out
+}
 
 // storeRig is a server over a run store alone: the tests record into the
 // store directly.
@@ -285,5 +300,63 @@ func TestV1CursorPastTheEnd(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("from_seq=%s: %s, want 400", q, resp.Status)
 		}
+	}
+}
+
+// TestV1BadNamesAreNotInternal: a file name or a label filter that no
+// run can have is a 404 or a 400 naming it, never a 500 logged at
+// ERROR; a label key with JSON path characters finds its run.
+func TestV1BadNamesAreNotInternal(t *testing.T) {
+	t.Parallel()
+	r := newStoreRig(t, server.Config{})
+	rec, err := r.st.Start(t.Context(), runs.Begin{Source: "v1", Labels: map[string]string{`x\`: "1", `a"b`: "2", "$.c[0]": "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A kept image, so that the run's directory of files exists.
+	img := filepath.Join(t.TempDir(), "current.png")
+	os.WriteFile(img, []byte("\x89PNG fake"), 0o644)
+	rec.Step(flow.StepReport{Kind: "snapshot", Status: flow.StatusFail, SnapshotKey: "home__chromium-10x10.png",
+		Artifacts: map[string]flow.Artifact{"current": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "a1", HostPath: img}}}})
+	rec.End(&flow.Report{Failed: 1}, nil, nil)
+	files := "/v1/runs/" + rec.ID() + "/files/"
+	d, _ := r.st.Get(t.Context(), rec.ID())
+	if len(d.Snapshots) != 1 || d.Snapshots[0].Files["current"] == "" {
+		t.Fatalf("the image was not kept: %+v", d.Snapshots)
+	}
+	if resp, _ := r.get(t, files+d.Snapshots[0].Files["current"]); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("the kept image: %s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		code   string
+		names  string
+	}{
+		{files + "%00", 404, runs.CodeUnknownRun, `"\x00"`},
+		{files + "001-current-home.png%00.png", 404, runs.CodeUnknownRun, `"001-current-home.png\x00.png"`},
+		{files + "%01", 404, runs.CodeUnknownRun, `"\x01"`},
+		{files + strings.Repeat("a", 4000), 404, runs.CodeUnknownRun, "aaaa"},
+		{"/v1/runs?label=a%00b:x", 400, runs.CodeBadRequest, `"a\x00b"`},
+		{"/v1/runs?label=a%1Bb:x", 400, runs.CodeBadRequest, `"a\x1bb"`},
+		{"/v1/runs?label=" + strings.Repeat("k", 4000) + ":x", 400, runs.CodeBadRequest, "4000 bytes"},
+		{"/v1/runs?label=x%5C:1", 200, "", rec.ID()},
+		{"/v1/runs?label=a%22b:2", 200, "", rec.ID()},
+		{"/v1/runs?label=$.c%5B0%5D:3", 200, "", rec.ID()},
+	} {
+		resp, _ := r.get(t, c.path)
+		b, _ := io.ReadAll(resp.Body)
+		var env runs.ErrorBody
+		json.Unmarshal(b, &env)
+		said := env.Error.Message
+		if c.status == 200 {
+			said = string(b)
+		}
+		if resp.StatusCode != c.status || env.Error.Code != c.code || !strings.Contains(said, c.names) || len(b) > 1000 {
+			t.Errorf("GET %.80s: %d %.300s; want %d %s naming %s", c.path, resp.StatusCode, b, c.status, c.code, c.names)
+		}
+	}
+	if errs := r.log.errors(); len(errs) > 0 {
+		t.Errorf("logged at ERROR: %q", errs)
 	}
 }
