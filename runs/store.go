@@ -92,10 +92,14 @@ const readConns = 4
 
 // Open opens (creating it) the store in dir, keeping at most keep
 // finished runs (0: DefaultKeep). Runs a previous process left running
-// are marked interrupted.
+// are marked interrupted. A database this process cannot write is refused
+// here, not at the first run.
 func Open(dir string, keep int) (*Store, error) {
 	if keep <= 0 {
 		keep = DefaultKeep
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
@@ -118,9 +122,13 @@ func Open(dir string, keep int) (*Store, error) {
 	// connection keeps every write in order without SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
+	if err := s.probeWrite(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("run store %s: cannot write it: %w", path, err)
+	}
 	if err := s.migrate(); err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
 	if err := s.interruptLeftovers(); err != nil {
 		s.Close()
@@ -136,6 +144,46 @@ func Open(dir string, keep int) (*Store, error) {
 	rdb.SetMaxOpenConns(readConns)
 	s.rdb = rdb
 	return s, nil
+}
+
+// checkDir names a state directory, or the first of its parents that
+// exists, that is a symbolic link to nothing: MkdirAll would only say
+// "file exists" of it.
+func checkDir(dir string) error {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			if fi.Mode()&os.ModeSymlink == 0 {
+				return nil
+			}
+			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				target, _ := os.Readlink(p)
+				return fmt.Errorf("run store %s: %s is a symbolic link to %s, which does not exist", dir, p, target)
+			}
+			return nil
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// probeWrite writes to the database and takes it back, so that a
+// database this process may read but not write (a read-only file, a
+// read-only mount) is found at start: SQLite opens such a file read-only
+// without a word, and the schema's CREATE IF NOT EXISTS writes nothing.
+func (s *Store) probeWrite() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var v int64
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	_, err = tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v))
+	return err
 }
 
 const schema = `
@@ -165,10 +213,8 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 `
 
 func (s *Store) migrate() error {
-	if _, err := s.db.Exec(schema); err != nil {
-		return fmt.Errorf("run store: %w", err)
-	}
-	return nil
+	_, err := s.db.Exec(schema)
+	return err
 }
 
 // interruptLeftovers ends the runs a previous process left running: they
