@@ -361,9 +361,9 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 
 // followRun sends the events of run id from seq from on and returns the
 // cursor after them. More is false when the stream is over: the run
-// ended (the end frame went out), the client left or lags, the server
-// stops. Else look again: the follower fell off the run's tail, or the run
-// is running but not (yet) recorded by this process.
+// ended (the end frame went out), the client left or was dropped, the
+// server stops. Else look again: the follower fell off the run's tail, or
+// the run is running but not (yet) recorded by this process.
 func (s *Server) followRun(ctx context.Context, sse *sseWriter, st *runs.Store, id string, from int64) (next int64, more bool) {
 	changed := st.Changed()
 	tail := st.Follow(id)
