@@ -18,8 +18,9 @@ const (
 	CodeInternal        = "internal"
 	// CodeNotFound is a route or a feature the server does not have.
 	CodeNotFound = "not_found"
-	// CodeUnavailable is a server that is stopping (draining): another
-	// replica takes the request.
+	// CodeUnavailable is a server that is stopping (draining), whose
+	// requests another replica takes, or one with all its event streams
+	// open, which a Retry-After tells when to ask again.
 	CodeUnavailable = "unavailable"
 )
 

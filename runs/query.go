@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -100,12 +101,14 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 		args = append(args, f.Status)
 	}
 	for k, v := range f.Labels {
-		where = append(where, "json_extract(labels, ?) = ?")
-		args = append(args, `$."`+strings.ReplaceAll(k, `"`, `\"`)+`"`, v)
+		// json_each rather than a JSON path: a key is a bound value, never
+		// part of a path that its characters could break.
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(runs.labels) WHERE key = ? AND value = ?)")
+		args = append(args, k, v)
 	}
 	if f.Before != "" {
 		var n int64
-		if err := s.db.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
+		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("%w: before=%s names no run", ErrUnknownRun, f.Before)
 			}
@@ -120,7 +123,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 	}
 	q += " ORDER BY n DESC LIMIT ?"
 	args = append(args, f.Limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +141,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 
 // Get returns a run with its steps and snapshots.
 func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
-	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}
@@ -169,7 +172,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 
 // Events returns a run's events from seq from on, in order.
 func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
 	if err != nil {
 		return nil, err
 	}
@@ -192,21 +195,31 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 // Status returns a run's status.
 func (s *Store) Status(ctx context.Context, id string) (string, error) {
 	var st string
-	err := s.db.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
+	err := s.rdb.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}
 	return st, err
 }
 
+// fileName is every name keepFile gives an image, and nothing the file
+// system would refuse (a NUL, a name over 255 bytes) or resolve (a path).
+var fileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
+
 // File opens an image a run kept (a name from a snapshot event's files).
 func (s *Store) File(id, name string) (*os.File, error) {
-	if !ValidID(id) || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
-		return nil, fmt.Errorf("%w: no file %q of run %s", ErrUnknownRun, name, id)
+	if !ValidID(id) || !fileName.MatchString(name) || name == "." || name == ".." {
+		return nil, noFile(id, name)
 	}
 	f, err := os.Open(filepath.Join(s.filesDir(id), name))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no file %q of run %s", ErrUnknownRun, name, id)
+		return nil, noFile(id, name)
 	}
 	return f, err
+}
+
+// noFile says a run has no file of that name, quoting at most 64
+// characters of it.
+func noFile(id, name string) error {
+	return fmt.Errorf("%w: no file %.64q of run %.64q", ErrUnknownRun, name, id)
 }

@@ -31,6 +31,10 @@ type Recorder struct {
 	cancelled bool
 	// files counts the images kept, for their names.
 	files int
+	// tails are the followers of the run's live events; untailed once the
+	// run's end went to them.
+	tails    map[*Tail]struct{}
+	untailed bool
 }
 
 // ID is the run's id.
@@ -81,7 +85,8 @@ func (r *Recorder) Append(kind string, payload any) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, r.seq, time.Now().UnixMilli(), kind, string(b)); err != nil {
+	now := time.Now().UnixMilli()
+	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, r.seq, now, kind, string(b)); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(`UPDATE runs SET event_count = ? WHERE id = ?`, r.seq+1, r.id); err != nil {
@@ -90,6 +95,7 @@ func (r *Recorder) Append(kind string, payload any) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	r.publish(recorded(r.id, r.seq, now, kind, b))
 	r.seq++
 	r.s.notify()
 	return nil
@@ -246,9 +252,12 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 	case errors.Is(cause, ErrStopping):
 		status, sum.Reason = Interrupted, "the tool-server stopped while the run was going on"
 	}
-	if ferr := r.s.finish(r.id, seq, status, sum); ferr != nil {
+	end, ferr := r.s.finish(r.id, seq, status, sum)
+	if ferr != nil {
+		r.untail(nil, "")
 		return ferr
 	}
+	r.untail(&end, status)
 	r.s.notify()
 	return r.s.prune()
 }

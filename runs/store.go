@@ -20,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
@@ -64,10 +66,17 @@ var (
 // Store is the run store of one state directory. One process at a time
 // opens a directory (a lock file says which).
 type Store struct {
-	db   *sql.DB
-	dir  string
-	keep int
-	lock *os.File
+	// db is the one writer connection; rdb the pool every read goes
+	// through, so that a follower's read never queues ahead of a run's
+	// next write (WAL: readers and the writer do not block each other).
+	db, rdb *sql.DB
+	dir     string
+	keep    int
+	lock    *os.File
+	// closed is closed by Close: the run list's feed stops.
+	closed    chan struct{}
+	closeOnce sync.Once
+	feed      feed
 
 	mu sync.Mutex
 	// live are the runs this process is running, by id.
@@ -77,12 +86,20 @@ type Store struct {
 	changed chan struct{}
 }
 
+// readConns is the size of the read pool: enough for the streams that
+// catch up at once, few enough for two cores.
+const readConns = 4
+
 // Open opens (creating it) the store in dir, keeping at most keep
 // finished runs (0: DefaultKeep). Runs a previous process left running
-// are marked interrupted.
+// are marked interrupted. A database this process cannot write is refused
+// here, not at the first run.
 func Open(dir string, keep int) (*Store, error) {
 	if keep <= 0 {
 		keep = DefaultKeep
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
 		return nil, fmt.Errorf("run store: %w", err)
@@ -95,25 +112,78 @@ func Open(dir string, keep int) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w", dir, err)
 	}
-	dsn := "file:" + filepath.Join(dir, "runs.db") + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)"
-	db, err := sql.Open("sqlite", dsn)
+	path := filepath.Join(dir, "runs.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)")
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("run store: %w", err)
 	}
-	// One connection: SQLite has one writer, and a single connection
-	// keeps every write and read in order without SQLITE_BUSY.
+	// One writer connection: SQLite has one writer, and a single
+	// connection keeps every write in order without SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{})}
+	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
+	if err := s.probeWrite(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("run store %s: cannot write it: %w", path, err)
+	}
 	if err := s.migrate(); err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
 	if err := s.interruptLeftovers(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: ending the runs a previous process left running: %w", s.dir, err)
 	}
+	// Opened after the schema exists and the database is in WAL mode,
+	// which its connections then share.
+	rdb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	rdb.SetMaxOpenConns(readConns)
+	s.rdb = rdb
 	return s, nil
+}
+
+// checkDir names a state directory, or the first of its parents that
+// exists, that is a symbolic link to nothing: MkdirAll would only say
+// "file exists" of it.
+func checkDir(dir string) error {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			if fi.Mode()&os.ModeSymlink == 0 {
+				return nil
+			}
+			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				target, _ := os.Readlink(p)
+				return fmt.Errorf("run store %s: %s is a symbolic link to %s, which does not exist", dir, p, target)
+			}
+			return nil
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// probeWrite writes to the database and takes it back, so that a
+// database this process may read but not write (a read-only file, a
+// read-only mount) is found at start: SQLite opens such a file read-only
+// without a word, and the schema's CREATE IF NOT EXISTS writes nothing.
+func (s *Store) probeWrite() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var v int64
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	_, err = tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v))
+	return err
 }
 
 const schema = `
@@ -143,10 +213,8 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 `
 
 func (s *Store) migrate() error {
-	if _, err := s.db.Exec(schema); err != nil {
-		return fmt.Errorf("run store: %w", err)
-	}
-	return nil
+	_, err := s.db.Exec(schema)
+	return err
 }
 
 // interruptLeftovers ends the runs a previous process left running: they
@@ -172,7 +240,7 @@ func (s *Store) interruptLeftovers() error {
 	rows.Close()
 	for _, l := range all {
 		sum := Summary{Reason: "the tool-server process ended while the run was going on (killed or crashed); its events up to then are kept"}
-		if err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
+		if _, err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
 			return fmt.Errorf("run %s: %w", l.id, err)
 		}
 	}
@@ -182,6 +250,11 @@ func (s *Store) interruptLeftovers() error {
 // Close closes the store: runs still going on are left to their owners'
 // contexts.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	s.feed.wait()
+	if s.rdb != nil {
+		s.rdb.Close()
+	}
 	err := s.db.Close()
 	if s.lock != nil {
 		s.lock.Close()
@@ -217,16 +290,30 @@ func CheckLabels(labels map[string]string) error {
 		return fmt.Errorf("%d labels; a run has at most %d", len(labels), MaxLabels)
 	}
 	for k, v := range labels {
-		switch {
-		case k == "":
-			return errors.New("a label has an empty key")
-		case len(k) > MaxLabelKey:
-			return fmt.Errorf("label key %.20q… is %d bytes; a key has at most %d", k, len(k), MaxLabelKey)
-		case len(v) > MaxLabelValue:
-			return fmt.Errorf("label %q has a value of %d bytes; a value has at most %d", k, len(v), MaxLabelValue)
-		case strings.ContainsRune(k, ':'):
-			return fmt.Errorf("label key %q has a colon, which a label filter (key:value) cannot name", k)
+		if err := CheckLabelKey(k); err != nil {
+			return err
 		}
+		if len(v) > MaxLabelValue {
+			return fmt.Errorf("label %q has a value of %d bytes; a value has at most %d", k, len(v), MaxLabelValue)
+		}
+	}
+	return nil
+}
+
+// CheckLabelKey checks a label's key, a run's or a filter's: a key no
+// run can have is refused in a filter too, by the same words.
+func CheckLabelKey(k string) error {
+	switch {
+	case k == "":
+		return errors.New("a label has an empty key")
+	case len(k) > MaxLabelKey:
+		return fmt.Errorf("label key %.20q… is %d bytes; a key has at most %d", k, len(k), MaxLabelKey)
+	case strings.ContainsRune(k, ':'):
+		return fmt.Errorf("label key %q has a colon, which a label filter (key:value) cannot name", k)
+	case !utf8.ValidString(k):
+		return fmt.Errorf("label key %q is not UTF-8", k)
+	case strings.ContainsFunc(k, unicode.IsControl):
+		return fmt.Errorf("label key %q has a control character", k)
 	}
 	return nil
 }
@@ -335,23 +422,27 @@ func (s *Store) Stopping() {
 	}
 }
 
-// finish ends a run with its status and summary, the final event at seq.
-func (s *Store) finish(id string, seq int64, status string, sum Summary) error {
+// finish ends a run with its status and summary, the final event at seq,
+// and returns that event as recorded.
+func (s *Store) finish(id string, seq int64, status string, sum Summary) (Event, error) {
 	payload, _ := json.Marshal(map[string]any{"status": status, "summary": sum})
 	sb, _ := json.Marshal(sum)
-	now := time.Now()
+	now := time.Now().UnixMilli()
 	tx, err := s.db.Begin()
 	if err != nil {
-		return err
+		return Event{}, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now.UnixMilli(), "run_ended", string(payload)); err != nil {
-		return err
+	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now, "run_ended", string(payload)); err != nil {
+		return Event{}, err
 	}
-	if _, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ?, summary = ?, event_count = ? WHERE id = ?`, status, now.UnixMilli(), string(sb), seq+1, id); err != nil {
-		return err
+	if _, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ?, summary = ?, event_count = ? WHERE id = ?`, status, now, string(sb), seq+1, id); err != nil {
+		return Event{}, err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return Event{}, err
+	}
+	return recorded(id, seq, now, "run_ended", payload), nil
 }
 
 // prune removes the oldest finished runs beyond the store's keep, with

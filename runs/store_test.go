@@ -151,7 +151,7 @@ func TestStartRefuses(t *testing.T) {
 	for i := range 17 {
 		many[fmt.Sprint("k", i)] = "v"
 	}
-	for _, labels := range []map[string]string{many, {strings.Repeat("k", 65): "v"}, {"k": strings.Repeat("v", 257)}, {"": "v"}} {
+	for _, labels := range []map[string]string{many, {strings.Repeat("k", 65): "v"}, {"k": strings.Repeat("v", 257)}, {"": "v"}, {"a\x00b": "v"}, {"a\x1bb": "v"}, {"a\xffb": "v"}} {
 		if _, err := st.Start(t.Context(), runs.Begin{Labels: labels, Source: "v1"}); err == nil {
 			t.Errorf("labels %v: accepted", labels)
 		}

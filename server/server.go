@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -63,6 +64,13 @@ type Config struct {
 	// MCP, when set, serves /mcp (MCP's streamable HTTP transport, see
 	// server/mcp) behind the same token and guards as every route.
 	MCP http.Handler
+	// MaxStreams caps the /v1 event streams open at once (default
+	// DefaultMaxStreams); past it a stream is answered 503 with
+	// Retry-After.
+	MaxStreams int
+	// StreamWriteTimeout drops an event stream whose client takes none
+	// of a frame for that long (default DefaultStreamWriteTimeout).
+	StreamWriteTimeout time.Duration
 }
 
 // The default timeouts of a Config.
@@ -74,7 +82,14 @@ const (
 	DefaultReadTimeout = 10 * time.Minute
 	// DefaultDrainTimeout is the drain a stopping server gives its calls.
 	DefaultDrainTimeout = 30 * time.Second
+	// DefaultStreamWriteTimeout is how long an event stream's client may
+	// leave a frame untaken.
+	DefaultStreamWriteTimeout = 10 * time.Second
 )
+
+// DefaultMaxStreams is how many /v1 event streams a server keeps open at
+// once by default: a dashboard holds one, a follower of a run one each.
+const DefaultMaxStreams = 256
 
 // Server is the HTTP tool-server.
 type Server struct {
@@ -90,10 +105,12 @@ type Server struct {
 	stopping     chan struct{}
 	stoppingOnce sync.Once
 	drain        *drainer
-	ln           net.Listener
-	srv          *http.Server
-	wildcard     bool
-	bindHost     string
+	// streams counts the open /v1 event streams, against MaxStreams.
+	streams  atomic.Int64
+	ln       net.Listener
+	srv      *http.Server
+	wildcard bool
+	bindHost string
 }
 
 // New returns a server for cfg; call Listen, then Serve.
@@ -104,13 +121,16 @@ func New(cfg Config) *Server {
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration
-	}{{&cfg.HeaderTimeout, DefaultHeaderTimeout}, {&cfg.IdleTimeout, DefaultIdleTimeout}, {&cfg.ReadTimeout, DefaultReadTimeout}} {
+	}{{&cfg.HeaderTimeout, DefaultHeaderTimeout}, {&cfg.IdleTimeout, DefaultIdleTimeout}, {&cfg.ReadTimeout, DefaultReadTimeout}, {&cfg.StreamWriteTimeout, DefaultStreamWriteTimeout}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
 	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
 	}
 	s := &Server{cfg: cfg, stopping: make(chan struct{}), drain: newDrainer()}
 	host, _, err := net.SplitHostPort(cfg.Addr)

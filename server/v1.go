@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,6 +216,12 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, "label "+err.Error()))
 		return
 	}
+	for k, v := range labels {
+		if err := runs.CheckLabelKey(k); err != nil {
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("label %.80q: %v", k+":"+v, err)))
+			return
+		}
+	}
 	f.Labels = labels
 	list, err := st.List(r.Context(), f)
 	if err != nil {
@@ -277,118 +286,282 @@ const eventPoll = 2 * time.Second
 // keep it open.
 const sseHeartbeat = 15 * time.Second
 
+// streamRetryAfter is the Retry-After, in seconds, of a stream refused
+// at the cap.
+const streamRetryAfter = 5
+
+// openStream takes one of the server's MaxStreams event streams, or
+// answers 503 when all are taken.
+func (s *Server) openStream(w http.ResponseWriter) bool {
+	if s.streams.Add(1) > int64(s.cfg.MaxStreams) {
+		s.streams.Add(-1)
+		w.Header().Set("Retry-After", strconv.Itoa(streamRetryAfter))
+		writeV1Error(w, v1Err(runs.CodeUnavailable, fmt.Sprintf("this tool-server has %d event streams open, as many as it keeps; retry in %d s", s.cfg.MaxStreams, streamRetryAfter)))
+		return false
+	}
+	return true
+}
+
+func (s *Server) closeStream() { s.streams.Add(-1) }
+
+// eventCursor is the first sequence number a run's stream sends: the
+// Last-Event-ID plus one (it wins), or ?from_seq=n, else 0. The largest
+// Last-Event-ID names the last event any log could have, so its cursor
+// is past the end, not a wrap to the start.
+func eventCursor(r *http.Request) (int64, error) {
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("Last-Event-ID %q is not a sequence number", v)
+		}
+		if n == math.MaxInt64 {
+			return n, nil
+		}
+		return n + 1, nil
+	}
+	if v := r.URL.Query().Get("from_seq"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("from_seq %q is not a sequence number", v)
+		}
+		return n, nil
+	}
+	return 0, nil
+}
+
 // v1RunEvents streams a run's events: every event from the cursor on,
-// then the live tail, then an end frame with the final status. The cursor
-// is Last-Event-ID plus one (it wins) or ?from_seq=n, else 0.
+// then the live tail, then an end frame with the final status. The events
+// recorded before the stream began come from the store, the rest from
+// the run's tail (runs.Tail), so a run never waits for its followers.
 func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 	st := s.store(w)
 	if st == nil {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	from := int64(0)
-	if v := r.Header.Get("Last-Event-ID"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("Last-Event-ID %q is not a sequence number", v)))
-			return
-		}
-		from = n + 1
-	} else if v := r.URL.Query().Get("from_seq"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("from_seq %q is not a sequence number", v)))
-			return
-		}
-		from = n
+	from, err := eventCursor(r)
+	if err != nil {
+		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
+		return
 	}
 	if _, err := st.Status(r.Context(), id); err != nil {
 		s.runError(w, r, err)
 		return
 	}
-	sse := newSSE(w)
-	for {
-		changed := st.Changed()
-		status, err := st.Status(r.Context(), id)
-		if err != nil {
-			return
+	if !s.openStream(w) {
+		return
+	}
+	defer s.closeStream()
+	sse := s.newSSE(w, r)
+	defer sse.close()
+	for more := true; more; {
+		from, more = s.followRun(r.Context(), sse, st, id, from)
+	}
+}
+
+// followRun sends the events of run id from seq from on and returns the
+// cursor after them. More is false when the stream is over: the run
+// ended (the end frame went out), the client left or was dropped, the
+// server stops. Else look again: the follower fell off the run's tail, or
+// the run is running but not (yet) recorded by this process.
+func (s *Server) followRun(ctx context.Context, sse *sseWriter, st *runs.Store, id string, from int64) (next int64, more bool) {
+	changed := st.Changed()
+	tail := st.Follow(id)
+	var status string
+	if tail == nil {
+		var err error
+		if status, err = st.Status(ctx, id); err != nil {
+			return from, false
 		}
-		evs, err := st.Events(r.Context(), id, from)
-		if err != nil {
-			return
+	} else {
+		defer tail.Close()
+	}
+	evs, err := st.Events(ctx, id, from)
+	if err != nil {
+		return from, false
+	}
+	for _, e := range evs {
+		if tail != nil && e.Seq >= tail.From {
+			break
 		}
-		for _, e := range evs {
-			if !sse.frame("", strconv.FormatInt(e.Seq, 10), e) {
-				return
-			}
-			from = e.Seq + 1
-		}
+		b, _ := json.Marshal(e)
+		sse.put("", strconv.FormatInt(e.Seq, 10), b)
+		from = e.Seq + 1
+	}
+	if !sse.flush() {
+		return from, false
+	}
+	if tail == nil {
 		if runs.Terminal(status) {
 			sse.frame("end", "", runs.EndFrame{Status: status})
-			return
+			return from, false
 		}
-		if !sse.wait(r.Context(), changed, s.stopping) {
-			return
+		return from, sse.wait(ctx, changed, s.stopping)
+	}
+	beat := time.NewTicker(sseHeartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case e, ok := <-tail.C:
+			if ok {
+				from, ok = putQueued(sse, tail, e, from)
+			}
+			if !sse.flush() {
+				return from, false
+			}
+			if !ok {
+				if status, ended := tail.Ended(); ended {
+					sse.frame("end", "", runs.EndFrame{Status: status})
+					return from, false
+				}
+				return from, true
+			}
+			if !s.pause(ctx, streamPace) {
+				return from, false
+			}
+		case <-beat.C:
+			if !sse.heartbeat() {
+				return from, false
+			}
+		case <-ctx.Done():
+			return from, false
+		case <-s.stopping:
+			return from, false
+		}
+	}
+}
+
+// streamPace is the least time between two writes of a run's stream
+// while its events come faster: the events of a burst (a run of quick
+// steps) wait in the tail and go out together, one write for many, not
+// one wake-up and one write per event per follower.
+const streamPace = 25 * time.Millisecond
+
+// pause waits d; false when the client left or the server stops.
+func (s *Server) pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.stopping:
+		return false
+	}
+}
+
+// putQueued puts e and every event queued behind it on the tail, for one
+// flush, and returns the cursor after them; false when the tail closed.
+func putQueued(sse *sseWriter, tail *runs.Tail, e *runs.Recorded, from int64) (int64, bool) {
+	for {
+		if e.Seq >= from {
+			sse.put("", strconv.FormatInt(e.Seq, 10), e.JSON())
+			from = e.Seq + 1
+		}
+		var ok bool
+		select {
+		case e, ok = <-tail.C:
+			if !ok {
+				return from, false
+			}
+		default:
+			return from, true
 		}
 	}
 }
 
 // v1Changes streams every change of the run list, for a dashboard: a
 // frame with the changed runs (newest first) each time one starts,
-// records an event or ends. It never ends on its own.
+// records an event or ends. Every follower reads the same views of the
+// list (runs.View), listed once per change. It never ends on its own.
 func (s *Server) v1Changes(w http.ResponseWriter, r *http.Request) {
 	st := s.store(w)
 	if st == nil {
 		return
 	}
-	sse := newSSE(w)
+	if !s.openStream(w) {
+		return
+	}
+	defer s.closeStream()
+	view, unwatch := st.Watch()
+	defer unwatch()
+	sse := s.newSSE(w, r)
+	defer sse.close()
 	seen := map[string]int64{}
 	for {
-		changed := st.Changed()
-		list, err := st.List(r.Context(), runs.Filter{Limit: 100})
-		if err != nil {
+		if view.Err != nil {
 			return
 		}
-		var out []runs.Run
-		for _, run := range list {
-			if n, ok := seen[run.ID]; !ok || n != run.EventCount {
-				out = append(out, run)
-				seen[run.ID] = run.EventCount
+		if view.Listed() {
+			var out []runs.Run
+			now := make(map[string]int64, len(view.Runs))
+			for _, run := range view.Runs {
+				if n, ok := seen[run.ID]; !ok || n != run.EventCount {
+					out = append(out, run)
+				}
+				now[run.ID] = run.EventCount
+			}
+			seen = now
+			if len(out) > 0 && !sse.frame("", "", map[string]any{"runs": out}) {
+				return
 			}
 		}
-		if len(out) > 0 && !sse.frame("", "", map[string]any{"runs": out}) {
+		if !s.waitView(r.Context(), sse, view) {
 			return
 		}
-		if !sse.wait(r.Context(), changed, s.stopping) {
-			return
+		view = view.Next()
+	}
+}
+
+// waitView waits for the view after view; false when the stream is over.
+func (s *Server) waitView(ctx context.Context, sse *sseWriter, view *runs.View) bool {
+	for {
+		if !sse.wait(ctx, view.Changed(), s.stopping) {
+			return false
+		}
+		select {
+		case <-view.Changed():
+			return true
+		default: // the poll: nothing newer yet
 		}
 	}
 }
 
-// sseWriter writes server-sent events.
+// sseWriter writes server-sent events. Each write has a deadline, so a
+// client that takes nothing is dropped instead of holding its stream.
 type sseWriter struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	log     *slog.Logger
+	path    string
+	// err is the first write's error: the stream is over.
+	err error
 }
 
-func newSSE(w http.ResponseWriter) *sseWriter {
+func (s *Server) newSSE(w http.ResponseWriter, r *http.Request) *sseWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	s.rc.Flush()
-	return s
+	sse := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.cfg.StreamWriteTimeout, log: s.cfg.Log, path: r.URL.Path}
+	sse.flush()
+	return sse
 }
 
-// frame writes one frame: its event name (none for an event of the
-// log), its id, its data as JSON; false when the client is gone.
-func (s *sseWriter) frame(event, id string, v any) bool {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return false
+// close lifts the write deadline, so the connection's next request (the
+// stream ended with its end frame) does not inherit it.
+func (s *sseWriter) close() { s.rc.SetWriteDeadline(time.Time{}) }
+
+// put writes one frame, unflushed: its event name (none for an event of
+// the log), its id, its data (JSON).
+func (s *sseWriter) put(event, id string, data []byte) {
+	if s.err != nil {
+		return
 	}
 	var out strings.Builder
+	out.Grow(len(data) + len(event) + len(id) + 24)
 	if event != "" {
 		out.WriteString("event: " + event + "\n")
 	}
@@ -396,12 +569,59 @@ func (s *sseWriter) frame(event, id string, v any) bool {
 		out.WriteString("id: " + id + "\n")
 	}
 	out.WriteString("data: ")
-	out.Write(b)
+	out.Write(data)
 	out.WriteString("\n\n")
-	if _, err := io.WriteString(s.w, out.String()); err != nil {
+	s.deadline()
+	_, err := io.WriteString(s.w, out.String())
+	s.fail(err)
+}
+
+// flush sends what was put; false when the stream is over.
+func (s *sseWriter) flush() bool {
+	if s.err == nil {
+		s.deadline()
+		s.fail(s.rc.Flush())
+	}
+	return s.err == nil
+}
+
+// frame writes and flushes one frame of v as JSON; false when the client
+// is gone.
+func (s *sseWriter) frame(event, id string, v any) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
 		return false
 	}
-	return s.rc.Flush() == nil
+	s.put(event, id, b)
+	return s.flush()
+}
+
+// heartbeat sends the comment an idle stream sends.
+func (s *sseWriter) heartbeat() bool {
+	if s.err == nil {
+		s.deadline()
+		_, err := io.WriteString(s.w, ": keep-alive\n\n")
+		s.fail(err)
+	}
+	return s.flush()
+}
+
+func (s *sseWriter) deadline() {
+	// A writer that cannot have deadlines (none in net/http's server)
+	// goes without.
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+}
+
+// fail keeps the first write error, and says when it was the deadline:
+// the server dropped a client that took nothing for the whole timeout.
+func (s *sseWriter) fail(err error) {
+	if err == nil || s.err != nil {
+		return
+	}
+	s.err = err
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		s.log.Warn("event stream dropped: its client took nothing for the write timeout", "path", s.path, "timeout", s.timeout.String())
+	}
 }
 
 // wait waits for a change, sending heartbeats; false when the client is
@@ -422,7 +642,7 @@ func (s *sseWriter) wait(ctx context.Context, changed, stopping <-chan struct{})
 		case <-poll.C:
 			return true
 		case <-beat.C:
-			if _, err := io.WriteString(s.w, ": keep-alive\n\n"); err != nil || s.rc.Flush() != nil {
+			if !s.heartbeat() {
 				return false
 			}
 		}
