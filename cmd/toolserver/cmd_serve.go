@@ -27,9 +27,11 @@ type serveOptions struct {
 	noHostFiles bool
 	allowHosts  []string // nil when --allow-hosts is not given
 	// stateDir holds the run store ("" keeps none); keepRuns bounds it.
-	stateDir  string
-	keepRuns  int
-	dashboard bool
+	stateDir string
+	keepRuns int
+	// maxStreams caps the /v1 event streams open at once.
+	maxStreams int
+	dashboard  bool
 	// uploadDir is --upload-dir, shared with other replicas;
 	// drainTimeout bounds the calls in flight at SIGTERM.
 	uploadDir    string
@@ -67,6 +69,7 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f.BoolVar(&opts.noHostFiles, "no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
 	f.StringVar(&opts.stateDir, "state-dir", defaultStateDir(s.getenv), "keep the run store (every flow run, its events and images) in `DIR`; empty keeps none")
 	f.IntVar(&opts.keepRuns, "keep-runs", runs.DefaultKeep, "keep the newest `N` finished runs; older ones and their images are pruned")
+	f.IntVar(&opts.maxStreams, "max-streams", server.DefaultMaxStreams, "keep at most `N` /v1 event streams open at once (runs' and the dashboard's); past it a stream gets 503 with Retry-After")
 	f.BoolVar(&opts.dashboard, "dashboard", false, "serve the runs dashboard at /dashboard")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "keep POST /upload archives in `DIR`, shared with the other replicas behind the same address (one volume), so an upload and the call that uses it may reach different ones (default: this process's own temp dir)")
 	f.DurationVar(&opts.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long calls in flight get to finish (readiness turns false at once, new calls get 503)")
@@ -88,6 +91,9 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	if opts.keepRuns < 1 {
 		return usageError("serve: --keep-runs %d: keep at least one run", opts.keepRuns)
+	}
+	if opts.maxStreams < 1 {
+		return usageError("serve: --max-streams %d: allow at least one stream", opts.maxStreams)
 	}
 	if opts.dashboard && opts.stateDir == "" {
 		return usageError("serve: --dashboard shows the run store: give --state-dir")
@@ -114,7 +120,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	cfg := server.Config{
 		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
-		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout,
+		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout, MaxStreams: opts.maxStreams,
 	}
 	if opts.stateDir != "" {
 		st, err := runs.Open(opts.stateDir, opts.keepRuns)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,32 @@ func TestUnknownCommandAndVersion(t *testing.T) {
 	}
 	if code, stdout, _ := runCLI(t, "version"); code != exitOK || !strings.HasPrefix(stdout, "toolserver ") {
 		t.Fatalf("version: exit %d, %q", code, stdout)
+	}
+}
+
+// --max-streams caps the /v1 event streams: with 1, a second stream while
+// the first is open gets 503 with Retry-After; 0 is a usage error.
+func TestServeMaxStreams(t *testing.T) {
+	t.Parallel()
+	if code, _, stderr := runCLI(t, "serve", "--max-streams", "0"); code != exitUsage || !strings.Contains(stderr, "--max-streams 0") {
+		t.Fatalf("--max-streams 0: exit %d, stderr %q; want exit 2 naming the flag", code, stderr)
+	}
+	base := startServe(t, nil, false, "--state-dir", t.TempDir(), "--max-streams", "1")
+	first, err := http.Get(base + "/v1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Body.Close()
+	if first.StatusCode != http.StatusOK {
+		t.Fatalf("the first stream: status %d", first.StatusCode)
+	}
+	second, err := http.Get(base + "/v1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(second.Body)
+	second.Body.Close()
+	if second.StatusCode != http.StatusServiceUnavailable || second.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "1 event streams open") {
+		t.Fatalf("a second stream past --max-streams 1: status %d, Retry-After %q, body %s; want 503 with Retry-After", second.StatusCode, second.Header.Get("Retry-After"), body)
 	}
 }
