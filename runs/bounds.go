@@ -1,10 +1,6 @@
 package runs
 
-import (
-	"unicode/utf8"
-
-	"github.com/toolserver/toolserver/fault"
-)
+import "github.com/toolserver/toolserver/fault"
 
 // What a run's record holds of strings from outside is bounded whatever
 // way they came in: every list, /v1/events frame and MCP answer carries
@@ -28,18 +24,5 @@ func reasonOf(err error) string {
 	if fault.AsError(err).Internal() {
 		return InternalReason
 	}
-	return clip(err.Error(), MaxReasonBytes)
-}
-
-// clip returns s cut to at most max bytes at a character boundary, a cut
-// one ending in "…".
-func clip(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return fault.Clip(err.Error(), MaxReasonBytes)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -103,13 +104,13 @@ func (r *Recorder) Append(kind string, payload any) error {
 
 // SetDevice records the device the run got, once it has one.
 func (r *Recorder) SetDevice(device string) error {
-	_, err := r.s.db.Exec(`UPDATE runs SET device = ? WHERE id = ?`, clip(device, MaxNameBytes), r.id)
+	_, err := r.s.db.Exec(`UPDATE runs SET device = ? WHERE id = ?`, fault.Clip(device, MaxNameBytes), r.id)
 	return err
 }
 
 // SetFlow records the flow's name, once the call named it.
 func (r *Recorder) SetFlow(name string) error {
-	_, err := r.s.db.Exec(`UPDATE runs SET flow = ? WHERE id = ?`, clip(name, MaxNameBytes), r.id)
+	_, err := r.s.db.Exec(`UPDATE runs SET flow = ? WHERE id = ?`, fault.Clip(name, MaxNameBytes), r.id)
 	return err
 }
 
@@ -233,7 +234,7 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 			status = Passed
 		case rep.InfrastructureError() != nil:
 			status = Errored
-			sum.Reason = clip(rep.InfrastructureError().Error(), MaxReasonBytes)
+			sum.Reason = fault.Clip(rep.InfrastructureError().Error(), MaxReasonBytes)
 		case rep.Failed > 0:
 			status = Failed
 		}

@@ -24,6 +24,8 @@ import (
 	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/toolserver/toolserver/fault"
 )
 
 // The statuses of a run.
@@ -363,7 +365,7 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 	if err := CheckLabels(b.Labels); err != nil {
 		return nil, err
 	}
-	b.Flow, b.Device = clip(b.Flow, MaxNameBytes), clip(b.Device, MaxNameBytes)
+	b.Flow, b.Device = fault.Clip(b.Flow, MaxNameBytes), fault.Clip(b.Device, MaxNameBytes)
 	var labels any
 	if len(b.Labels) > 0 {
 		lb, _ := json.Marshal(b.Labels)

@@ -21,7 +21,7 @@ type errorBody struct {
 }
 
 func envelope(e *fault.Error) errorBody {
-	return errorBody{Error: e.Error(), ErrorCode: e.Code, ErrorKind: string(e.Kind), Field: e.Field}
+	return errorBody{Error: fault.Clip(e.Error(), fault.MaxMessageBytes), ErrorCode: e.Code, ErrorKind: string(e.Kind), Field: e.Field}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

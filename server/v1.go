@@ -38,7 +38,7 @@ type v1Error struct {
 
 // writeV1Error answers a /v1 error in its envelope.
 func writeV1Error(w http.ResponseWriter, e v1Error) {
-	writeJSON(w, e.Status, runs.ErrorBody{Error: runs.ErrorDetail{Code: e.Code, Message: e.Message}})
+	writeJSON(w, e.Status, runs.ErrorBody{Error: runs.ErrorDetail{Code: e.Code, Message: fault.Clip(e.Message, fault.MaxMessageBytes)}})
 }
 
 // v1Of is a fault.Error of the middleware (auth, Host guard, routes) in

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool/flowtool"
@@ -216,5 +217,20 @@ func TestPrerequisiteNoticeOfARecordedCall(t *testing.T) {
 	list := r.list(t)
 	if len(list) != 1 || list[0].Status != runs.Errored || list[0].Summary == nil || !strings.HasPrefix(list[0].Summary.Reason, "not run: ") {
 		t.Errorf("the recorded run: %+v, want one, errored, saying why it did not run", list)
+	}
+}
+
+// TestErrorMessagesAreBounded: a refusal that quotes the value at fault
+// (here an 8 MB recording name) answers within fault.MaxMessageBytes,
+// whatever the caller sent.
+func TestErrorMessagesAreBounded(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	big := strings.Repeat("A", 8<<20)
+	code, b := r.do(t, "POST", "/tools/flow-start-recording", fmt.Sprintf(`{"name":"<%s","project_root":%q}`, big, t.TempDir()))
+	var tools struct{ Error string }
+	json.Unmarshal(b, &tools)
+	if code != 400 || !strings.HasPrefix(tools.Error, "Invalid flow name") || len(b) > fault.MaxMessageBytes+200 {
+		t.Errorf("an 8 MB flow name: %d, %d bytes: %.200s; want a 400 of at most %d bytes", code, len(b), b, fault.MaxMessageBytes+200)
 	}
 }

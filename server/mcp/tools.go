@@ -63,7 +63,7 @@ func (s *Server) call(ctx context.Context, reg *tool.Registry, req *sdk.CallTool
 // the fault logged under that id, as the HTTP surface answers one.
 func (s *Server) errorResult(name string, err error) *sdk.CallToolResult {
 	te := fault.AsError(err)
-	msg := te.Error()
+	msg := fault.Clip(te.Error(), fault.MaxMessageBytes)
 	if te.Internal() {
 		var b [8]byte
 		_, _ = rand.Read(b[:]) // never fails (crypto/rand)
