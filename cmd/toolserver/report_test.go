@@ -219,23 +219,7 @@ func TestReportServeApproves(t *testing.T) {
 		t.Fatalf("approve --dry-run: exit %d, baseline unchanged %v\n%s", code, bytes.Equal(after, before), out)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout := newLineWatch("Serving", "token=")
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"report", "serve", dir, "--project", root}, testStreams(t, nil, stdout, os.Stderr))
-	}()
-	select {
-	case <-stdout.seen:
-	case code := <-done:
-		cancel()
-		t.Fatalf("report serve exited %d: %s", code, stdout)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	u := regexp.MustCompile(`http://\S+`).FindString(stdout.String())
+	_, u := startReportServe(t, dir, "--project", root)
 
 	approver := filepath.Join(root, "approver")
 	flow := "steps:\n  - launch: \"" + u + "\"\n" +
@@ -491,26 +475,10 @@ func TestReportServeGuardsAndMakesItsPage(t *testing.T) {
 	const marker = "MARKER-OF-THE-FOLDER"
 	writeFile(t, filepath.Join(dir, report.PageFile), "<script>document.title='"+marker+"'</script>")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout := newLineWatch("Serving", "token=")
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"report", "serve", dir}, testStreams(t, nil, stdout, os.Stderr))
-	}()
-	select {
-	case <-stdout.seen:
-	case code := <-done:
-		cancel()
-		t.Fatalf("report serve exited %d: %s", code, stdout)
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	if !strings.Contains(stdout.String(), "Approvals write into "+project+" (the project the run ran in)\n") {
+	stdout, u := startReportServe(t, dir)
+	if !strings.Contains(stdout, "Approvals write into "+project+" (the project the run ran in)\n") {
 		t.Errorf("report serve does not say where it approves into:\n%s", stdout)
 	}
-	u := regexp.MustCompile(`http://\S+`).FindString(stdout.String())
 	base, query, _ := strings.Cut(u, "?")
 	token := strings.TrimPrefix(query, "token=")
 	port := base[strings.LastIndex(base, ":")+1 : len(base)-1]
@@ -555,4 +523,27 @@ func TestReportServeGuardsAndMakesItsPage(t *testing.T) {
 	if b, _ := os.ReadFile(baseline); !bytes.Equal(b, solidPNG(t, color.RGBA{0, 255, 0, 255})) {
 		t.Fatal("the approval did not write into the report's project")
 	}
+}
+
+// startReportServe runs report serve DIR with args until the test ends,
+// and returns what it printed by the time it served, and its URL.
+func startReportServe(t *testing.T, dir string, args ...string) (out, url string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout := newLineWatch("Serving", "token=")
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"report", "serve", dir}, args...), testStreams(t, nil, stdout, os.Stderr))
+	}()
+	select {
+	case <-stdout.seen:
+	case code := <-done:
+		cancel()
+		t.Fatalf("report serve exited %d: %s", code, stdout)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return stdout.String(), regexp.MustCompile(`http://\S+`).FindString(stdout.String())
 }
