@@ -5,8 +5,8 @@ import (
 )
 
 // snapshotOptionNodes adds to the map m the options of d beyond Argent's
-// (maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style,
-// stylePath), each only when set, in the schema's order. A mask or hide
+// (maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore,
+// ignoreRegions, style, stylePath), each only when set, in the schema's order. A mask or hide
 // list is written as a list even when it has one selector.
 func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
 	if d.MaxDiffPixels != nil {
@@ -26,6 +26,21 @@ func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
 	}
 	if err := addSelectorList(m, "hide", d.Hide); err != nil {
 		return err
+	}
+	if err := addSelectorList(m, "ignore", d.Ignore); err != nil {
+		return err
+	}
+	if len(d.IgnoreRegions) > 0 {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, r := range d.IgnoreRegions {
+			item := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
+			addPair(item, "x", numNode(float64(r.X)))
+			addPair(item, "y", numNode(float64(r.Y)))
+			addPair(item, "width", numNode(float64(r.Width)))
+			addPair(item, "height", numNode(float64(r.Height)))
+			seq.Content = append(seq.Content, item)
+		}
+		addPair(m, "ignoreRegions", seq)
 	}
 	if d.Style != "" {
 		addPair(m, "style", strNode(d.Style))

@@ -9,18 +9,21 @@ import (
 // carry no YAML position, for comparing two parses of the same step.
 type snapshotView struct {
 	Snapshot
-	CropOn     map[string]any
-	Mask, Hide []map[string]any
+	CropOn             map[string]any
+	Mask, Hide, Ignore []map[string]any
 }
 
 func viewOf(s *Snapshot) snapshotView {
 	v := snapshotView{Snapshot: *s, CropOn: s.CropOn.Spec()}
-	v.Snapshot.CropOn, v.Snapshot.Mask, v.Snapshot.Hide = nil, nil, nil
+	v.Snapshot.CropOn, v.Snapshot.Mask, v.Snapshot.Hide, v.Snapshot.Ignore = nil, nil, nil, nil
 	for _, m := range s.Mask {
 		v.Mask = append(v.Mask, m.Spec())
 	}
 	for _, h := range s.Hide {
 		v.Hide = append(v.Hide, h.Spec())
+	}
+	for _, g := range s.Ignore {
+		v.Ignore = append(v.Ignore, g.Spec())
 	}
 	return v
 }

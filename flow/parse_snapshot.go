@@ -108,6 +108,9 @@ func (p *parser) snapshotOptions(o *object, s *Snapshot) *Error {
 			return err
 		}
 	}
+	if err := p.ignoreOptions(o, s); err != nil {
+		return err
+	}
 	if v := o.get("style"); v != nil {
 		css, ok := strValue(v)
 		switch {

@@ -40,6 +40,12 @@ func checkSnapshotOptions(t *testing.T, f *Flow) {
 	if len(d.Hide) != 1 || !d.Hide[0].Loose || d.Hide[0].Text != "Ad banner" {
 		t.Errorf("hide: got %v, want the one loose selector \"Ad banner\"", d.Hide)
 	}
+	if len(d.Ignore) != 2 || d.Ignore[0].ID != "ticker" || d.Ignore[1].Text != "Live count" {
+		t.Errorf("ignore: got %v, want ticker and \"Live count\"", d.Ignore)
+	}
+	if want := []Rect{{0, 0, 1280, 40}, {10, 700, 5, 1}}; !slices.Equal(d.IgnoreRegions, want) {
+		t.Errorf("ignoreRegions: got %v, want %v", d.IgnoreRegions, want)
+	}
 	if want := ".caret { display: none }\ntime { visibility: hidden }\n"; d.Style != want {
 		t.Errorf("style: got %q, want %q", d.Style, want)
 	}
@@ -111,7 +117,17 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 		{"stylePath no name", `snapshot: { name: a, stylePath: styles/.css }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "must name a file before .css"}},
 		{"stylePath empty", `snapshot: { name: a, stylePath: "" }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "stylePath needs a .css file relative to this flow file"}},
 		{"stylePath list", `snapshot: { name: a, stylePath: [a.css] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "got a list"}},
-		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath)`}},
+		{"ignore empty", `snapshot: { name: a, ignore: [] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignore is an empty list; list the elements to leave out of the comparison"}},
+		{"ignore item key", `snapshot: { name: a, ignore: [b, { idd: c }] }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `ignore[2]: unknown selector key "idd"`}},
+		{"ignoreRegions map", `snapshot: { name: a, ignoreRegions: { x: 0 } }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignoreRegions is a list of rectangles of the capture in pixels"}},
+		{"ignoreRegions empty", `snapshot: { name: a, ignoreRegions: [] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignoreRegions is an empty list"}},
+		{"ignoreRegions item", `snapshot: { name: a, ignoreRegions: [5] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignoreRegions[1] must be a map { x, y, width, height }, got the number 5"}},
+		{"ignoreRegions missing", `snapshot: { name: a, ignoreRegions: [{ x: 0, y: 0, width: 3 }] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignoreRegions[1] has no height"}},
+		{"ignoreRegions key", `snapshot: { name: a, ignoreRegions: [{ x: 0, y: 0, width: 3, heigth: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `ignoreRegions[1]: unknown option "heigth" (did you mean "height"?)`}},
+		{"ignoreRegions negative", `snapshot: { name: a, ignoreRegions: [{ x: -1, y: 0, width: 3, height: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions[1].x must be a whole number of pixels from 0 to 67108864, got the number -1"}},
+		{"ignoreRegions zero width", `snapshot: { name: a, ignoreRegions: [{ x: 0, y: 0, width: 0, height: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions[1].width must be a whole number of pixels from 1 to"}},
+		{"ignoreRegions too many", `snapshot: { name: a, ignoreRegions: [` + strings.TrimSuffix(strings.Repeat("{ x: 0, y: 0, width: 1, height: 1 }, ", MaxIgnoreRegions+1), ", ") + `] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions lists 33 rectangles; a snapshot takes at most 32"}},
+		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore, ignoreRegions, style, stylePath)`}},
 		{"maxMismatch still checked", `snapshot: { name: a, maxMismatch: 101, threshold: 0.2 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxMismatch must be a percent from 0 to 100"}},
 	}
 	checkStepErrors(t, cases)

@@ -268,6 +268,12 @@ type Snapshot struct {
 	// Hide makes each match of each selector visibility: hidden for the
 	// capture only.
 	Hide []*Selector
+	// Ignore leaves the box of each match of each selector out of the
+	// comparison, found at the capture; IgnoreRegions leaves out
+	// rectangles of the capture. Neither paints: the capture and the
+	// baseline keep those pixels.
+	Ignore        []*Selector
+	IgnoreRegions []Rect
 	// FullPage captures the whole scrollable page instead of the
 	// viewport; its baseline key has its own form (snapshot.FullPageKey).
 	FullPage bool
