@@ -443,6 +443,8 @@
     if (hide.error) return hide;
     const mask = resolve("mask", opts.mask);
     if (mask.error) return mask;
+    const ignore = resolve("ignore", opts.ignore);
+    if (ignore.error) return ignore;
     const color = opts.maskColor || "#FF00FF";
     if (mask.els.length && !CSS.supports("background-color", color)) {
       return { error: { option: "maskColor", index: -1, reason: JSON.stringify(color) + " is not a CSS colour" } };
@@ -481,21 +483,20 @@
         addMasks(d, mask.els, color, opts.full ? { x, y, size } : null);
         quiet();
       }
+      const ignored = boxes(ignore.els, opts.full ? { x, y, size } : null);
       await frame();
-      return { x, y, width: size ? size.width : 0, height: size ? size.height : 0 };
+      return { x, y, width: size ? size.width : 0, height: size ? size.height : 0, ignored };
     } catch (err) {
       undress();
       throw err;
     }
   }
 
-  // addMasks paints the box of each element with color. Each mask covers
-  // every pixel its element touches. A viewport capture's masks are fixed
-  // to the viewport; a full page, painted beyond the viewport, has them in
-  // page coordinates (full gives the page offset and size), kept inside
-  // the page so that no mask makes the page bigger.
-  function addMasks(d, els, color, full) {
-    const css = MASK_CSS.replace("%POS%", full ? "absolute" : "fixed") + "background:" + color + "!important;";
+  // boxes are the boxes of els, each covering every pixel its element
+  // touches, in viewport pixels, or with full in page pixels inside the
+  // page: where masks paint, and what ignore: leaves out of a comparison.
+  function boxes(els, full) {
+    const out = [];
     for (const e of new Set(els)) {
       const r = e.getBoundingClientRect();
       if (r.width <= 0 || r.height <= 0) continue;
@@ -508,9 +509,22 @@
         bottom = Math.min(full.size.height, Math.ceil(bottom + full.y));
         if (right <= left || bottom <= top) continue;
       }
+      out.push({ x: left, y: top, width: right - left, height: bottom - top });
+    }
+    return out;
+  }
+
+  // addMasks paints the box of each element with color. Each mask covers
+  // every pixel its element touches. A viewport capture's masks are fixed
+  // to the viewport; a full page, painted beyond the viewport, has them in
+  // page coordinates (full gives the page offset and size), kept inside
+  // the page so that no mask makes the page bigger.
+  function addMasks(d, els, color, full) {
+    const css = MASK_CSS.replace("%POS%", full ? "absolute" : "fixed") + "background:" + color + "!important;";
+    for (const b of boxes(els, full)) {
       const m = document.createElement("toolserver-mask");
-      m.style.cssText = css + "left:" + left + "px!important;top:" + top + "px!important;width:" +
-        (right - left) + "px!important;height:" + (bottom - top) + "px!important;";
+      m.style.cssText = css + "left:" + b.x + "px!important;top:" + b.y + "px!important;width:" +
+        b.width + "px!important;height:" + b.height + "px!important;";
       own.add(m);
       document.documentElement.appendChild(m);
       d.masks.push(m);

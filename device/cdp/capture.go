@@ -44,6 +44,11 @@ type CaptureOptions struct {
 	// hidden for the capture (BackstopJS's hideSelectors); the text rule
 	// of Mask applies.
 	Hide []Selector
+	// Ignore finds the box of every element matching any of its
+	// selectors, as Mask would paint it, without painting it: the shot's
+	// Ignored, for a comparison to leave out. The text rule of Mask
+	// applies.
+	Ignore []Selector
 	// Style is CSS added to the page in a style sheet for the capture.
 	Style string
 	// Accept, when set, is shown the first capture, taken once the page is
@@ -67,7 +72,7 @@ type Rect struct{ X, Y, Width, Height int }
 // compile, scopes nested too deep), or whose mask colour CSS does not
 // know. The page is unchanged.
 type CaptureOptionError struct {
-	// Option is "mask", "hide" or "maskColor".
+	// Option is "mask", "hide", "ignore" or "maskColor".
 	Option string `json:"option"`
 	// Index is the position of the selector in its option; -1 for
 	// maskColor.
@@ -94,6 +99,10 @@ type StableShot struct {
 	Stable bool
 	// Accepted tells that Accept took the first capture.
 	Accepted bool
+	// Ignored are the boxes of the elements of CaptureOptions.Ignore, in
+	// the shot's pixels, cut to the shot, as the page stood when it was
+	// dressed.
+	Ignored []Rect
 }
 
 // StableScreenshot settles the page and captures the viewport until two
@@ -108,6 +117,7 @@ type dressArgs struct {
 	Hide      []Selector `json:"hide,omitempty"`
 	Mask      []Selector `json:"mask,omitempty"`
 	MaskColor string     `json:"maskColor,omitempty"`
+	Ignore    []Selector `json:"ignore,omitempty"`
 	Style     string     `json:"style,omitempty"`
 	Full      bool       `json:"full,omitempty"`
 }
@@ -120,6 +130,9 @@ type dressAnswer struct {
 	Y      float64             `json:"y"`
 	Width  float64             `json:"width"`
 	Height float64             `json:"height"`
+	// Ignored are the boxes of the ignore elements: viewport pixels, or
+	// page pixels for a full page.
+	Ignored []Rect `json:"ignored"`
 }
 
 // MaxFullPagePixels bounds a full-page capture: 64 megapixels, the largest
@@ -149,12 +162,12 @@ func (d *Device) Capture(ctx context.Context, opts CaptureOptions) (StableShot, 
 		}
 	}
 	expr := `window.__toolserver.dress()`
-	if len(opts.Hide) > 0 || len(opts.Mask) > 0 || opts.Style != "" || opts.FullPage {
+	if len(opts.Hide) > 0 || len(opts.Mask) > 0 || len(opts.Ignore) > 0 || opts.Style != "" || opts.FullPage {
 		color := opts.MaskColor
 		if color == "" && len(opts.Mask) > 0 {
 			color = DefaultMaskColor
 		}
-		arg, err := jsArg(dressArgs{Hide: opts.Hide, Mask: opts.Mask, MaskColor: color, Style: opts.Style, Full: opts.FullPage})
+		arg, err := jsArg(dressArgs{Hide: opts.Hide, Mask: opts.Mask, MaskColor: color, Ignore: opts.Ignore, Style: opts.Style, Full: opts.FullPage})
 		if err != nil {
 			return StableShot{}, err
 		}
@@ -180,9 +193,32 @@ func (d *Device) Capture(ctx context.Context, opts CaptureOptions) (StableShot, 
 			return fmt.Errorf("capture: the full page is %gx%g, more than %d megapixels", w, h, MaxFullPagePixels>>20)
 		}
 		shot, err = stable(tab, shotParams(opts, at), opts)
+		shot.Ignored = ignoredIn(at, opts, d.width, d.height)
 		return err
 	})
 	return shot, err
+}
+
+// ignoredIn are the ignore boxes the dress found, in the pixels of the
+// shot opts ask for: cut to the viewport, moved into a clip and cut to
+// it, or cut to the page.
+func ignoredIn(at dressAnswer, opts CaptureOptions, width, height int) []Rect {
+	frame := Rect{Width: width, Height: height}
+	switch {
+	case opts.FullPage:
+		frame = Rect{Width: int(math.Ceil(at.Width)), Height: int(math.Ceil(at.Height))}
+	case opts.Clip != nil:
+		frame = *opts.Clip
+	}
+	var out []Rect
+	for _, r := range at.Ignored {
+		x0, y0 := max(r.X, frame.X), max(r.Y, frame.Y)
+		x1, y1 := min(r.X+r.Width, frame.X+frame.Width), min(r.Y+r.Height, frame.Y+frame.Height)
+		if x1 > x0 && y1 > y0 {
+			out = append(out, Rect{X: x0 - frame.X, Y: y0 - frame.Y, Width: x1 - x0, Height: y1 - y0})
+		}
+	}
+	return out
 }
 
 // shotParams are the parameters of the captures opts ask for, the page

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -396,5 +397,48 @@ func TestCaptureCutShortUndoes(t *testing.T) {
 	}
 	if after := eval(t, d, dressLeft); after != before {
 		t.Fatalf("the page after the abandoned capture: got %s, want %s", after, before)
+	}
+}
+
+// TestCaptureIgnore: ignore finds the boxes of its elements in the shot's
+// pixels (none when off-screen, moved into a clip and cut to it, in page
+// pixels on a full page) and paints nothing: the pixels are the page's.
+func TestCaptureIgnore(t *testing.T) {
+	t.Parallel()
+	d := open(t, "chromium-cdp-640x361", "tall.html")
+	ctx := ctxT(t)
+	foot := []cdp.Selector{{ID: "foot"}}
+	take := func(opts cdp.CaptureOptions) cdp.StableShot {
+		t.Helper()
+		opts.MaxCaptures = 5
+		shot, err := d.Capture(ctx, opts)
+		if err != nil || !shot.Stable {
+			t.Fatalf("capture %+v: stable %v, %v", opts, shot.Stable, err)
+		}
+		return shot
+	}
+	if got := take(cdp.CaptureOptions{Ignore: foot}).Ignored; len(got) != 0 {
+		t.Errorf("the foot is below the viewport: got ignored %v, want none", got)
+	}
+	if _, err := d.Eval(ctx, `scrollTo(0, 719), 1`); err != nil {
+		t.Fatal(err)
+	}
+	plain, ignored := take(cdp.CaptureOptions{}), take(cdp.CaptureOptions{Ignore: foot})
+	if want := []cdp.Rect{{X: 10, Y: 281, Width: 50, Height: 20}}; !slices.Equal(ignored.Ignored, want) {
+		t.Errorf("viewport: got ignored %v, want %v", ignored.Ignored, want)
+	}
+	if !bytes.Equal(plain.PNG, ignored.PNG) {
+		t.Error("a capture with ignore differs from one without: ignore painted something")
+	}
+	clip := take(cdp.CaptureOptions{Ignore: foot, Clip: &cdp.Rect{X: 0, Y: 271, Width: 40, Height: 40}})
+	if want := []cdp.Rect{{X: 10, Y: 10, Width: 30, Height: 20}}; !slices.Equal(clip.Ignored, want) {
+		t.Errorf("clip: got ignored %v, want %v", clip.Ignored, want)
+	}
+	full := take(cdp.CaptureOptions{Ignore: foot, FullPage: true})
+	if want := []cdp.Rect{{X: 10, Y: 1000, Width: 50, Height: 20}}; !slices.Equal(full.Ignored, want) {
+		t.Errorf("full page: got ignored %v, want %v", full.Ignored, want)
+	}
+	if got := rgb(decode(t, full.PNG), 12, 1002); got != (color.RGBA{0, 0, 0, 0}) {
+		t.Errorf("the ignored foot on the full page: got %v, want its own black", got)
 	}
 }

@@ -61,6 +61,9 @@ type CaptureOptions struct {
 	MaskColor string
 	// Hide makes each match of each selector visibility: hidden.
 	Hide []*flow.Selector
+	// Ignore finds the box of each match of each selector without
+	// painting it: the shot's Ignored.
+	Ignore []*flow.Selector
 	// Style is CSS added to the page for the capture.
 	Style string
 	// Accept, when set, is shown the first capture; when it returns true
@@ -70,7 +73,7 @@ type CaptureOptions struct {
 }
 
 // Rect is a region in whole CSS pixels.
-type Rect struct{ X, Y, Width, Height int }
+type Rect = flow.Rect
 
 // Shot is what a Capture took.
 type Shot struct {
@@ -82,6 +85,8 @@ type Shot struct {
 	Accepted bool
 	// Captures counts the captures taken.
 	Captures int
+	// Ignored are the boxes of the Ignore elements in the shot's pixels.
+	Ignored []Rect
 }
 
 // Element is a matched element.

@@ -136,7 +136,7 @@ func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot,
 	o := cdp.CaptureOptions{
 		MaxCaptures: opts.MaxCaptures, FullPage: opts.FullPage,
 		Mask: selectors(opts.Mask), MaskColor: opts.MaskColor, Hide: selectors(opts.Hide),
-		Style: opts.Style, Accept: opts.Accept,
+		Ignore: selectors(opts.Ignore), Style: opts.Style, Accept: opts.Accept,
 	}
 	if c := opts.Clip; c != nil {
 		o.Clip = &cdp.Rect{X: c.X, Y: c.Y, Width: c.Width, Height: c.Height}
@@ -145,7 +145,11 @@ func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot,
 	if err != nil {
 		return run.Shot{}, captureError(err, opts)
 	}
-	return run.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures}, nil
+	out := run.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures}
+	for _, r := range shot.Ignored {
+		out.Ignored = append(out.Ignored, run.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
+	}
+	return out, nil
 }
 
 func selectors(sels []*flow.Selector) []cdp.Selector {
@@ -169,8 +173,11 @@ func captureError(err error, opts run.CaptureOptions) error {
 		return classify(err)
 	}
 	sels := opts.Mask
-	if oe.Option == "hide" {
+	switch oe.Option {
+	case "hide":
 		sels = opts.Hide
+	case "ignore":
+		sels = opts.Ignore
 	}
 	msg := fmt.Sprintf("%s: %s", oe.Option, oe.Reason)
 	if oe.Index >= 0 && oe.Index < len(sels) {
