@@ -8,8 +8,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
