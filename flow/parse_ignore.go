@@ -16,7 +16,12 @@ const MaxIgnoreRegions = 32
 const maxIgnoreSide = 1 << 26
 
 // Rect is a rectangle of a capture, in whole pixels from its top left.
-type Rect struct{ X, Y, Width, Height int }
+type Rect struct {
+	X      int `json:"x"`
+	Y      int `json:"y"`
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
 
 // ignoreOptions reads what a snapshot leaves out of its comparison:
 // ignore: selectors, whose elements' boxes are found at the capture, and

@@ -64,7 +64,11 @@ type StepReport struct {
 	Baseline *SnapshotBaseline `json:"baseline,omitempty"`
 	// Captures counts the captures a snapshot step took: 1 when its first
 	// capture matched the baseline, more when the page had to settle.
-	Captures   int                 `json:"captures,omitempty"`
+	Captures int `json:"captures,omitempty"`
+	// Ignored are the rectangles a snapshot step left out of its
+	// comparison (its ignore: elements' boxes and its ignoreRegions), in
+	// the compared images' pixels.
+	Ignored    []Rect              `json:"ignored,omitempty"`
 	ScriptLog  string              `json:"scriptLog,omitempty"`
 	DurationMs float64             `json:"durationMs"`
 	Artifacts  map[string]Artifact `json:"artifacts,omitempty"`

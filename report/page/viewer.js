@@ -23,7 +23,7 @@ const viewer = (function () {
 
   // An image with its caption: its natural size once loaded, or that it
   // is missing.
-  function figure(label, src, regions) {
+  function figure(label, src, regions, ignored) {
     const cap = el("figcaption", {}, label + " …");
     if (!src) {
       cap.textContent = label + ": no image";
@@ -34,18 +34,21 @@ const viewer = (function () {
     img.addEventListener("error", () => { cap.textContent = label + ": image missing (" + src + ")"; cap.classList.add("bad"); });
     const stage = el("div", { class: "stage" }, img);
     if (regions) outline(stage, img, regions);
+    if (ignored) outline(stage, img, ignored, "ignored");
     return el("figure", {}, stage, cap);
   }
 
   // outline draws the changed regions over an image, in percent of its
-  // natural size so they follow it when it is scaled.
-  function outline(stage, img, regions) {
+  // natural size so they follow it when it is scaled; kind "ignored"
+  // draws the regions the comparison left out instead, dashed and
+  // unlabelled.
+  function outline(stage, img, regions, kind) {
     const draw = () => {
       const w = img.naturalWidth, h = img.naturalHeight;
       if (!w || !h) return;
       const named = new Set();
       for (const r of regions) {
-        const box = el("div", { class: "region", style: "left:" + (100 * r.x / w) + "%;top:" + (100 * r.y / h) + "%;width:" + (100 * r.width / w) + "%;height:" + (100 * r.height / h) + "%" });
+        const box = el("div", { class: kind === "ignored" ? "region ignored" : "region", title: kind === "ignored" ? "left out of the comparison" : null, style: "left:" + (100 * r.x / w) + "%;top:" + (100 * r.y / h) + "%;width:" + (100 * r.width / w) + "%;height:" + (100 * r.height / h) + "%" });
         // A label above the box, or inside it when the box touches the
         // top of the image.
         if (r.element && !named.has(r.element)) box.append(el("span", { class: r.y < 20 ? "inside" : "" }, r.element));
@@ -58,13 +61,14 @@ const viewer = (function () {
 
   // compare is the slider (drag to reveal the baseline over the current
   // image) or the onion skin (the baseline over it at an opacity).
-  function compare(kind, images, regions) {
+  function compare(kind, images, regions, ignored) {
     const cur = el("img", { src: images.current, alt: "Current" });
     const base = el("img", { src: images.baseline, alt: "Baseline", class: "over" });
     const stage = el("div", { class: "stage" }, cur, base);
     const edge = el("div", { class: "edge" });
     if (kind === "slider") stage.append(edge);
     outline(stage, cur, regions);
+    outline(stage, cur, ignored, "ignored");
     const range = el("input", { type: "range", min: "0", max: "100", value: "50", "aria-label": kind === "slider" ? "Reveal the baseline" : "Baseline opacity" });
     const apply = () => {
       const v = Number(range.value);
@@ -83,23 +87,25 @@ const viewer = (function () {
   // modes with their tabs and the zoom, each mode's id the panel's id
   // and the mode ("snap-0-slider"). status is passed, failed, missing,
   // new or updated; images holds the URLs of baseline, current and diff;
-  // regions are the mismatch's changed regions.
-  function fill(panel, status, images, regions) {
+  // regions are the mismatch's changed regions, ignored the rectangles
+  // the comparison left out (outlined dashed on every image).
+  function fill(panel, status, images, regions, ignored) {
+    ignored = ignored || [];
     if (status === "passed") {
-      panel.append(el("div", { class: "thumb" }, figure("Baseline", images.baseline)));
+      panel.append(el("div", { class: "thumb" }, figure("Baseline", images.baseline, null, ignored)));
       return;
     }
     if (status !== "failed") {
-      panel.append(el("div", { class: "thumb" }, figure(status === "missing" ? "Current" : "New", images.current)));
+      panel.append(el("div", { class: "thumb" }, figure(status === "missing" ? "Current" : "New", images.current, null, ignored)));
       return;
     }
     regions = regions || [];
     const views = el("div", { class: "views fit" });
     const modes = {
-      side: el("div", { class: "side" }, figure("Baseline", images.baseline), figure("Current", images.current, regions), figure("Diff", images.diff, regions)),
-      slider: compare("slider", images, regions),
-      onion: compare("onion", images, regions),
-      diff: el("div", {}, figure("Diff", images.diff, regions)),
+      side: el("div", { class: "side" }, figure("Baseline", images.baseline, null, ignored), figure("Current", images.current, regions, ignored), figure("Diff", images.diff, regions, ignored)),
+      slider: compare("slider", images, regions, ignored),
+      onion: compare("onion", images, regions, ignored),
+      diff: el("div", {}, figure("Diff", images.diff, regions, ignored)),
     };
     for (const [k, v] of Object.entries(modes)) { v.id = panel.id + "-" + k; v.classList.add("mode"); if (k !== "side") v.classList.add("hidden"); views.append(v); }
     const tools = el("div", { class: "tools", role: "tablist" });
