@@ -69,12 +69,14 @@ type Run struct {
 	// directories approve writes in.
 	BaselineDirs []string `json:"baselineDirs"`
 	// Linked is the tool-server the run linked to, when it did.
-	Linked          string    `json:"linked,omitempty"`
-	UpdateBaselines bool      `json:"updateBaselines,omitempty"`
-	DryRun          bool      `json:"dryRun,omitempty"`
-	StartedAt       time.Time `json:"startedAt"`
-	DurationMs      float64   `json:"durationMs"`
-	Git             *Git      `json:"git,omitempty"`
+	Linked          string `json:"linked,omitempty"`
+	UpdateBaselines bool   `json:"updateBaselines,omitempty"`
+	// UpdateOnly narrows UpdateBaselines: changed or missing.
+	UpdateOnly string    `json:"updateOnly,omitempty"`
+	DryRun     bool      `json:"dryRun,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs float64   `json:"durationMs"`
+	Git        *Git      `json:"git,omitempty"`
 }
 
 // Git is the checkout a run ran in.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -34,7 +35,7 @@ func (o *flowRunOptions) startReport(ctx context.Context, out *renderer) (*repor
 	}
 	run := report.Run{
 		Device: o.device, Toolserver: writer(), Project: project,
-		Linked: o.linkURL(o.link), UpdateBaselines: o.update, DryRun: o.dryRun,
+		Linked: o.linkURL(o.link), UpdateBaselines: o.update != flowrun.UpdateNone, UpdateOnly: o.update.Only(), DryRun: o.dryRun,
 		StartedAt: time.Now(), Git: report.GitOf(ctx, project),
 	}
 	rb, err := report.Create(dir, run, writer(), out.warn)
