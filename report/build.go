@@ -239,6 +239,10 @@ func (b *Builder) Finish(end time.Time) error {
 	return Write(b.dir, &b.rep)
 }
 
+// SetUnusedBaselines records the project's baselines no snapshot step
+// reads, for the end of the report.
+func (b *Builder) SetUnusedBaselines(paths []string) { b.rep.UnusedBaselines = paths }
+
 // Dir is the report's directory.
 func (b *Builder) Dir() string { return b.dir }
 

@@ -45,6 +45,9 @@ type Report struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	Runs       []Run     `json:"runs"`
 	Flows      []Flow    `json:"flows"`
+	// UnusedBaselines are the baselines no snapshot step of the project
+	// reads (relative to the project), listed by a run of all its flows.
+	UnusedBaselines []string `json:"unusedBaselines,omitempty"`
 }
 
 // Version is the toolserver that wrote a report or ran a run.

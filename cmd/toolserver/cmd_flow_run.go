@@ -244,7 +244,11 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.writeOutputs(format, out, rb, reports, plans); err != nil {
+	var unused []string
+	if rb != nil {
+		unused = opts.unusedBaselines(args[0])
+	}
+	if err := opts.writeOutputs(format, out, rb, reports, plans, unused); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -335,8 +339,9 @@ func (o *flowRunOptions) collect(targets []flowTarget, results []flowResult) (re
 }
 
 // writeOutputs prints the reports (as data with -o, else the totals and
-// the dry run's plans) and writes the HTML report and the JUnit file.
-func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan) error {
+// the dry run's plans) and writes the HTML report, ending with the unused
+// baselines, and the JUnit file.
+func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan, unused []string) error {
 	if format != "" {
 		var v any = reports
 		if len(reports) == 1 {
@@ -353,7 +358,7 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 			out.plans(plans)
 		}
 	}
-	if err := finishReport(rb, reports, out); err != nil {
+	if err := finishReport(rb, reports, unused, out); err != nil {
 		return err
 	}
 	if o.junit == "" {
