@@ -96,14 +96,18 @@ func TestSnapshotDiffImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	red := 0
+	// Changed pixels are red, or green where the second image got darker.
+	red, green := 0, 0
 	for i := 0; i < len(img.Pix); i += 4 {
-		if img.Pix[i] == 255 && img.Pix[i+1] == 0 && img.Pix[i+2] == 0 {
+		switch p := img.Pix[i : i+3]; {
+		case p[0] == 255 && p[1] == 0 && p[2] == 0:
 			red++
+		case p[0] == 0 && p[1] == 255 && p[2] == 0:
+			green++
 		}
 	}
-	if img.Width != 390 || img.Height != 844 || red != 169 {
-		t.Fatalf("diff image %dx%d with %d red pixels, want 390x844 with 169", img.Width, img.Height, red)
+	if img.Width != 390 || img.Height != 844 || red+green != 169 || red == 0 || green == 0 {
+		t.Fatalf("diff image %dx%d with %d red and %d green pixels, want 390x844 with 169 of both", img.Width, img.Height, red, green)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
