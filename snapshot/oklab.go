@@ -235,7 +235,7 @@ func (t *okTables) okBlended(r, g, b float64) okColor {
 // square root (it is at most maxDelta iff |ΔLr| <= maxDelta and
 // Δa² + Δb² <= (maxDelta - |ΔLr|)²): 0 within it, else -1 when the second
 // colour is darker (lower Lr) and 1 otherwise.
-func hyab(c1, c2 okColor, maxDelta float64) int {
+func hyab(c1, c2 *okColor, maxDelta float64) int {
 	dLr := c1.lr - c2.lr
 	if rest := maxDelta - math.Abs(dLr); rest >= 0 {
 		dl, dm, ds := c1.l-c2.l, c1.m-c2.m, c1.s-c2.s
@@ -273,15 +273,14 @@ type okCache struct {
 
 var okCaches = sync.Pool{New: func() any { return new(okCache) }}
 
-// get returns the okColor of opaque RGB word rgb (low 24 bits).
-func (c *okCache) get(t *okTables, rgb uint32) okColor {
+// get returns the okColor of opaque RGB word rgb (low 24 bits), valid
+// until the next get.
+func (c *okCache) get(t *okTables, rgb uint32) *okColor {
 	slot := (rgb * 0x9e3779b1) >> (32 - okCacheBits)
-	if c.keys[slot] == rgb|1<<24 {
-		return c.vals[slot]
+	if c.keys[slot] != rgb|1<<24 {
+		c.keys[slot], c.vals[slot] = rgb|1<<24, t.okOpaque(uint8(rgb), uint8(rgb>>8), uint8(rgb>>16))
 	}
-	v := t.okOpaque(uint8(rgb), uint8(rgb>>8), uint8(rgb>>16))
-	c.keys[slot], c.vals[slot] = rgb|1<<24, v
-	return v
+	return &c.vals[slot]
 }
 
 // okDelta is pixelmatch 8's colorDelta for the pixel at byte offset k of
@@ -292,7 +291,8 @@ func okDelta(t *okTables, cache *okCache, img1, img2 []uint8, k int, checkerboar
 	w1 := binary.LittleEndian.Uint32(img1[k:])
 	w2 := binary.LittleEndian.Uint32(img2[k:])
 	if w1>>24 == 255 && w2>>24 == 255 {
-		return hyab(cache.get(t, w1&0xffffff), cache.get(t, w2&0xffffff), maxDelta)
+		c1 := *cache.get(t, w1&0xffffff) // copied: the second get may take its slot
+		return hyab(&c1, cache.get(t, w2&0xffffff), maxDelta)
 	}
 	rb, gb, bb := 255, 255, 255
 	if checkerboard {
@@ -303,5 +303,6 @@ func okDelta(t *okTables, cache *okCache, img1, img2 []uint8, k int, checkerboar
 		ch := func(v, bg int) float64 { return float64(v*a+bg*(255-a)) / 255 }
 		return t.okBlended(ch(int(w&0xff), rb), ch(int(w>>8&0xff), gb), ch(int(w>>16&0xff), bb))
 	}
-	return hyab(blend(w1), blend(w2), maxDelta)
+	c1, c2 := blend(w1), blend(w2)
+	return hyab(&c1, &c2, maxDelta)
 }
