@@ -115,6 +115,10 @@ func Approve(dir, project string, r *Report, sel Selection, dryRun bool) ([]Resu
 	if err := checkProject(r, proj, project, picked); err != nil {
 		return nil, err
 	}
+	var k *keeper
+	if !dryRun {
+		k = &keeper{report: images, rec: approval{Project: project}}
+	}
 	out := []Result{}
 	for _, p := range picked {
 		fl, s := r.Flows[p.flow], p.snap
@@ -122,9 +126,14 @@ func Approve(dir, project string, r *Report, sel Selection, dryRun bool) ([]Resu
 			continue
 		}
 		res := Result{Flow: p.flow, Step: s.Step, FlowName: fl.Report.Flow, Key: s.Key, Baseline: s.Baseline, DryRun: dryRun}
-		res.Bytes, res.Message = approveOne(images, proj, r.run(fl.Run), s, dryRun)
+		res.Bytes, res.Message = approveOne(images, proj, r.run(fl.Run), s, k)
 		res.Written = res.Message == "" && !dryRun
 		out = append(out, res)
+	}
+	if k != nil {
+		if err := k.commit(); err != nil {
+			return out, fmt.Errorf("the baselines are written, but the record of what they replaced, for approve --undo, is not: %w", err)
+		}
 	}
 	return out, nil
 }
@@ -208,9 +217,10 @@ func (s Selection) describe() string {
 	return " " + strings.Join(parts, " and ")
 }
 
-// approveOne checks and writes one baseline; it returns the image's size
-// and, when it refused, why.
-func approveOne(images, proj *os.Root, run *Run, s Snapshot, dryRun bool) (int, string) {
+// approveOne checks and writes one baseline, the bytes it replaces kept
+// by k first; it returns the image's size and, when it refused, why. A
+// nil k is a dry run: it checks and writes nothing.
+func approveOne(images, proj *os.Root, run *Run, s Snapshot, k *keeper) (int, string) {
 	target, why := baselineTarget(run, s.Baseline)
 	if why != "" {
 		return 0, why
@@ -232,8 +242,12 @@ func approveOne(images, proj *os.Root, run *Run, s Snapshot, dryRun bool) (int, 
 	case s.BaselineSHA256 != "" && hashOf(now) != s.BaselineSHA256:
 		return len(img), fmt.Sprintf("changed on disk since the run (sha256 %.12s… when it ran, %.12s… now); it is not overwritten (re-run the flow to review the change)", s.BaselineSHA256, hashOf(now))
 	}
-	if dryRun {
+	if k == nil {
 		return len(img), ""
+	}
+	before, kerr := k.keep(now, err == nil)
+	if kerr != nil {
+		return len(img), fmt.Sprintf("the baseline it replaces could not be kept for approve --undo (%v); it is not overwritten", kerr)
 	}
 	if err := proj.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return len(img), err.Error()
@@ -241,6 +255,7 @@ func approveOne(images, proj *os.Root, run *Run, s Snapshot, dryRun bool) (int, 
 	if err := atomicfile.WriteFileIn(proj, target, img); err != nil {
 		return len(img), err.Error()
 	}
+	k.wrote(target, before, img)
 	return len(img), ""
 }
 

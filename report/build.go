@@ -64,7 +64,8 @@ func prepare(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, DataFile)); err != nil {
 		return fmt.Errorf("%s is a directory that holds no report (no %s); give a new or empty directory, or an earlier report's, which is replaced", dir, DataFile)
 	}
-	for _, name := range []string{DataFile, PageFile, ImagesDir} {
+	// The last approve's record goes with the report it approved from.
+	for _, name := range []string{DataFile, PageFile, ImagesDir, ApprovedDir} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
@@ -237,6 +238,10 @@ func (b *Builder) Finish(end time.Time) error {
 	b.rep.CreatedAt = end.UTC()
 	return Write(b.dir, &b.rep)
 }
+
+// SetUnusedBaselines records the project's baselines no snapshot step
+// reads, for the end of the report.
+func (b *Builder) SetUnusedBaselines(paths []string) { b.rep.UnusedBaselines = paths }
 
 // Dir is the report's directory.
 func (b *Builder) Dir() string { return b.dir }

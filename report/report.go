@@ -45,6 +45,9 @@ type Report struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	Runs       []Run     `json:"runs"`
 	Flows      []Flow    `json:"flows"`
+	// UnusedBaselines are the baselines no snapshot step of the project
+	// reads (relative to the project), listed by a run of all its flows.
+	UnusedBaselines []string `json:"unusedBaselines,omitempty"`
 }
 
 // Version is the toolserver that wrote a report or ran a run.
@@ -69,12 +72,14 @@ type Run struct {
 	// directories approve writes in.
 	BaselineDirs []string `json:"baselineDirs"`
 	// Linked is the tool-server the run linked to, when it did.
-	Linked          string    `json:"linked,omitempty"`
-	UpdateBaselines bool      `json:"updateBaselines,omitempty"`
-	DryRun          bool      `json:"dryRun,omitempty"`
-	StartedAt       time.Time `json:"startedAt"`
-	DurationMs      float64   `json:"durationMs"`
-	Git             *Git      `json:"git,omitempty"`
+	Linked          string `json:"linked,omitempty"`
+	UpdateBaselines bool   `json:"updateBaselines,omitempty"`
+	// UpdateOnly narrows UpdateBaselines: changed or missing.
+	UpdateOnly string    `json:"updateOnly,omitempty"`
+	DryRun     bool      `json:"dryRun,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs float64   `json:"durationMs"`
+	Git        *Git      `json:"git,omitempty"`
 }
 
 // Git is the checkout a run ran in.

@@ -224,7 +224,15 @@ func checkBenchPct(t *testing.T, name string, res Result) {
 	t.Logf("%s: %d pixels (%.4f%%), %d regions", name, res.MismatchPixels, res.MismatchPercent, res.RegionCount)
 }
 
-// BenchmarkCompare measures the comparison of decoded 1280x800 images.
+// benchMetrics are the metrics the compare benchmarks run with: the
+// default's cases keep their names (yiq), oklab's are suffixed.
+var benchMetrics = []struct {
+	suffix string
+	metric Metric
+}{{"", MetricYIQ}, {"-oklab", MetricOKLab}}
+
+// BenchmarkCompare measures the comparison of decoded 1280x800 images,
+// with each metric.
 func BenchmarkCompare(b *testing.B) {
 	for _, p := range makeBenchPairs(b) {
 		ia, err := Decode("a", p.a)
@@ -235,31 +243,39 @@ func BenchmarkCompare(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(p.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(ia.Pix)))
-			for b.Loop() {
-				if _, err := Compare(ia, ib, DefaultOptions()); err != nil {
-					b.Fatal(err)
+		for _, m := range benchMetrics {
+			opts := DefaultOptions()
+			opts.Metric = m.metric
+			b.Run(p.name+m.suffix, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(ia.Pix)))
+				for b.Loop() {
+					if _, err := Compare(ia, ib, opts); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
 // BenchmarkDecodeCompare measures what `toolserver snapshot diff` does in
-// process: decode both PNGs and compare them.
+// process: decode both PNGs and compare them, with each metric.
 func BenchmarkDecodeCompare(b *testing.B) {
 	for _, p := range makeBenchPairs(b) {
-		b.Run(p.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(p.a) + len(p.b)))
-			for b.Loop() {
-				if _, err := CompareBytes("a", p.a, "b", p.b, DefaultOptions()); err != nil {
-					b.Fatal(err)
+		for _, m := range benchMetrics {
+			opts := DefaultOptions()
+			opts.Metric = m.metric
+			b.Run(p.name+m.suffix, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(p.a) + len(p.b)))
+				for b.Loop() {
+					if _, err := CompareBytes("a", p.a, "b", p.b, opts); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"image"
 	"math"
 	"runtime"
 	"sync"
@@ -11,48 +12,99 @@ import (
 )
 
 // Options tune a comparison. The zero value means threshold 0 (every colour
-// change counts); start from DefaultOptions for pixelmatch's defaults.
+// change counts) with the YIQ metric; start from DefaultOptions for
+// pixelmatch's defaults.
 type Options struct {
+	// Metric is the colour distance: MetricYIQ (also "", the default) or
+	// MetricOKLab.
+	Metric Metric
 	// Threshold is pixelmatch's matching threshold, 0 to 1; smaller is more
-	// sensitive. The default is 0.1.
+	// sensitive. The default is 0.1. With MetricOKLab it is the largest
+	// HyAB distance that still matches (1 is black against white).
 	Threshold float64
 	// IncludeAA counts anti-aliased pixels as differences instead of
 	// excluding them.
 	IncludeAA bool
 	// White blends translucent pixels over white before comparing. By
-	// default (false) they are blended over pixelmatch 7's pseudo
-	// checkerboard, which the reference counts use.
+	// default (false) they are blended over the metric's pixelmatch
+	// version's pseudo checkerboard, which the reference counts use.
 	White bool
+	// WindowSize, when above 0, makes Result.MismatchPixels pixelmatch 8's
+	// windowed count: the most differing pixels in any N×N square that lies
+	// inside the image (N clamped to the image's smaller side), so that
+	// scattered noise counts little and a compact change counts fully.
+	WindowSize int
+	// Ignore are rectangles of pixels (in image coordinates, clipped to the
+	// image) left out of the comparison, pixelmatch 8's ignoreMask: never
+	// counted, and drawn in the diff image as unchanged pixels.
+	Ignore []image.Rectangle
 	// Diff asks for Result.Diff.
 	Diff bool
 }
 
-// DefaultOptions returns pixelmatch's defaults: threshold 0.1, anti-aliased
-// pixels excluded, checkerboard background, no diff image.
+// Metric names a colour distance of Options.
+type Metric string
+
+const (
+	// MetricYIQ is pixelmatch 7.2's squared YIQ distance, with its
+	// anti-aliasing check and checkerboard: pixelmatch 7.2.0's counts.
+	MetricYIQ Metric = "yiq"
+	// MetricOKLab is pixelmatch 8.0's HyAB distance in OKLab, with its
+	// lookup tables, its anti-aliasing check (translucent neighbours over
+	// white) and its checkerboard: pixelmatch 8.0.0's counts.
+	MetricOKLab Metric = "oklab"
+)
+
+// Metrics lists the metrics, the default first.
+var Metrics = []Metric{MetricYIQ, MetricOKLab}
+
+// DefaultOptions returns pixelmatch's defaults: the YIQ metric, threshold
+// 0.1, anti-aliased pixels excluded, checkerboard background, no window,
+// nothing ignored, no diff image.
 func DefaultOptions() Options { return Options{Threshold: 0.1} }
 
-// Diff image colours and the fading of unchanged pixels (pixelmatch's
-// defaults diffColor, aaColor and alpha).
+// check reports options that cannot be used, naming the option.
+func (o Options) check() error {
+	if err := checkThreshold(o.Threshold); err != nil {
+		return err
+	}
+	switch o.Metric {
+	case "", MetricYIQ, MetricOKLab:
+	default:
+		return fmt.Errorf("snapshot: metric %q is not one of yiq, oklab", o.Metric)
+	}
+	if o.WindowSize < 0 {
+		return fmt.Errorf("snapshot: window size %d is negative", o.WindowSize)
+	}
+	return nil
+}
+
+// Diff image colours and the fading of unchanged pixels: pixelmatch's
+// defaults diffColor, aaColor and alpha, and for diffColorAlt (pixels that
+// got darker in the second image, off in pixelmatch) the green of
+// pixelmatch's own test of it.
 const (
 	diffFade = 0.1
 )
 
 var (
 	diffRed    = [4]uint8{255, 0, 0, 255}
+	diffGreen  = [4]uint8{0, 255, 0, 255}
 	diffYellow = [4]uint8{255, 255, 0, 255}
 )
 
-// Compare compares two images of the same size with pixelmatch 7.2's
-// algorithm and returns the same count pixelmatch returns for the same
-// options. Images of different sizes give a *SizeMismatchError.
+// Compare compares two images of the same size with pixelmatch's algorithm
+// (7.2's with MetricYIQ, 8.0's with MetricOKLab) and returns the same count
+// pixelmatch returns for the same options. Images of different sizes give
+// a *SizeMismatchError.
 //
 // Byte-identical pixel buffers answer at once without any colour distance.
 // Otherwise rows that are equal are skipped with one memory compare, equal
-// pixels with one word compare, and only differing pixels pay for the YIQ
-// distance and the anti-aliasing check. Large images are split into stripes
-// compared by up to GOMAXPROCS goroutines; the anti-aliasing check reads
-// only the two inputs, so the stripes are independent and the result is
-// exact. No memory is allocated per pixel.
+// pixels with one word compare, and only differing pixels pay for the
+// colour distance and the anti-aliasing check. Large images are split into
+// stripes compared by up to GOMAXPROCS goroutines; the anti-aliasing check
+// reads only the two inputs, so the stripes are independent and the result
+// is exact. No memory is allocated per pixel.
 func Compare(a, b *Image, opts Options) (Result, error) {
 	return compare(pair{a: a, b: b}, opts)
 }
@@ -70,11 +122,10 @@ func compare(p pair, opts Options) (Result, error) {
 	if a.Width != b.Width || a.Height != b.Height {
 		return Result{}, &SizeMismatchError{A: a.Size(), B: b.Size(), NameA: a.Name, NameB: b.Name}
 	}
-	t := opts.Threshold
-	if err := checkThreshold(t); err != nil {
+	if err := opts.check(); err != nil {
 		return Result{}, err
 	}
-	res := Result{Width: a.Width, Height: a.Height, Regions: []Region{}}
+	res := newResult(a.Width, a.Height, opts)
 	var out []uint8
 	if opts.Diff {
 		res.Diff = &Image{Name: "diff", Pix: make([]uint8, len(a.Pix)), Width: a.Width, Height: a.Height}
@@ -91,19 +142,48 @@ func compare(p pair, opts Options) (Result, error) {
 	}
 	c := &comparer{
 		a: a.Pix, b: b.Pix, w: a.Width, h: a.Height, same: p.same,
-		// 35215 is the largest possible YIQ distance (pixelmatch).
-		maxDelta:  35215 * t * t,
 		includeAA: opts.IncludeAA,
 		white:     opts.White,
+		ignore:    ignoreMask(opts.Ignore, a.Width, a.Height),
 		out:       out,
 		grid:      newGrid(a.Width, a.Height),
 	}
+	if res.Metric == MetricOKLab {
+		c.ok = okTablesOnce()
+		c.maxDelta = opts.Threshold
+		c.aaBlend = aaWhiteAlpha
+	} else {
+		// 35215 is the largest possible YIQ distance (pixelmatch).
+		c.maxDelta = 35215 * opts.Threshold * opts.Threshold
+		c.aaBlend = aaChecker
+		if opts.White {
+			c.aaBlend = aaWhite
+		}
+	}
+	if opts.WindowSize > 0 {
+		c.hits = newHitMap(a.Width, a.Height)
+	}
 	c.run()
-	res.MismatchPixels = int(c.mismatch.Load())
+	res.TotalMismatchPixels = int(c.mismatch.Load())
+	res.MismatchPixels = res.TotalMismatchPixels
 	res.AntialiasedPixels = int(c.aa.Load())
 	res.MismatchPercent = 100 * float64(res.MismatchPixels) / float64(a.Width*a.Height)
+	if c.hits != nil {
+		n := windowSide(opts.WindowSize, a.Width, a.Height)
+		res.MismatchPixels = c.hits.maxWindow(n)
+		res.MismatchPercent = 100 * float64(res.MismatchPixels) / float64(n*n)
+	}
 	res.Regions, res.RegionCount = c.grid.regions(MaxRegions)
 	return res, nil
+}
+
+// newResult is the result of comparing two w×h images that differ nowhere.
+func newResult(w, h int, opts Options) Result {
+	m := opts.Metric
+	if m == "" {
+		m = MetricYIQ
+	}
+	return Result{Width: w, Height: h, Regions: []Region{}, Metric: m, WindowSize: opts.WindowSize}
 }
 
 // CompareBytes decodes two PNGs and compares them, with the same result as
@@ -114,7 +194,7 @@ func compare(p pair, opts Options) (Result, error) {
 // validated with Check, so a corrupt file is still an error. Names label
 // errors and the size mismatch.
 func CompareBytes(aName string, a []byte, bName string, b []byte, opts Options) (Result, error) {
-	if err := checkThreshold(opts.Threshold); err != nil {
+	if err := opts.check(); err != nil {
 		return Result{}, err
 	}
 	if bytes.Equal(a, b) {
@@ -123,7 +203,9 @@ func CompareBytes(aName string, a []byte, bName string, b []byte, opts Options) 
 			if err != nil {
 				return Result{}, err
 			}
-			return Result{Width: size.X, Height: size.Y, Identical: true, Regions: []Region{}}, nil
+			res := newResult(size.X, size.Y, opts)
+			res.Identical = true
+			return res, nil
 		}
 		img, err := Decode(aName, a)
 		if err != nil {
@@ -182,12 +264,16 @@ const parallelMin = 1 << 18
 type comparer struct {
 	a, b      []uint8
 	w, h      int
-	maxDelta  float64
+	maxDelta  float64   // YIQ: the squared distance; OKLab: the HyAB distance
+	ok        *okTables // the OKLab tables, or nil for YIQ
+	aaBlend   aaBlend   // how the anti-aliasing check blends translucent pixels
 	includeAA bool
 	white     bool
+	ignore    []bool  // pixels left out (Options.Ignore), or nil
 	out       []uint8 // diff image pixels, or nil
 	same      []bool  // rows known to be equal (see pair), or nil
 	grid      *grid
+	hits      *hitMap // counted pixels for the windowed count, or nil
 
 	next     atomic.Int64 // next stripe to take
 	mismatch atomic.Int64
@@ -212,6 +298,11 @@ func (c *comparer) run() {
 
 // work takes stripes until none is left.
 func (c *comparer) work() {
+	var cache *okCache
+	if c.ok != nil {
+		cache = okCaches.Get().(*okCache)
+		defer okCaches.Put(cache)
+	}
 	var mismatch, aa int64
 	for {
 		s := int(c.next.Add(1) - 1)
@@ -219,7 +310,7 @@ func (c *comparer) work() {
 		if y0 >= c.h {
 			break
 		}
-		m, a := c.rows(y0, min(y0+stripeRows, c.h))
+		m, a := c.rows(y0, min(y0+stripeRows, c.h), cache)
 		mismatch += m
 		aa += a
 	}
@@ -227,8 +318,9 @@ func (c *comparer) work() {
 	c.aa.Add(aa)
 }
 
-// rows compares rows y0..y1-1, pixelmatch's main loop.
-func (c *comparer) rows(y0, y1 int) (mismatch, aa int64) {
+// rows compares rows y0..y1-1, pixelmatch's main loop; cache is the
+// goroutine's OKLab cache (nil for YIQ).
+func (c *comparer) rows(y0, y1 int, cache *okCache) (mismatch, aa int64) {
 	rowBytes := 4 * c.w
 	gray := -1 // the last row of the stripe drawn all gray, or -1
 	for y := y0; y < y1; y++ {
@@ -246,22 +338,26 @@ func (c *comparer) rows(y0, y1 int) (mismatch, aa int64) {
 			}
 			continue
 		}
+		var ignored []bool
+		if c.ignore != nil {
+			ignored = c.ignore[y*c.w : (y+1)*c.w]
+		}
 		for x := 0; x < c.w; x++ {
 			p := 4 * x
-			if binary.LittleEndian.Uint32(ra[p:]) == binary.LittleEndian.Uint32(rb[p:]) {
+			if binary.LittleEndian.Uint32(ra[p:]) == binary.LittleEndian.Uint32(rb[p:]) || (ignored != nil && ignored[x]) {
 				if ro != nil {
 					grayPixel(ro[p:p+4:p+4], ra[p:p+4:p+4])
 				}
 				continue
 			}
-			delta := colorDelta(c.a, c.b, off+p, c.white)
-			if !(math.Abs(delta) > c.maxDelta) {
+			over, darker := c.differs(off+p, cache)
+			if !over {
 				if ro != nil {
 					grayPixel(ro[p:p+4:p+4], ra[p:p+4:p+4])
 				}
 				continue
 			}
-			if !c.includeAA && (antialiased(c.a, c.b, x, y, c.w, c.h, c.white) || antialiased(c.b, c.a, x, y, c.w, c.h, c.white)) {
+			if !c.includeAA && (antialiased(c.a, c.b, x, y, c.w, c.h, c.aaBlend) || antialiased(c.b, c.a, x, y, c.w, c.h, c.aaBlend)) {
 				aa++
 				if ro != nil {
 					copy(ro[p:p+4], diffYellow[:])
@@ -270,12 +366,31 @@ func (c *comparer) rows(y0, y1 int) (mismatch, aa int64) {
 			}
 			mismatch++
 			c.grid.add(x, y)
+			if c.hits != nil {
+				c.hits.add(x, y)
+			}
 			if ro != nil {
-				copy(ro[p:p+4], diffRed[:])
+				colour := diffRed
+				if darker {
+					colour = diffGreen
+				}
+				copy(ro[p:p+4], colour[:])
 			}
 		}
 	}
 	return mismatch, aa
+}
+
+// differs reports whether the pixels at byte offset k, which are not
+// equal, are farther apart than the threshold, and whether the second is
+// the darker (by YIQ luma, or by OKLab lightness).
+func (c *comparer) differs(k int, cache *okCache) (over, darker bool) {
+	if c.ok != nil {
+		d := okDelta(c.ok, cache, c.a, c.b, k, !c.white, c.maxDelta)
+		return d != 0, d < 0
+	}
+	delta := colorDelta(c.a, c.b, k, c.white)
+	return math.Abs(delta) > c.maxDelta, delta < 0
 }
 
 // YIQ weights (Kotsarenko and Ramos, as pixelmatch uses them).
@@ -333,11 +448,26 @@ func background(k int, white bool) (r, g, b int) {
 		48 + 159*(int(float64(k)/2.618033988749895)%2)
 }
 
+// aaBlend is how the anti-aliasing check blends a translucent pixel and its
+// neighbour before taking their luma difference.
+type aaBlend uint8
+
+const (
+	// aaChecker: pixelmatch 7, over its pseudo checkerboard at the
+	// centre's offset.
+	aaChecker aaBlend = iota
+	// aaWhite: pixelmatch 7 with the checkerboard off, over white.
+	aaWhite
+	// aaWhiteAlpha: pixelmatch 8, always over white; when the blended
+	// lumas are equal but the alphas are not, half the alpha difference
+	// gives the direction, so only pixels equal in both are siblings.
+	aaWhiteAlpha
+)
+
 // brightnessDelta is the y part of colorDelta between the centre pixel
-// (offset k, colour r1..a1) and a neighbour at offset m of the same image.
-// The background of a translucent pair is the one at the centre's offset, as
-// in pixelmatch.
-func brightnessDelta(img []uint8, k, m, r1, g1, b1, a1 int, white bool) float64 {
+// (offset k, colour r1..a1) and a neighbour at offset m of the same image,
+// translucent pixels blended as bg says.
+func brightnessDelta(img []uint8, k, m, r1, g1, b1, a1 int, bg aaBlend) float64 {
 	p := img[m : m+4 : m+4]
 	r2, g2, b2, a2 := int(p[0]), int(p[1]), int(p[2]), int(p[3])
 	dr, dg, db, da := r1-r2, g1-g2, b1-b2, a1-a2
@@ -345,11 +475,15 @@ func brightnessDelta(img []uint8, k, m, r1, g1, b1, a1 int, white bool) float64 
 		return 0
 	}
 	if a1 < 255 || a2 < 255 {
-		rb, gb, bb := background(k, white)
+		rb, gb, bb := background(k, bg != aaChecker)
 		fr := float64(r1*a1-r2*a2-rb*da) / 255
 		fg := float64(g1*a1-g2*a2-gb*da) / 255
 		fb := float64(b1*a1-b2*a2-bb*da) / 255
-		return float64(float64(fr*yR)+float64(fg*yG)) + float64(fb*yB)
+		d := float64(float64(fr*yR)+float64(fg*yG)) + float64(fb*yB)
+		if bg == aaWhiteAlpha && d == 0 && da != 0 {
+			return float64(da) / 2
+		}
+		return d
 	}
 	return float64(float64(float64(dr)*yR)+float64(float64(dg)*yG)) + float64(float64(db)*yB)
 }
@@ -361,9 +495,9 @@ func brightnessDelta(img []uint8, k, m, r1, g1, b1, a1 int, white bool) float64 
 // darkest or the brightest of them sits in a flat area (3+ equal neighbours)
 // in both images. The neighbour order (x outer, y inner) and the strict
 // comparisons decide ties exactly as pixelmatch does.
-func antialiased(img, other []uint8, x1, y1, w, h int, white bool) bool {
+func antialiased(img, other []uint8, x1, y1, w, h int, bg aaBlend) bool {
 	if x1 > 0 && y1 > 0 && x1 < w-1 && y1 < h-1 {
-		return antialiasedInterior(img, other, (y1*w+x1)*4, 4*w, white)
+		return antialiasedInterior(img, other, (y1*w+x1)*4, 4*w, bg)
 	}
 	x0, y0 := max(x1-1, 0), max(y1-1, 0)
 	x2, y2 := min(x1+1, w-1), min(y1+1, h-1)
@@ -381,7 +515,7 @@ func antialiased(img, other []uint8, x1, y1, w, h int, white bool) bool {
 			if x == x1 && y == y1 {
 				continue
 			}
-			delta := neighbourDelta(img, k, (y*w+x)*4, center, cr, cg, cb, ca, white)
+			delta := neighbourDelta(img, k, (y*w+x)*4, center, cr, cg, cb, ca, bg)
 			switch {
 			case delta == 0:
 				zeroes++
@@ -405,7 +539,7 @@ func antialiased(img, other []uint8, x1, y1, w, h int, white bool) bool {
 // antialiasedInterior is antialiased for a pixel at byte offset k that is
 // not on the image border (w4 is the row length in bytes): the neighbours sit
 // at fixed offsets, visited in pixelmatch's order.
-func antialiasedInterior(img, other []uint8, k, w4 int, white bool) bool {
+func antialiasedInterior(img, other []uint8, k, w4 int, bg aaBlend) bool {
 	center := binary.LittleEndian.Uint32(img[k:])
 	cr, cg, cb, ca := int(center&0xff), int(center>>8&0xff), int(center>>16&0xff), int(center>>24)
 	// x outer, y inner: (-1,-1) (-1,0) (-1,1) (0,-1) (0,1) (1,-1) (1,0) (1,1).
@@ -414,7 +548,7 @@ func antialiasedInterior(img, other []uint8, k, w4 int, white bool) bool {
 	var lo, hi float64
 	var loK, hiK int
 	for _, o := range offs {
-		delta := neighbourDelta(img, k, k+o, center, cr, cg, cb, ca, white)
+		delta := neighbourDelta(img, k, k+o, center, cr, cg, cb, ca, bg)
 		switch {
 		case delta == 0:
 			zeroes++
@@ -438,7 +572,7 @@ func antialiasedInterior(img, other []uint8, k, w4 int, white bool) bool {
 // neighbourDelta is pixelmatch's brightnessDelta between the centre (offset
 // k, word center, channels cr..ca) and the neighbour at offset m, with the
 // two cheap cases inline: the same RGBA (0) and two opaque pixels.
-func neighbourDelta(img []uint8, k, m int, center uint32, cr, cg, cb, ca int, white bool) float64 {
+func neighbourDelta(img []uint8, k, m int, center uint32, cr, cg, cb, ca int, bg aaBlend) float64 {
 	n := binary.LittleEndian.Uint32(img[m:])
 	if n == center {
 		return 0
@@ -447,7 +581,7 @@ func neighbourDelta(img []uint8, k, m int, center uint32, cr, cg, cb, ca int, wh
 		dr, dg, db := cr-int(n&0xff), cg-int(n>>8&0xff), cb-int(n>>16&0xff)
 		return float64(float64(float64(dr)*yR)+float64(float64(dg)*yG)) + float64(float64(db)*yB)
 	}
-	return brightnessDelta(img, k, m, cr, cg, cb, ca, white)
+	return brightnessDelta(img, k, m, cr, cg, cb, ca, bg)
 }
 
 // manySiblingsAt is hasManySiblings for the pixel at byte offset k, finding

@@ -44,7 +44,7 @@ func TestCompareIdenticalFastPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Width: 40, Height: 30, Identical: true, Regions: []Region{}}
+	want := Result{Width: 40, Height: 30, Metric: MetricYIQ, Identical: true, Regions: []Region{}}
 	diff := res.Diff
 	res.Diff = nil
 	if !reflect.DeepEqual(res, want) {
@@ -197,17 +197,21 @@ func TestRegionsCapped(t *testing.T) {
 	}
 }
 
-// TestDiffImageColours: changed pixels red, anti-aliased pixels yellow,
-// unchanged ones a faded grayscale of the first image.
+// TestDiffImageColours: changed pixels red, or green where the second
+// image got darker (pixelmatch's diffColorAlt), anti-aliased pixels
+// yellow, unchanged ones a faded grayscale of the first image.
 func TestDiffImageColours(t *testing.T) {
 	// A vertical edge between black and white, with one gray pixel in b
 	// where a had black next to the edge: that is anti-aliasing. A white
-	// block turned black far from the edge is a real change.
+	// block turned black far from the edge is a real change that got
+	// darker; a black block in a turned white in b one that got lighter.
 	a := solid(30, 20, 255, 255, 255)
 	fill(a, image.Rect(0, 0, 10, 20), 0, 0, 0)
+	fill(a, image.Rect(20, 14, 24, 18), 0, 0, 0)
 	b := clone(a)
 	fill(b, image.Rect(9, 10, 10, 11), 128, 128, 128)
 	fill(b, image.Rect(20, 5, 24, 9), 0, 0, 0)
+	fill(b, image.Rect(20, 14, 24, 18), 255, 255, 255)
 	opts := DefaultOptions()
 	opts.Diff = true
 	res, err := Compare(a, b, opts)
@@ -218,22 +222,25 @@ func TestDiffImageColours(t *testing.T) {
 	if got := at(9, 10); !reflect.DeepEqual(got, []uint8{255, 255, 0, 255}) {
 		t.Errorf("anti-aliased pixel: got %v, want yellow", got)
 	}
-	if got := at(21, 6); !reflect.DeepEqual(got, []uint8{255, 0, 0, 255}) {
-		t.Errorf("changed pixel: got %v, want red", got)
+	if got := at(21, 6); !reflect.DeepEqual(got, []uint8{0, 255, 0, 255}) {
+		t.Errorf("changed pixel that got darker: got %v, want green", got)
+	}
+	if got := at(21, 15); !reflect.DeepEqual(got, []uint8{255, 0, 0, 255}) {
+		t.Errorf("changed pixel that got lighter: got %v, want red", got)
 	}
 	if got := at(2, 2); !reflect.DeepEqual(got, []uint8{229, 229, 229, 255}) {
 		t.Errorf("unchanged black pixel: got %v, want faded gray 229", got)
 	}
-	if res.MismatchPixels != 16 || res.AntialiasedPixels != 1 {
-		t.Errorf("got %d changed and %d anti-aliased, want 16 and 1", res.MismatchPixels, res.AntialiasedPixels)
+	if res.MismatchPixels != 32 || res.AntialiasedPixels != 1 {
+		t.Errorf("got %d changed and %d anti-aliased, want 32 and 1", res.MismatchPixels, res.AntialiasedPixels)
 	}
 	opts.IncludeAA = true
 	res, err = Compare(a, b, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := at(9, 10); res.MismatchPixels != 17 || !reflect.DeepEqual(got, []uint8{255, 0, 0, 255}) {
-		t.Errorf("with IncludeAA: got %d changed, pixel %v; want 17 and red", res.MismatchPixels, got)
+	if got := at(9, 10); res.MismatchPixels != 33 || !reflect.DeepEqual(got, []uint8{255, 0, 0, 255}) {
+		t.Errorf("with IncludeAA: got %d changed, pixel %v; want 33 and red", res.MismatchPixels, got)
 	}
 }
 

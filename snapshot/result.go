@@ -9,12 +9,22 @@ import (
 type Result struct {
 	Width  int `json:"width"`
 	Height int `json:"height"`
-	// MismatchPixels counts pixels whose colour distance exceeds the
-	// threshold and that are not excluded as anti-aliasing; it equals
-	// pixelmatch's return value.
+	// Metric is the colour distance compared with (Options.Metric).
+	Metric Metric `json:"metric"`
+	// WindowSize is Options.WindowSize: 0, or the side of the windows
+	// MismatchPixels was counted in.
+	WindowSize int `json:"windowSize"`
+	// MismatchPixels is the count a limit sees, pixelmatch's return value:
+	// the pixels whose colour distance exceeds the threshold and that are
+	// neither excluded as anti-aliasing nor ignored; with a WindowSize, the
+	// most of them in any window.
 	MismatchPixels int `json:"mismatchPixels"`
-	// MismatchPercent is MismatchPixels as a percentage of all pixels.
+	// MismatchPercent is MismatchPixels as a percentage of all pixels, or
+	// with a WindowSize of the window's area (N×N, N clamped to the image).
 	MismatchPercent float64 `json:"mismatchPercent"`
+	// TotalMismatchPixels counts the differing pixels of the whole image:
+	// MismatchPixels without a WindowSize.
+	TotalMismatchPixels int `json:"totalMismatchPixels"`
 	// AntialiasedPixels counts pixels above the threshold that were judged
 	// anti-aliasing and therefore not counted (always 0 with IncludeAA).
 	AntialiasedPixels int `json:"antialiasedPixels"`
@@ -26,7 +36,8 @@ type Result struct {
 	// RegionCount is the number of changed areas before the MaxRegions cap.
 	RegionCount int `json:"regionCount"`
 	// Diff is the diff image when Options.Diff was set, else nil: changed
-	// pixels red, anti-aliased pixels yellow, everything else a faded
+	// pixels red, or green where the second image is darker, anti-aliased
+	// pixels yellow, everything else (ignored pixels included) a faded
 	// grayscale copy of the first image.
 	Diff *Image `json:"-"`
 }

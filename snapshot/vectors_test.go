@@ -14,7 +14,8 @@ import (
 	"testing"
 )
 
-// vectorsDir holds the reference pairs and pixelmatch 7.2's counts for them.
+// vectorsDir holds the reference pairs and pixelmatch 7.2's counts for them
+// (pixelmatch.json), and pixelmatch 8.0's (pixelmatch8.json).
 var vectorsDir = filepath.Join("..", "testdata", "vectors")
 
 type vectorFile struct {
@@ -36,10 +37,13 @@ type vectorPair struct {
 }
 
 type vectorCheck struct {
-	Threshold      float64 `json:"threshold"`
-	IncludeAA      bool    `json:"includeAA"`
-	Checkerboard   *bool   `json:"checkerboard"`
-	MismatchPixels int     `json:"mismatchPixels"`
+	Threshold    float64 `json:"threshold"`
+	IncludeAA    bool    `json:"includeAA"`
+	Checkerboard *bool   `json:"checkerboard"`
+	// WindowSize and IgnoreRect ([x, y, width, height]) are pixelmatch 8's.
+	WindowSize     int   `json:"windowSize"`
+	IgnoreRect     []int `json:"ignoreRect"`
+	MismatchPixels int   `json:"mismatchPixels"`
 }
 
 func (c vectorCheck) String() string {
@@ -47,21 +51,42 @@ func (c vectorCheck) String() string {
 	if c.Checkerboard != nil {
 		s += fmt.Sprintf(",checkerboard=%v", *c.Checkerboard)
 	}
+	if c.WindowSize != 0 {
+		s += fmt.Sprintf(",windowSize=%d", c.WindowSize)
+	}
+	if c.IgnoreRect != nil {
+		s += fmt.Sprintf(",ignoreRect=%v", c.IgnoreRect)
+	}
 	return s
 }
 
-func loadVectors(t testing.TB) []vectorPair {
+// options are the check's options for metric m.
+func (c vectorCheck) options(t testing.TB, m Metric) Options {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(vectorsDir, "pixelmatch.json"))
+	o := Options{Metric: m, Threshold: c.Threshold, IncludeAA: c.IncludeAA, White: c.Checkerboard != nil && !*c.Checkerboard, WindowSize: c.WindowSize}
+	if c.IgnoreRect != nil {
+		if len(c.IgnoreRect) != 4 {
+			t.Fatalf("%v: ignoreRect has %d numbers, want 4", c, len(c.IgnoreRect))
+		}
+		x, y, w, h := c.IgnoreRect[0], c.IgnoreRect[1], c.IgnoreRect[2], c.IgnoreRect[3]
+		o.Ignore = []image.Rectangle{image.Rect(x, y, x+w, y+h)}
+	}
+	return o
+}
+
+// loadVectors reads the pairs of one file of vectorsDir.
+func loadVectors(t testing.TB, file string) []vectorPair {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(vectorsDir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var vf vectorFile
 	if err := json.Unmarshal(data, &vf); err != nil {
-		t.Fatalf("pixelmatch.json: %v", err)
+		t.Fatalf("%s: %v", file, err)
 	}
 	if len(vf.Pairs) == 0 {
-		t.Fatal("pixelmatch.json has no pairs")
+		t.Fatalf("%s has no pairs", file)
 	}
 	return vf.Pairs
 }
@@ -97,16 +122,17 @@ func decodeVector(t testing.TB, rel string, data []byte) *Image {
 	return m
 }
 
-// TestVectors reproduces every count of every pair of pixelmatch.json.
+// TestVectors reproduces every count of every pair of pixelmatch.json
+// (pixelmatch 7.2.0) with the YIQ metric.
 func TestVectors(t *testing.T) {
 	t.Parallel()
 	var checks atomic.Int32
 	// The pairs run in parallel; the group returns when they all did.
 	t.Run("pairs", func(t *testing.T) {
-		for _, p := range loadVectors(t) {
+		for _, p := range loadVectors(t, "pixelmatch.json") {
 			t.Run(p.Name, func(t *testing.T) {
 				t.Parallel()
-				checkVector(t, p, &checks)
+				checkVector(t, p, MetricYIQ, &checks)
 			})
 		}
 	})
@@ -115,8 +141,29 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// checkVector reproduces every count of one pair, adding to checks.
-func checkVector(t *testing.T, p vectorPair, checks *atomic.Int32) {
+// TestVectors8 reproduces every count of every pair of pixelmatch8.json
+// (pixelmatch 8.0.0: thresholds, anti-aliasing, the white background,
+// windows and ignore rectangles) with the OKLab metric.
+func TestVectors8(t *testing.T) {
+	t.Parallel()
+	var checks atomic.Int32
+	t.Run("pairs", func(t *testing.T) {
+		for _, p := range loadVectors(t, "pixelmatch8.json") {
+			t.Run(p.Name, func(t *testing.T) {
+				t.Parallel()
+				checkVector(t, p, MetricOKLab, &checks)
+			})
+		}
+	})
+	if n := checks.Load(); n < 96 {
+		t.Errorf("ran %d checks, want every check of the file (8 pairs of 12)", n)
+	}
+}
+
+// checkVector reproduces every count of one pair with metric m, adding to
+// checks. A pair without a headline count (pixelmatch8.json has none) is
+// checked through its checks only.
+func checkVector(t *testing.T, p vectorPair, m Metric, checks *atomic.Int32) {
 	aData := readVector(t, p.A, p.SHA256["a"])
 	bData := readVector(t, p.B, p.SHA256["b"])
 	a := decodeVector(t, p.A, aData)
@@ -124,7 +171,7 @@ func checkVector(t *testing.T, p vectorPair, checks *atomic.Int32) {
 	if a.Width != p.Width || a.Height != p.Height {
 		t.Fatalf("a decodes to %dx%d, want %dx%d", a.Width, a.Height, p.Width, p.Height)
 	}
-	if p.MismatchPixels == nil {
+	if p.MismatchPixels == nil && p.Checks == nil {
 		// pixelmatch refuses pairs of different sizes; so do we.
 		_, err := Compare(a, b, DefaultOptions())
 		var sm *SizeMismatchError
@@ -156,7 +203,7 @@ func checkVector(t *testing.T, p vectorPair, checks *atomic.Int32) {
 		joint[full] = jp
 	}
 	for _, c := range p.Checks {
-		opts := Options{Threshold: c.Threshold, IncludeAA: c.IncludeAA, White: c.Checkerboard != nil && !*c.Checkerboard}
+		opts := c.options(t, m)
 		// Compare on the decoded images; then the joint decodes, the full
 		// one drawing the diff image (the same loop draws it for Compare).
 		res, err := Compare(a, b, opts)
@@ -177,6 +224,9 @@ func checkVector(t *testing.T, p vectorPair, checks *atomic.Int32) {
 			}
 		}
 		checks.Add(1)
+	}
+	if p.MismatchPixels == nil {
+		return
 	}
 	res, err := CompareBytes(p.A, aData, p.B, bData, DefaultOptions())
 	if err != nil {

@@ -26,8 +26,10 @@ type flowRunOptions struct {
 	project, device, artifacts, junit, link string
 	// reportDir is --report (or $TOOLSERVER_REPORT): the HTML report's
 	// directory.
-	reportDir                 string
-	update, recursive, dryRun bool
+	reportDir         string
+	recursive, dryRun bool
+	// update is --update-baselines[=all|changed|missing].
+	update flowrun.Update
 	// strict is --strict: Playwright's strict mode (flowrun.Options.Strict).
 	strict bool
 	// detach is --detach: start the runs on the tool-server (POST
@@ -61,10 +63,15 @@ Progress prints one line per step on stdout; with -o json|yaml the report
 goes to stdout in that format (one object, or a list for several flows) and
 progress and warnings go to stderr as JSON lines.
 
---update-baselines adopts the current screens as baselines. With --dry-run
-it runs the flows the same way but writes no baseline: it lists each
-baseline it would write or update with its size (and -o json|yaml adds them
-to the report as wouldWriteBaselines). --junit and --artifacts are still
+--update-baselines adopts the current screens as baselines; its value
+needs the =. all (a bare --update-baselines) adopts every snapshot without
+comparing; =changed compares and adopts the snapshots that fail their
+comparison or have no baseline, keeping the failure's images and reason;
+=missing compares and adopts only those with no baseline. A capture with
+the bytes of its baseline writes nothing ("baseline unchanged"). With
+--dry-run it runs the flows the same way but writes no baseline: it lists
+each baseline it would write or update with its size (and -o json|yaml adds
+them to the report as wouldWriteBaselines). --junit and --artifacts are still
 written in a dry run: they are outputs asked for, not changes to the
 project.
 
@@ -113,6 +120,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 		Example: `  toolserver flow run checkout
   toolserver flow run .argent/flows -r --artifacts flow-artifacts --junit junit.xml
   toolserver flow run checkout --update-baselines --dry-run
+  toolserver flow run .argent/flows -r --update-baselines=changed
   toolserver flow run checkout --link http://host:3000 -o json`,
 		Args:              exactArgs(1, "one flow name, .yaml file or directory"),
 		ValidArgsFunction: completeFlowNames,
@@ -125,7 +133,8 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.project, "project", ".", "the project `DIR` (names resolve in <project>/.argent/flows)")
 	f.StringVar(&opts.device, "device", "chromium-cdp-1280x800", "the device `ID`: chromium-cdp-<W>x<H>")
-	f.BoolVar(&opts.update, "update-baselines", false, "adopt the current screens as baselines instead of comparing")
+	f.Var(updateFlag{&opts.update}, "update-baselines", "adopt the current screens as baselines: all (a bare flag), changed (the failed and missing ones) or missing")
+	f.Lookup("update-baselines").NoOptDefVal = string(flowrun.UpdateAll)
 	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update")
 	f.BoolVar(&opts.strict, "strict", false, "fail a step whose selector matches several elements, and compare case in equals:/contains:")
 	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
@@ -235,7 +244,11 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.writeOutputs(format, out, rb, reports, plans); err != nil {
+	var unused []string
+	if rb != nil {
+		unused = opts.unusedBaselines(args[0])
+	}
+	if err := opts.writeOutputs(format, out, rb, reports, plans, unused); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -326,8 +339,9 @@ func (o *flowRunOptions) collect(targets []flowTarget, results []flowResult) (re
 }
 
 // writeOutputs prints the reports (as data with -o, else the totals and
-// the dry run's plans) and writes the HTML report and the JUnit file.
-func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan) error {
+// the dry run's plans) and writes the HTML report, ending with the unused
+// baselines, and the JUnit file.
+func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan, unused []string) error {
 	if format != "" {
 		var v any = reports
 		if len(reports) == 1 {
@@ -344,7 +358,7 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 			out.plans(plans)
 		}
 	}
-	if err := finishReport(rb, reports, out); err != nil {
+	if err := finishReport(rb, reports, unused, out); err != nil {
 		return err
 	}
 	if o.junit == "" {
@@ -402,14 +416,14 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		return nil, nil, fault.Infrastructure(err)
 	}
 	opts := flowrun.Options{
-		Device:          flowtool.Device{D: d},
-		Source:          flow.Disk{},
-		UpdateBaselines: o.update,
-		DryRun:          o.dryRun,
-		Strict:          o.strict,
-		Tools:           a.flowTools.Caller(),
-		Progress:        out.progress,
-		Snapshot:        o.snapshot,
+		Device:   flowtool.Device{D: d},
+		Source:   flow.Disk{},
+		Update:   o.update,
+		DryRun:   o.dryRun,
+		Strict:   o.strict,
+		Tools:    a.flowTools.Caller(),
+		Progress: out.progress,
+		Snapshot: o.snapshot,
 	}
 	if o.artifacts != "" {
 		opts.Artifacts = outputSink{dir: o.artifacts}

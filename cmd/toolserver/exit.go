@@ -41,9 +41,12 @@ const (
 2  a usage error (a wildcard bind without a token included), or the server could not start`
 	exitStatusMCP = `0  stdin closed (the client ended the session), or SIGINT or SIGTERM
 2  a usage error, or the session failed (a message on stdin that is not JSON-RPC, stdout closed)`
-	exitStatusApprove = `0  every selected baseline was written (or, with --dry-run, would be), or there was nothing to approve
-1  a baseline was refused (changed since the run, outside the baseline directories, unreadable image)
+	exitStatusApprove = `0  every selected baseline was written (or, with --dry-run, would be), or there was nothing to approve; with --undo, every baseline on record was restored, or none was on record
+1  a baseline was refused (changed since the run, outside the baseline directories, unreadable image; with --undo, changed since the approve)
 2  a usage error (nothing selected, a --flow or --snapshot the report does not have, no report in the directory, the wrong project)`
+	exitStatusPrune = `0  every unused baseline was deleted (or, with --dry-run, listed), or there was none
+1  a baseline could not be deleted
+2  a usage error (no flows directory in the project) or a failure of the machinery`
 	exitStatusGroup = `0  help was asked for (-h, --help)
 2  no command or an unknown command was given`
 )

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 )
@@ -23,7 +24,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 		return usageError("flow run: --detach starts the runs on a tool-server: give --link URL (or $%s)", envToolsURL)
 	case len(linkURLs(u)) > 1:
 		return usageError("flow run: --detach starts the runs on one tool-server; give one --link URL (runs events follows them there)")
-	case opts.update:
+	case opts.update != flowrun.UpdateNone:
 		return usageError("flow run: --detach cannot --update-baselines: a detached run's baselines never come back to this project; run it attached")
 	case opts.reportDir != "" || opts.junit != "" || opts.artifacts != "":
 		return usageError("flow run: --detach writes no report, JUnit or artifacts (the run is not waited for); follow it with toolserver runs events ID")

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/report"
 )
 
@@ -34,7 +36,7 @@ func (o *flowRunOptions) startReport(ctx context.Context, out *renderer) (*repor
 	}
 	run := report.Run{
 		Device: o.device, Toolserver: writer(), Project: project,
-		Linked: o.linkURL(o.link), UpdateBaselines: o.update, DryRun: o.dryRun,
+		Linked: o.linkURL(o.link), UpdateBaselines: o.update != flowrun.UpdateNone, UpdateOnly: o.update.Only(), DryRun: o.dryRun,
 		StartedAt: time.Now(), Git: report.GitOf(ctx, project),
 	}
 	rb, err := report.Create(dir, run, writer(), out.warn)
@@ -49,18 +51,45 @@ func (o *flowRunOptions) startReport(ctx context.Context, out *renderer) (*repor
 
 // finishReport adds the run's flows to the report and writes it; a nil
 // builder is no report.
-func finishReport(rb *report.Builder, reports []runReport, out *renderer) error {
+func finishReport(rb *report.Builder, reports []runReport, unused []string, out *renderer) error {
 	if rb == nil {
 		return nil
 	}
 	for _, r := range reports {
 		rb.AddFlow(r.Report)
 	}
+	rb.SetUnusedBaselines(unused)
 	if err := rb.Finish(time.Now()); err != nil {
 		return fmt.Errorf("--report %s: %w", rb.Dir(), err)
+	}
+	if !out.asJSON && len(unused) > 0 {
+		fmt.Fprintf(out.stderr, "%d %s no flow reads (toolserver baselines list --unused; prune deletes them)\n", len(unused), plural(len(unused), "baseline", "baselines"))
 	}
 	if !out.asJSON {
 		fmt.Fprintf(out.stderr, "Report: %s (toolserver report serve %s to review and approve)\n", filepath.Join(rb.Dir(), report.PageFile), rb.Dir())
 	}
 	return nil
+}
+
+// unusedBaselines are the project's baselines no snapshot step reads,
+// for the report of a run of all its flows (-r over
+// <project>/.argent/flows, not a shard): only such a run has read every
+// flow. Any other run, or a project whose baselines cannot be listed,
+// has none to tell.
+func (o *flowRunOptions) unusedBaselines(arg string) []string {
+	if !o.recursive || o.shard.n > 0 || !sameDir(arg, filepath.Join(o.project, ".argent", "flows")) {
+		return nil
+	}
+	use, err := flowrun.ProjectBaselines(o.project)
+	if err != nil {
+		return nil
+	}
+	return use.Unused()
+}
+
+// sameDir tells that a and b are one directory.
+func sameDir(a, b string) bool {
+	fa, erra := os.Stat(a)
+	fb, errb := os.Stat(b)
+	return erra == nil && errb == nil && os.SameFile(fa, fb)
 }

@@ -83,8 +83,15 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 		"device":                   lr.flags.device,
 		"prerequisiteAcknowledged": true,
 	}
-	if lr.flags.update {
+	switch u := lr.flags.update; u {
+	case flowrun.UpdateAll:
 		args["updateBaselines"] = true
+	case flowrun.UpdateNone:
+	default:
+		// Our extension (docs/link.md, "Our extensions"): alone, so a
+		// tool-server that does not know it refuses the argument or
+		// compares, and never adopts every capture.
+		args["updateOnly"] = string(u)
 	}
 	if d := flowtool.DefaultsArg(lr.flags.snapshot); d != nil {
 		args["snapshotDefaults"] = d

@@ -68,6 +68,56 @@ func TestSnapshotDiffJSON(t *testing.T) {
 	}
 }
 
+// TestSnapshotDiffMetricWindowIgnore: --metric, --window and --ignore reach
+// the comparison (the counts are pixelmatch 8.0.0's, from
+// testdata/vectors/pixelmatch8.json), and the JSON names the metric and
+// the window.
+func TestSnapshotDiffMetricWindowIgnore(t *testing.T) {
+	t.Parallel()
+	a, b := vector("390x844/small-a.png"), vector("390x844/small-b.png")
+	cases := []struct {
+		name   string
+		args   []string
+		metric string
+		window int
+		pixels int
+		total  int
+	}{
+		{"default", nil, "yiq", 0, 169, 169},
+		{"yiq named", []string{"--metric", "yiq"}, "yiq", 0, 169, 169},
+		{"oklab", []string{"--metric", "oklab"}, "oklab", 0, 167, 167},
+		{"oklab window 16", []string{"--metric=oklab", "--window", "16"}, "oklab", 16, 67, 167},
+		{"oklab window 16 with aa", []string{"--metric=oklab", "--window=16", "--include-aa"}, "oklab", 16, 96, 268},
+		{"ignore all the change", []string{"--ignore", "0,0,390,844"}, "yiq", 0, 0, 0},
+		{"ignore twice, window", []string{"--metric", "oklab", "--ignore", "97,211,293,633", "--window", "16", "--ignore", "0,0,1,1"}, "oklab", 16, 67, 167},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := snapshotDiff(t, append([]string{a, b, "--json"}, c.args...)...)
+			want := exitFailed
+			if c.pixels == 0 {
+				want = exitOK
+			}
+			if code != want {
+				t.Fatalf("got exit %d, want %d (stderr %q)", code, want, stderr)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("stdout %q: %v", stdout, err)
+			}
+			if got["metric"] != c.metric || got["windowSize"] != float64(c.window) ||
+				got["mismatchPixels"] != float64(c.pixels) || got["totalMismatchPixels"] != float64(c.total) {
+				t.Errorf("got metric %v, windowSize %v, mismatchPixels %v, totalMismatchPixels %v; want %s, %d, %d, %d",
+					got["metric"], got["windowSize"], got["mismatchPixels"], got["totalMismatchPixels"], c.metric, c.window, c.pixels, c.total)
+			}
+		})
+	}
+	code, stdout, _ := snapshotDiff(t, a, b, "--metric", "oklab", "--window", "16")
+	if want := "390x844: 67 pixels differ in the worst 16x16 window (26.17% of it; 167 in all) in 1 region; largest at "; code != exitFailed || !strings.HasPrefix(stdout, want) {
+		t.Errorf("human: got exit %d, %q; want 1 and %q...", code, stdout, want)
+	}
+}
+
 func TestSnapshotDiffHuman(t *testing.T) {
 	t.Parallel()
 	code, stdout, _ := snapshotDiff(t, vector("390x844/identical-a.png"), vector("390x844/identical-b.png"))
@@ -96,14 +146,18 @@ func TestSnapshotDiffImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	red := 0
+	// Changed pixels are red, or green where the second image got darker.
+	red, green := 0, 0
 	for i := 0; i < len(img.Pix); i += 4 {
-		if img.Pix[i] == 255 && img.Pix[i+1] == 0 && img.Pix[i+2] == 0 {
+		switch p := img.Pix[i : i+3]; {
+		case p[0] == 255 && p[1] == 0 && p[2] == 0:
 			red++
+		case p[0] == 0 && p[1] == 255 && p[2] == 0:
+			green++
 		}
 	}
-	if img.Width != 390 || img.Height != 844 || red != 169 {
-		t.Fatalf("diff image %dx%d with %d red pixels, want 390x844 with 169", img.Width, img.Height, red)
+	if img.Width != 390 || img.Height != 844 || red+green != 169 || red == 0 || green == 0 {
+		t.Fatalf("diff image %dx%d with %d red and %d green pixels, want 390x844 with 169 of both", img.Width, img.Height, red, green)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
@@ -132,6 +186,14 @@ func TestSnapshotDiffErrors(t *testing.T) {
 		{"three files", []string{good, good, good}, exitUsage, []string{"want two PNG files"}},
 		{"bad flag", []string{good, good, "--fast"}, exitUsage, []string{"-fast"}},
 		{"bad threshold", []string{good, good, "--threshold", "2"}, exitUsage, []string{"--threshold 2"}},
+		{"bad metric", []string{good, good, "--metric", "lab"}, exitUsage, []string{`--metric "lab" is not one of yiq, oklab`}},
+		{"negative window", []string{good, good, "--window", "-1"}, exitUsage, []string{"--window -1 is outside 0.."}},
+		{"window not a number", []string{good, good, "--window", "big"}, exitUsage, []string{"--window", "big"}},
+		{"ignore of three", []string{good, good, "--ignore", "1,2,3"}, exitUsage, []string{`--ignore "1,2,3": want X,Y,W,H`}},
+		{"ignore not a number", []string{good, good, "--ignore", "1,2,x,4"}, exitUsage, []string{`--ignore "1,2,x,4": W must be a whole number of pixels`}},
+		{"ignore negative", []string{good, good, "--ignore", "-1,2,3,4"}, exitUsage, []string{`--ignore "-1,2,3,4": X must be`}},
+		{"ignore empty", []string{good, good, "--ignore", "1,2,0,4"}, exitUsage, []string{`--ignore "1,2,0,4": W must be at least 1`}},
+		{"ignore control characters", []string{good, good, "--ignore", "1,2,\x1b[31m,4"}, exitUsage, []string{`\x1b[31m`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,6 +208,9 @@ func TestSnapshotDiffErrors(t *testing.T) {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr %q lacks %q", stderr, w)
 				}
+			}
+			if strings.ContainsRune(stderr, 0x1b) {
+				t.Errorf("stderr %q holds a raw escape character", stderr)
 			}
 		})
 	}

@@ -147,10 +147,8 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 	// A nested run updates baselines when its step says so, or when the step is
 	// silent and the run that starts it updates (docs/link-protocol.md,
 	// "Baselines").
-	update := fr.scope.update
-	if u, ok := d.Args["updateBaselines"].(bool); ok {
-		update = u
-	}
+	u, set := d.Args["updateBaselines"].(bool)
+	update := nestedUpdate(fr.scope.update, u, set)
 	done(flow.StatusPass, "")
 	sc := &runScope{name: name, baselineDir: baselineDir(f.Canonical, name), update: update}
 	r.runFile(ctx, &frame{file: f, flow: fl, display: name, depth: depth + 1, scope: sc})

@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/toolserver/toolserver/flow"
 )
@@ -86,6 +87,10 @@ func MarkDryRunStep(s *flow.StepReport) {
 		return
 	}
 	if s.Kind == string(flow.KindSnapshot) && s.Status == flow.StatusPass && s.SnapshotKey != "" {
+		_, failed, _ := strings.Cut(s.Reason, hadFailed)
 		s.Reason = fmt.Sprintf("dry run: baseline not written (%s)", s.SnapshotKey)
+		if failed != "" {
+			s.Reason += hadFailed + failed
+		}
 	}
 }

@@ -21,7 +21,10 @@ type Options struct {
 	// Tools calls the server's tools for tool: steps; nil rejects them.
 	Tools     ToolCaller
 	Artifacts ArtifactSink
-	// UpdateBaselines adopts the current screens instead of comparing.
+	// Update is which baselines the run adopts (UpdateAll, UpdateChanged,
+	// UpdateMissing); UpdateNone compares.
+	Update Update
+	// UpdateBaselines is the older spelling of Update: UpdateAll.
 	UpdateBaselines bool
 	// Platform is the device platform when: { platform } compares with.
 	Platform string
@@ -97,7 +100,7 @@ func (r *Runner) parse(f *flow.File) (*flow.Flow, error) {
 type runScope struct {
 	name        string // the report's flow name of the run
 	baselineDir string
-	update      bool
+	update      Update
 }
 
 // frame is one file being run: the root of a scope or a run: fragment.

@@ -69,7 +69,7 @@ func Run(ctx context.Context, opts Options, p *Prepared) (*flow.Report, []Plan, 
 	if opts.Device != nil {
 		r.rep.Device = opts.Device.ID()
 	}
-	sc := &runScope{name: e.Name, baselineDir: baselineDir(e.File.Canonical, e.StemFallback), update: opts.UpdateBaselines}
+	sc := &runScope{name: e.Name, baselineDir: baselineDir(e.File.Canonical, e.StemFallback), update: opts.update()}
 	fr := &frame{file: e.File, flow: p.Flow, display: e.Name, scope: sc}
 	if err := r.checkFanOut(fr); err != nil {
 		return nil, nil, err

@@ -26,7 +26,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *flow.Sn
 	}
 	b := stored{path: filepath.Join(fr.scope.baselineDir, t.key)}
 	lim := r.limitsOf(d)
-	if !fr.scope.update {
+	if fr.scope.update.compares() {
 		var err error
 		b.png, err = r.baseline(b.path)
 		var refused *flow.RefusedError
@@ -90,12 +90,13 @@ func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *flow.Snaps
 	if !s.stable {
 		unsettled = fmt.Sprintf("the screen kept changing: no two of %d consecutive captures were identical", r.opts.MaxCaptures)
 	}
+	adopting := fr.scope.update == UpdateAll || b.missing && fr.scope.update.adoptsMissing()
 	switch {
-	case fr.scope.update && !s.stable:
+	case adopting && !s.stable:
 		// An animating screen is not adopted: the next run could never
 		// reproduce it.
 		return fail("%s, so no baseline was written (%s); stop what moves or crop to a still element", unsettled, s.key)
-	case fr.scope.update:
+	case adopting:
 		return r.adopt(fr, d, s.key, b.path, s.png)
 	case b.missing:
 		o := fail("no baseline for %q on this device class — expected %s, nothing was compared. Run with updateBaselines (--update-baselines) to adopt the current screen, then review and commit it", d.Name, b.path)
@@ -106,7 +107,11 @@ func (r *Runner) judge(ctx context.Context, fr *frame, dev Device, d *flow.Snaps
 	case first != nil:
 		return passed(ctx, dev, s, *first, lim, "")
 	}
-	return r.compare(ctx, fr, dev, s, b.png, lim, unsettled)
+	o := r.compare(ctx, fr, dev, s, b.png, lim, unsettled)
+	if fr.scope.update == UpdateChanged && o.status == flow.StatusFail && o.snapshotKey != "" {
+		return r.adoptChanged(fr, d, s, b.path, o)
+	}
+	return o
 }
 
 // shot is what a snapshot step captured by its plan: the PNG to compare

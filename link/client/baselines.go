@@ -32,8 +32,9 @@ func callPlatform(args map[string]any) string {
 	return p
 }
 
-// noteBaselines records that a run keys the snapshots snaps in dir.
-func (c *memberCollector) noteBaselines(dir string, snaps []string, update bool, platform string) {
+// noteBaselines records that a run keys the snapshots snaps in dir. A
+// narrow update reads them as a comparing run does, and writes there.
+func (c *memberCollector) noteBaselines(dir string, snaps []string, update, narrow bool, platform string) {
 	var set *baselineSet
 	for _, s := range c.baselineDirs {
 		if s.dir == dir {
@@ -46,7 +47,9 @@ func (c *memberCollector) noteBaselines(dir string, snaps []string, update bool,
 	}
 	if update {
 		set.update = true
-		return
+		if !narrow {
+			return
+		}
 	}
 	if platform != "" {
 		platform += "-"

@@ -134,8 +134,9 @@ func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p
 	c := st.newCollector(clientfs.ClientRoots(abs, canonical, projectRoot))
 	if fl, err := flow.Parse(canonical, data); err == nil {
 		update, _ := st.args["updateBaselines"].(bool)
+		only, _ := st.args["updateOnly"].(string)
 		root := memberRun{canonical: canonical, fl: fl, name: strings.TrimSuffix(filepath.Base(abs), ".yaml"),
-			update: update, platform: callPlatform(st.args)}
+			update: update || only != "", narrow: only != "", platform: callPlatform(st.args)}
 		if err := c.walk(ctx, root); err != nil {
 			return err
 		}

@@ -53,8 +53,12 @@ type memberRun struct {
 	// valid flow name: the stem of the path, or the nested step's name.
 	name string
 	// hop is the run's level in the run: chain, the call's flow being 0.
-	hop      int
-	update   bool
+	hop    int
+	update bool
+	// narrow tells that the run updates only what it compares
+	// (flow-execute's updateOnly): it reads its baselines as a comparing
+	// run does, and its directory takes writes as an updating one's.
+	narrow   bool
 	platform string
 }
 
@@ -83,7 +87,7 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 	for len(queue) > 0 {
 		run := queue[0]
 		queue = queue[1:]
-		id := run.canonical + "\x00" + run.name + "\x00" + strconv.FormatBool(run.update) + "\x00" + run.platform
+		id := run.canonical + "\x00" + run.name + "\x00" + strconv.FormatBool(run.update) + strconv.FormatBool(run.narrow) + "\x00" + run.platform
 		if c.runs[id] {
 			continue
 		}
@@ -135,9 +139,9 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 					continue
 				}
 				// The runner: the step's updateBaselines, else the run's.
-				update := run.update
+				update, narrow := run.update, run.narrow
 				if n.UpdateBaselines != nil {
-					update = *n.UpdateBaselines
+					update, narrow = *n.UpdateBaselines, false
 				}
 				// A nested run compares on the platform of the call; the
 				// runner binds its own device into the step.
@@ -146,12 +150,13 @@ func (c *memberCollector) walk(ctx context.Context, start ...memberRun) error {
 					return err
 				}
 				if next != nil {
+					next.narrow = narrow
 					queue = append(queue, *next)
 				}
 			}
 		}
 		if len(snaps) > 0 {
-			c.noteBaselines(snapshot.BaselineDir(run.canonical, run.name), snaps, run.update, run.platform)
+			c.noteBaselines(snapshot.BaselineDir(run.canonical, run.name), snaps, run.update, run.narrow, run.platform)
 		}
 	}
 	return nil

@@ -78,6 +78,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["device"] = tool.String("Device id, e.g. chromium-cdp-1280x800. Default: the single booted device, else chromium-cdp-1280x800.")
 	props["platform"] = tool.Enum("Platform of the run; only chromium runs here.", "ios", "android", "chromium", "vega")
 	props["updateBaselines"] = tool.Bool("Adopt the current screens as the snapshot baselines instead of comparing.")
+	props["updateOnly"] = tool.Enum("Compare, and adopt only the current screens that failed their comparison or have no baseline (changed), or only those with no baseline (missing). Our extension; it overrides updateBaselines.", "changed", "missing")
 	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
 	props["snapshotDefaults"] = snapshotDefaultsSchema()
 	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
@@ -132,6 +133,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		Device                   string `json:"device"`
 		Platform                 string `json:"platform"`
 		UpdateBaselines          bool   `json:"updateBaselines"`
+		UpdateOnly               string `json:"updateOnly"`
 		PrerequisiteAcknowledged bool   `json:"prerequisiteAcknowledged"`
 		ProjectRoot              string `json:"project_root"`
 
@@ -173,6 +175,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		Tools:           src.tools,
 		Linked:          src.linked,
 		UpdateBaselines: a.UpdateBaselines,
+		Update:          run.Update(a.UpdateOnly),
 		Strict:          a.Strict,
 		Progress: func(s flow.StepReport) {
 			call.Progress(s)
