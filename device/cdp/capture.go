@@ -56,8 +56,9 @@ type CaptureOptions struct {
 	// (Playwright's fast path); otherwise the captures go on until two
 	// consecutive ones are identical, as without Accept. It runs within
 	// the device's call, the page dressed: it must not call the device
-	// (that call would wait for this one to end).
-	Accept func(png []byte) bool
+	// (that call would wait for this one to end). ignored are the shot's
+	// Ignored, known by then.
+	Accept func(png []byte, ignored []Rect) bool
 }
 
 // DefaultMaskColor is the colour of a mask that names none: magenta, as
@@ -192,8 +193,9 @@ func (d *Device) Capture(ctx context.Context, opts CaptureOptions) (StableShot, 
 		if w, h := math.Ceil(at.Width), math.Ceil(at.Height); opts.FullPage && w*h > MaxFullPagePixels {
 			return fmt.Errorf("capture: the full page is %gx%g, more than %d megapixels", w, h, MaxFullPagePixels>>20)
 		}
-		shot, err = stable(tab, shotParams(opts, at), opts)
-		shot.Ignored = ignoredIn(at, opts, d.width, d.height)
+		ignored := ignoredIn(at, opts, d.width, d.height)
+		shot, err = stable(tab, shotParams(opts, at), opts, ignored)
+		shot.Ignored = ignored
 		return err
 	})
 	return shot, err
@@ -240,14 +242,14 @@ func shotParams(opts CaptureOptions, at dressAnswer) page.CaptureScreenshotParam
 // stable captures with p until two consecutive captures are identical, at
 // most max(opts.MaxCaptures, 2) times after a first one opts.Accept
 // refused, or once when it took it.
-func stable(tab context.Context, p page.CaptureScreenshotParams, opts CaptureOptions) (StableShot, error) {
+func stable(tab context.Context, p page.CaptureScreenshotParams, opts CaptureOptions, ignored []Rect) (StableShot, error) {
 	prev, err := capture(tab, p)
 	if err != nil {
 		return StableShot{}, err
 	}
 	shot := StableShot{PNG: prev, Captures: 1}
 	if opts.Accept != nil {
-		if opts.Accept(prev) {
+		if opts.Accept(prev, ignored) {
 			shot.Accepted, shot.Stable = true, true
 			return shot, nil
 		}

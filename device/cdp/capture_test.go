@@ -308,7 +308,7 @@ func TestCaptureAccept(t *testing.T) {
 		captures int
 	}{{true, 1}, {false, 3}} {
 		var shown [][]byte
-		shot, err := d.Capture(ctx, cdp.CaptureOptions{MaxCaptures: 5, Accept: func(png []byte) bool {
+		shot, err := d.Capture(ctx, cdp.CaptureOptions{MaxCaptures: 5, Accept: func(png []byte, _ []cdp.Rect) bool {
 			shown = append(shown, png)
 			return c.accept
 		}})
@@ -390,7 +390,7 @@ func TestCaptureCutShortUndoes(t *testing.T) {
 	_, err := d.Capture(ctx, cdp.CaptureOptions{
 		Hide: []cdp.Selector{{ID: "secret"}}, Mask: []cdp.Selector{{ID: "plain"}}, Style: "body { background: #000 }",
 		// The caller leaves while the page is dressed.
-		Accept: func([]byte) bool { cancel(); return false },
+		Accept: func([]byte, []cdp.Rect) bool { cancel(); return false },
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)

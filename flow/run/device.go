@@ -69,7 +69,8 @@ type CaptureOptions struct {
 	// Accept, when set, is shown the first capture; when it returns true
 	// that capture is the shot (Playwright's fast path: a frame that
 	// matches its baseline is itself evidence the page settled).
-	Accept func(png []byte) bool
+	// ignored are the shot's Ignored.
+	Accept func(png []byte, ignored []Rect) bool
 }
 
 // Rect is a region in whole CSS pixels.

@@ -310,7 +310,7 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *flow.Step, depth int) {
 	sr.Status, sr.Reason, sr.Warning = res.status, r.redact(res.reason), r.redact(res.warning)
 	sr.Artifacts, sr.Result, sr.SnapshotKey, sr.Mismatch, sr.ScriptLog = res.artifacts, res.result, res.snapshotKey, res.mismatch, res.scriptLog
 	sr.Baseline = res.baseline
-	sr.Captures = res.captures
+	sr.Captures, sr.Ignored = res.captures, res.ignored
 	sr.Element = res.element
 	if res.status == flow.StatusFail || res.status == flow.StatusError {
 		setErr(&sr, res.err)
@@ -352,8 +352,10 @@ type outcome struct {
 	baseline                *flow.SnapshotBaseline
 	mismatch                *flow.Mismatch
 	scriptLog               string
-	// captures counts a snapshot step's captures.
+	// captures counts a snapshot step's captures; ignored are the
+	// rectangles its comparison left out.
 	captures int
+	ignored  []flow.Rect
 	// element is what a step that acts on an element acted on.
 	element *flow.StepElement
 	// err is the error behind a fail or error status, kept typed for

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"path/filepath"
 	"strings"
 
@@ -45,12 +46,12 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *flow.Sn
 	}
 	opts := CaptureOptions{
 		MaxCaptures: r.opts.MaxCaptures, Clip: t.clip, FullPage: d.FullPage,
-		Mask: d.Mask, MaskColor: d.MaskColor, Hide: d.Hide, Style: css,
+		Mask: d.Mask, MaskColor: d.MaskColor, Hide: d.Hide, Ignore: d.Ignore, Style: css,
 	}
 	var first *snapshot.Result
 	if b.png != nil {
-		opts.Accept = func(png []byte) bool {
-			res, err := snapshot.CompareBytes(t.key, b.png, "capture", png, compareOptions(lim))
+		opts.Accept = func(png []byte, ignored []Rect) bool {
+			res, err := snapshot.CompareBytes(t.key, b.png, "capture", png, withIgnored(compareOptions(lim), ignoreRects(ignored, d.IgnoreRegions)))
 			if err != nil || exceeded(lim, res) != "" {
 				return false
 			}
@@ -62,9 +63,9 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *flow.Sn
 	if err != nil {
 		return errored("%v", err)
 	}
-	s := &shot{plan: t, png: got.PNG, stable: got.Stable}
+	s := &shot{plan: t, png: got.PNG, stable: got.Stable, ignored: ignoreRects(got.Ignored, d.IgnoreRegions)}
 	o = r.judge(ctx, fr, dev, d, s, b, lim, first)
-	o.captures = got.Captures
+	o.captures, o.ignored = got.Captures, s.ignored
 	if o.baseline == nil && o.snapshotKey != "" {
 		o.baseline = &flow.SnapshotBaseline{Path: b.path, State: flow.BaselineCompared}
 		if b.missing {
@@ -121,6 +122,8 @@ type shot struct {
 	*plan
 	png    []byte
 	stable bool
+	// ignored are the rectangles its comparison leaves out.
+	ignored []Rect
 }
 
 // plan is what a snapshot step captures: its baseline key, the cropOn
@@ -176,7 +179,7 @@ func (r *Runner) plan(ctx context.Context, dev Device, d *flow.Snapshot) (*plan,
 func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, base []byte, lim flow.Limits, unsettled string) outcome {
 	// Compare the files first, without a diff image: identical files are
 	// only validated, and only the rows that differ are decoded.
-	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, compareOptions(lim))
+	res, err := snapshot.CompareBytes(s.key, base, "capture", s.png, withIgnored(compareOptions(lim), s.ignored))
 	art := map[string]flow.Artifact{}
 	var sizes *snapshot.SizeMismatchError
 	switch {
@@ -201,7 +204,7 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 	r.keep(art, fr, "current", s.key, s.png)
 	// The diff is drawn only where it can be kept.
 	if r.opts.Artifacts != nil {
-		if dpng := diffImage(s.key, base, s.png, lim); dpng != nil {
+		if dpng := diffImage(s.key, base, s.png, withIgnored(compareOptions(lim), s.ignored)); dpng != nil {
 			r.keep(art, fr, "diff", s.key, dpng)
 		}
 	}
@@ -314,11 +317,27 @@ func (r *Runner) keep(art map[string]flow.Artifact, fr *frame, role, key string,
 	}
 }
 
+// ignoreRects are what a comparison leaves out: the boxes of the ignore:
+// elements a capture found, then the step's ignoreRegions.
+func ignoreRects(found, regions []Rect) []Rect {
+	if len(found)+len(regions) == 0 {
+		return nil
+	}
+	return append(append([]Rect(nil), found...), regions...)
+}
+
+// withIgnored is opts leaving out the rectangles rs.
+func withIgnored(opts snapshot.Options, rs []Rect) snapshot.Options {
+	for _, r := range rs {
+		opts.Ignore = append(opts.Ignore, image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
+	}
+	return opts
+}
+
 // diffImage draws a failed comparison's diff (changed pixels red over a
 // faded baseline) as a PNG, or nil when it cannot. The comparison that
 // failed decoded only the rows that differ; drawing needs them all.
-func diffImage(key string, base, png []byte, lim flow.Limits) []byte {
-	opts := compareOptions(lim)
+func diffImage(key string, base, png []byte, opts snapshot.Options) []byte {
 	opts.Diff = true
 	res, err := snapshot.CompareBytes(key, base, "capture", png, opts)
 	if err != nil || res.Diff == nil {

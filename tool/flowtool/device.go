@@ -136,7 +136,10 @@ func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot,
 	o := cdp.CaptureOptions{
 		MaxCaptures: opts.MaxCaptures, FullPage: opts.FullPage,
 		Mask: selectors(opts.Mask), MaskColor: opts.MaskColor, Hide: selectors(opts.Hide),
-		Ignore: selectors(opts.Ignore), Style: opts.Style, Accept: opts.Accept,
+		Ignore: selectors(opts.Ignore), Style: opts.Style,
+	}
+	if opts.Accept != nil {
+		o.Accept = func(png []byte, ignored []cdp.Rect) bool { return opts.Accept(png, rects(ignored)) }
 	}
 	if c := opts.Clip; c != nil {
 		o.Clip = &cdp.Rect{X: c.X, Y: c.Y, Width: c.Width, Height: c.Height}
@@ -145,11 +148,16 @@ func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot,
 	if err != nil {
 		return run.Shot{}, captureError(err, opts)
 	}
-	out := run.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures}
-	for _, r := range shot.Ignored {
-		out.Ignored = append(out.Ignored, run.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
+	return run.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures, Ignored: rects(shot.Ignored)}, nil
+}
+
+// rects are the device's rectangles as the runner's.
+func rects(rs []cdp.Rect) []run.Rect {
+	var out []run.Rect
+	for _, r := range rs {
+		out = append(out, run.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
 	}
-	return out, nil
+	return out
 }
 
 func selectors(sels []*flow.Selector) []cdp.Selector {

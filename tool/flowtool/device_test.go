@@ -108,7 +108,7 @@ func TestCaptureMapsOptions(t *testing.T) {
 		Hide:        []*flow.Selector{{ID: "secret"}, {Text: "Plain", Loose: true}},
 		Style:       "#banner { background: #00f !important }",
 		FullPage:    true,
-		Accept:      func([]byte) bool { shown++; return false },
+		Accept:      func([]byte, []run.Rect) bool { shown++; return false },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestCaptureMapsOptions(t *testing.T) {
 	if shown != 1 || got.Captures != 3 || got.Accepted || !got.Stable {
 		t.Fatalf("accept refusing: got %d shown, %d captures, accepted %v, stable %v; want 1, 3, false, true", shown, got.Captures, got.Accepted, got.Stable)
 	}
-	taken, err := d.Capture(ctx, run.CaptureOptions{MaxCaptures: 5, Clip: &run.Rect{X: 1, Y: 2, Width: 30, Height: 20}, Accept: func([]byte) bool { return true }})
+	taken, err := d.Capture(ctx, run.CaptureOptions{MaxCaptures: 5, Clip: &run.Rect{X: 1, Y: 2, Width: 30, Height: 20}, Accept: func([]byte, []run.Rect) bool { return true }})
 	if err != nil || !taken.Accepted || !taken.Stable || taken.Captures != 1 {
 		t.Fatalf("accept taking: got %+v, %v", run.Shot{Stable: taken.Stable, Accepted: taken.Accepted, Captures: taken.Captures}, err)
 	}
