@@ -54,7 +54,7 @@ type ChangedRegion struct {
 // from: the step's own option, else the flags of flow run, else
 // .argent/toolserver.yaml, else the default: on a chromium-cdp-* device
 // with no count set anywhere the strict default (Strict: 0 pixels, at
-// threshold 0 with anti-aliased pixels counted), else Argent's
+// threshold 0.01 with anti-aliased pixels counted), else Argent's
 // maxMismatch 0.5 %, pixelmatch's threshold 0.1, no pixel count.
 type Limits struct {
 	// Strict tells that the strict default decided: maxMismatch and

@@ -89,7 +89,7 @@ directory.
 
 A snapshot on a chromium-cdp-* device is strict by default: with no
 maxMismatch or maxDiffPixels set anywhere, no pixel may differ (threshold
-0, anti-aliased pixels counted), and its line says "0 px allowed (default
+0.01, anti-aliased pixels counted), and its line says "0 px allowed (default
 on chromium)". A limit set anywhere keeps Argent's meaning: maxMismatch
 (percent of pixels, 0.5 when only maxDiffPixels is set), maxDiffPixels (a
 count of pixels) and threshold (pixelmatch's colour threshold, 0.1). For

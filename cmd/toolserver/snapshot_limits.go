@@ -25,7 +25,7 @@ func (l *snapshotLimitFlags) register(f *pflag.FlagSet) {
 	f.Var(&intLimit{v: &l.maxDiffPixels}, "max-diff-pixels",
 		"`N` pixels a snapshot may differ by, over "+flow.ConfigFile+" (built-in default: 0 on chromium-cdp-* devices when no --max-mismatch is set either)")
 	f.Var(&floatLimit{v: &l.threshold, max: flow.MaxThreshold, want: fmt.Sprintf("a number from 0 to %d (pixelmatch's colour threshold)", flow.MaxThreshold)}, "threshold",
-		"pixelmatch's colour threshold `T` (0..1) of every snapshot, over "+flow.ConfigFile+" (built-in default 0.1; 0 under the strict default)")
+		"pixelmatch's colour threshold `T` (0..1) of every snapshot, over "+flow.ConfigFile+" (built-in default 0.1; 0.01 under the strict default)")
 }
 
 // defaults are the limits the flags set, each with its source.
