@@ -46,7 +46,7 @@ func TestFlowRunReportsEveryChangedSnapshot(t *testing.T) {
 		t.Fatalf("local: exit %d, want 1 and both snapshots failed\n%s%s", code, out, errOut)
 	}
 	x, err := os.ReadFile(junit)
-	if err != nil || strings.Count(string(x), "<failure message=") != 2 || !strings.Contains(string(x), `failures="2"`) {
+	if err != nil || strings.Count(string(x), "<failure message=") != 2 || !strings.Contains(string(x), `failures="2"`) || failed(string(x)) < 2 {
 		t.Errorf("JUnit: want 2 failures, got %v\n%s", err, x)
 	}
 

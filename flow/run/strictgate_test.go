@@ -27,6 +27,9 @@ func TestStrictGatePassesCornerNoise(t *testing.T) {
 	if !lim.Strict || describeLimits(lim) != "0 px allowed (default on chromium)" {
 		t.Fatalf("limits on chromium: %+v", lim)
 	}
+	if o := compareOptions(lim); o.Threshold != 0.01 || !o.IncludeAA {
+		t.Errorf("the strict default compares with %+v, not the gate TestStrictCorpus measured", o)
+	}
 	res, err := snapshot.CompareBytes("baseline", base, "rerun", noisy, compareOptions(lim))
 	if err != nil || exceeded(lim, res) != "" {
 		t.Fatalf("the corner noise fails the strict default: %d px, %v", res.MismatchPixels, err)
