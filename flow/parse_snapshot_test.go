@@ -46,7 +46,13 @@ func checkSnapshotOptions(t *testing.T, f *Flow) {
 	if d.StylePath != "styles/capture.css" {
 		t.Errorf("stylePath: got %q, want styles/capture.css", d.StylePath)
 	}
+	if d.StopOnFailure == nil || !*d.StopOnFailure || home.StopOnFailure != nil {
+		t.Errorf("stopOnFailure: got %v on dashboard and %v on home, want true and unset", d.StopOnFailure, home.StopOnFailure)
+	}
 	card := directive[*Snapshot](t, f.Steps[2])
+	if card.StopOnFailure == nil || *card.StopOnFailure {
+		t.Errorf("card: stopOnFailure %v, want false as written", card.StopOnFailure)
+	}
 	if card.FullPage || card.CropOn.ID != "card" || *card.Threshold != 0 || *card.MaxDiffPixels != 0 {
 		t.Errorf("card: got %+v, want cropOn card, fullPage false, zero threshold and pixels", card)
 	}
@@ -111,7 +117,8 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 		{"stylePath no name", `snapshot: { name: a, stylePath: styles/.css }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "must name a file before .css"}},
 		{"stylePath empty", `snapshot: { name: a, stylePath: "" }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "stylePath needs a .css file relative to this flow file"}},
 		{"stylePath list", `snapshot: { name: a, stylePath: [a.css] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "got a list"}},
-		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath)`}},
+		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, style, stylePath, stopOnFailure)`}},
+		{"stopOnFailure string", `snapshot: { name: a, stopOnFailure: "no" }`, wantErr{"1", 2, KindSnapshot, ProblemShape, `stopOnFailure must be true or false, got "no"`}},
 		{"maxMismatch still checked", `snapshot: { name: a, maxMismatch: 101, threshold: 0.2 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxMismatch must be a percent from 0 to 100"}},
 	}
 	checkStepErrors(t, cases)
