@@ -25,6 +25,7 @@ import (
 //	  maxMismatch: 0.01   # percent of pixels, 0..100 (default 0.5)
 //	  maxDiffPixels: 100  # a count of pixels, 0 or more (default: none)
 //	  threshold: 0.1      # pixelmatch's colour threshold, 0..1 (default 0.1)
+//	  stopOnFailure: true # a failed snapshot stops its flow (default false)
 const ConfigFile = ".argent/toolserver.yaml"
 
 // MaxConfigBytes caps the config file: a few lines of settings.
@@ -34,7 +35,7 @@ const MaxConfigBytes = 64 << 10
 // anything else is refused with its line and a did-you-mean.
 var (
 	configKeys         = []string{"snapshot"}
-	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold"}
+	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold", "stopOnFailure"}
 )
 
 // ErrInvalidConfig is what every ConfigError matches with errors.Is.
@@ -166,6 +167,13 @@ func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
 		d.Threshold = &t
 		set("threshold")
 	}
+	if v := so.get("stopOnFailure"); v != nil {
+		b, ok := boolValue(v)
+		if !ok {
+			return fail(errAt(v, ProblemShape, "snapshot.stopOnFailure must be true or false, got %s", describe(v)))
+		}
+		d.StopOnFailure = &b
+	}
 	return d, nil
 }
 
@@ -195,6 +203,9 @@ func (d SnapshotDefaults) Over(over SnapshotDefaults) SnapshotDefaults {
 	if over.Threshold != nil {
 		out.Threshold = over.Threshold
 		take("threshold")
+	}
+	if over.StopOnFailure != nil {
+		out.StopOnFailure = over.StopOnFailure
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func TestConfigErrors(t *testing.T) {
 		msg       string
 	}{
 		{"unknown top-level key", "snapshot: {}\nsnapshots:\n  maxMismatch: 1\n", 2, `unknown top-level key "snapshots" (did you mean "snapshot"?) (allowed: snapshot)`},
-		{"unknown snapshot key", "snapshot:\n  maxMismatch: 1\n  maxMismatsh: 2\n", 3, `snapshot: unknown option "maxMismatsh" (did you mean "maxMismatch"?) (allowed: maxMismatch, maxDiffPixels, threshold)`},
+		{"unknown snapshot key", "snapshot:\n  maxMismatch: 1\n  maxMismatsh: 2\n", 3, `snapshot: unknown option "maxMismatsh" (did you mean "maxMismatch"?) (allowed: maxMismatch, maxDiffPixels, threshold, stopOnFailure)`},
 		{"flow option not a limit", "snapshot:\n  mask: [a]\n", 2, `snapshot: unknown option "mask"`},
 		{"maxMismatch range", "snapshot:\n  maxMismatch: 101\n", 2, "snapshot.maxMismatch must be a percent from 0 to 100, got the number 101"},
 		{"maxMismatch percent sign", "snapshot:\n  maxMismatch: 1%\n", 2, `snapshot.maxMismatch must be a percent from 0 to 100, got "1%"`},
@@ -177,8 +177,8 @@ func TestConfigSchema(t *testing.T) {
 			t.Errorf("snapshot.%s has no description", k)
 		}
 	}
-	valid := []string{"", "snapshot: { maxMismatch: 0.01, maxDiffPixels: 100, threshold: 0.05 }", "snapshot: { threshold: 0 }"}
-	invalid := []string{"snapshots: {}", "snapshot: { maxMismatch: 101 }", "snapshot: { maxDiffPixels: 1.5 }", "snapshot: { threshold: -1 }", "snapshot: { mask: [a] }", "snapshot: [1]"}
+	valid := []string{"", "snapshot: { maxMismatch: 0.01, maxDiffPixels: 100, threshold: 0.05 }", "snapshot: { threshold: 0 }", "snapshot: { stopOnFailure: true }"}
+	invalid := []string{"snapshots: {}", "snapshot: { maxMismatch: 101 }", "snapshot: { maxDiffPixels: 1.5 }", "snapshot: { threshold: -1 }", "snapshot: { mask: [a] }", "snapshot: [1]", "snapshot: { stopOnFailure: 1 }"}
 	for _, src := range valid {
 		v := &validator{root: s}
 		var x any = map[string]any{}
@@ -200,5 +200,25 @@ func TestConfigSchema(t *testing.T) {
 		if _, err := ParseConfig("c.yaml", []byte(src)); err == nil {
 			t.Errorf("%q: ParseConfig accepted it", src)
 		}
+	}
+}
+
+// TestConfigStopOnFailure: the project's stopOnFailure is read as a
+// boolean, names no source (it is no limit), and a level above wins.
+func TestConfigStopOnFailure(t *testing.T) {
+	d, err := ParseConfig("c.yaml", []byte("snapshot:\n  stopOnFailure: true\n"))
+	if err != nil || d.StopOnFailure == nil || !*d.StopOnFailure || len(d.Sources) != 0 {
+		t.Fatalf("got %+v, %v; want stopOnFailure true and no sources", d, err)
+	}
+	off := false
+	if got := d.Over(SnapshotDefaults{StopOnFailure: &off}); got.StopOnFailure == nil || *got.StopOnFailure {
+		t.Errorf("Over: got %v, want false", got.StopOnFailure)
+	}
+	if got := d.Over(SnapshotDefaults{}); got.StopOnFailure == nil || !*got.StopOnFailure {
+		t.Errorf("Over nothing: got %v, want true kept", got.StopOnFailure)
+	}
+	_, err = ParseConfig("c.yaml", []byte("snapshot:\n  stopOnFailure: sometimes\n"))
+	if err == nil || !strings.Contains(err.Error(), `c.yaml: line 2: snapshot.stopOnFailure must be true or false, got "sometimes"`) {
+		t.Errorf("a bad value: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 // snapshotOptionNodes adds to the map m the options of d beyond Argent's
 // (maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore,
-// ignoreRegions, style, stylePath), each only when set, in the schema's order. A mask or hide
+// ignoreRegions, style, stylePath, stopOnFailure), each only when set, in the schema's order. A mask or hide
 // list is written as a list even when it has one selector.
 func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
 	if d.MaxDiffPixels != nil {
@@ -47,6 +47,9 @@ func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
 	}
 	if d.StylePath != "" {
 		addPair(m, "stylePath", strNode(d.StylePath))
+	}
+	if d.StopOnFailure != nil {
+		addPair(m, "stopOnFailure", boolNode(*d.StopOnFailure))
 	}
 	return nil
 }

@@ -43,8 +43,9 @@ var (
 
 // snapshotOptions reads the options of snapshot:'s map form into s: the
 // limits (maxMismatch, maxDiffPixels, threshold), what is captured
-// (cropOn, fullPage) and what the capture changes in the page (mask,
-// maskColor, hide, style, stylePath). Each selector of cropOn, mask: and
+// (cropOn, fullPage), what the capture changes in the page (mask,
+// maskColor, hide, style, stylePath) and whether a failure stops the flow
+// (stopOnFailure). Each selector of cropOn, mask: and
 // hide: has the scope budget of a selector slot of its own.
 func (p *parser) snapshotOptions(o *object, s *Snapshot) *Error {
 	var err *Error
@@ -127,6 +128,13 @@ func (p *parser) snapshotOptions(o *object, s *Snapshot) *Error {
 		if s.StylePath, err = stylePathValue(v); err != nil {
 			return err
 		}
+	}
+	if v := o.get("stopOnFailure"); v != nil {
+		b, ok := boolValue(v)
+		if !ok {
+			return errAt(v, ProblemShape, "stopOnFailure must be true or false, got %s", describe(v))
+		}
+		s.StopOnFailure = &b
 	}
 	return nil
 }

@@ -52,7 +52,13 @@ func checkSnapshotOptions(t *testing.T, f *Flow) {
 	if d.StylePath != "styles/capture.css" {
 		t.Errorf("stylePath: got %q, want styles/capture.css", d.StylePath)
 	}
+	if d.StopOnFailure == nil || !*d.StopOnFailure || home.StopOnFailure != nil {
+		t.Errorf("stopOnFailure: got %v on dashboard and %v on home, want true and unset", d.StopOnFailure, home.StopOnFailure)
+	}
 	card := directive[*Snapshot](t, f.Steps[2])
+	if card.StopOnFailure == nil || *card.StopOnFailure {
+		t.Errorf("card: stopOnFailure %v, want false as written", card.StopOnFailure)
+	}
 	if card.FullPage || card.CropOn.ID != "card" || *card.Threshold != 0 || *card.MaxDiffPixels != 0 {
 		t.Errorf("card: got %+v, want cropOn card, fullPage false, zero threshold and pixels", card)
 	}
@@ -127,7 +133,8 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 		{"ignoreRegions negative", `snapshot: { name: a, ignoreRegions: [{ x: -1, y: 0, width: 3, height: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions[1].x must be a whole number of pixels from 0 to 67108864, got the number -1"}},
 		{"ignoreRegions zero width", `snapshot: { name: a, ignoreRegions: [{ x: 0, y: 0, width: 0, height: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions[1].width must be a whole number of pixels from 1 to"}},
 		{"ignoreRegions too many", `snapshot: { name: a, ignoreRegions: [` + strings.TrimSuffix(strings.Repeat("{ x: 0, y: 0, width: 1, height: 1 }, ", MaxIgnoreRegions+1), ", ") + `] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions lists 33 rectangles; a snapshot takes at most 32"}},
-		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore, ignoreRegions, style, stylePath)`}},
+		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore, ignoreRegions, style, stylePath, stopOnFailure)`}},
+		{"stopOnFailure string", `snapshot: { name: a, stopOnFailure: "no" }`, wantErr{"1", 2, KindSnapshot, ProblemShape, `stopOnFailure must be true or false, got "no"`}},
 		{"maxMismatch still checked", `snapshot: { name: a, maxMismatch: 101, threshold: 0.2 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxMismatch must be a percent from 0 to 100"}},
 	}
 	checkStepErrors(t, cases)

@@ -52,9 +52,14 @@ type ChangedRegion struct {
 
 // Limits are what one snapshot is compared with, each with where it came
 // from: the step's own option, else the flags of flow run, else
-// .argent/toolserver.yaml, else the default (Argent's maxMismatch 0.5 %,
-// pixelmatch's threshold 0.1, no pixel count).
+// .argent/toolserver.yaml, else the default: on a chromium-cdp-* device
+// with no count set anywhere the strict default (Strict: 0 pixels, at
+// threshold 0.01 with anti-aliased pixels counted), else Argent's
+// maxMismatch 0.5 %, pixelmatch's threshold 0.1, no pixel count.
 type Limits struct {
+	// Strict tells that the strict default decided: maxMismatch and
+	// maxDiffPixels are 0 and come from "default on chromium".
+	Strict          bool    `json:"strict,omitempty"`
 	MaxMismatch     float64 `json:"maxMismatch"`
 	MaxMismatchFrom string  `json:"maxMismatchFrom"`
 	// MaxDiffPixels is nil when no level set one.

@@ -282,6 +282,11 @@ type Snapshot struct {
 	// StylePath is a CSS file, as written, relative to the flow file;
 	// its content is applied as Style is (after it, when both are set).
 	StylePath string
+	// StopOnFailure, when true, makes a failed comparison stop the flow
+	// as Argent does; false lets the flow go on to compare its later
+	// snapshots and fail at its end (on chromium-cdp-* devices). nil
+	// leaves it to the project's default (SnapshotDefaults), else false.
+	StopOnFailure *bool
 }
 
 // DefaultMaskColor paints a mask, as Playwright's maskColor default.
@@ -294,6 +299,9 @@ type SnapshotDefaults struct {
 	MaxMismatch   *float64 `json:"maxMismatch,omitempty" yaml:"maxMismatch,omitempty"`
 	MaxDiffPixels *int     `json:"maxDiffPixels,omitempty" yaml:"maxDiffPixels,omitempty"`
 	Threshold     *float64 `json:"threshold,omitempty" yaml:"threshold,omitempty"`
+	// StopOnFailure is the project's stopOnFailure for the snapshots
+	// that do not set their own; it is no limit, so it has no source.
+	StopOnFailure *bool `json:"stopOnFailure,omitempty" yaml:"stopOnFailure,omitempty"`
 	// Sources name where each set field came from, for the report:
 	// "flag --max-mismatch", ".argent/toolserver.yaml". Keyed by the JSON
 	// field name.

@@ -94,22 +94,32 @@ works with a deprecation notice: a value of -o/--output that is exactly
 json or yaml selects the format, any other value is the artifacts
 directory.
 
-A snapshot compares within its own limits: maxMismatch (percent of
-pixels, default 0.5), maxDiffPixels (a count of pixels) and threshold
-(pixelmatch's colour threshold, default 0.1). For the snapshots that do
-not set one, --max-mismatch, --max-diff-pixels and --threshold set it for
-the run, over the project's ` + flow.ConfigFile + ` (snapshot:
-{ maxMismatch, maxDiffPixels, threshold }; toolserver flow schema --config
-prints its schema), over the built-in default. With --link the client
-sends the limits it resolved with the call. A passing snapshot costs one
-capture when its first matches the baseline; a mismatch is compared once
-the page has settled, and a failure names the element under each of the
-largest changed areas.
+A snapshot on a chromium-cdp-* device is strict by default: with no
+maxMismatch or maxDiffPixels set anywhere, no pixel may differ (threshold
+0.01, anti-aliased pixels counted), and its line says "0 px allowed (default
+on chromium)". A limit set anywhere keeps Argent's meaning: maxMismatch
+(percent of pixels, 0.5 when only maxDiffPixels is set), maxDiffPixels (a
+count of pixels) and threshold (pixelmatch's colour threshold, 0.1). For
+the snapshots that do not set one, --max-mismatch, --max-diff-pixels and
+--threshold set it for the run, over the project's ` + flow.ConfigFile + `
+(snapshot: { maxMismatch, maxDiffPixels, threshold, stopOnFailure };
+toolserver flow schema --config prints its schema), over the built-in
+default. With --link the client sends what it resolved with the call. A
+passing snapshot costs one capture when its first matches the baseline; a
+mismatch is compared once the page has settled, and a failure names the
+element under each of the largest changed areas.
+
+A failed snapshot comparison does not stop its flow on a chromium-cdp-*
+device: later snapshots are compared too, and the flow fails (exit 1) at
+its end with every changed snapshot in its report. Any other failed step
+stops the flow. stopOnFailure: true on a snapshot, or in the project's
+` + flow.ConfigFile + `, stops at the first failed snapshot, as Argent does.
 
 Beyond Argent's directives and snapshot keys, a flow may use press: (a key
 or a chord, press: Control+A) and the snapshot keys mask, maskColor, hide,
 fullPage (baseline <name>__chromium-<W>x<H>-full.png), threshold,
-maxDiffPixels, style and stylePath; toolserver flow schema describes each.`
+maxDiffPixels, style, stylePath and stopOnFailure; toolserver flow schema
+describes each.`
 
 func newFlowRunCommand(s streams) *cobra.Command {
 	opts := flowRunOptions{streams: s}

@@ -21,11 +21,11 @@ type snapshotLimitFlags struct {
 // register adds --max-mismatch, --max-diff-pixels and --threshold to f.
 func (l *snapshotLimitFlags) register(f *pflag.FlagSet) {
 	f.Var(&floatLimit{v: &l.maxMismatch, max: flow.MaxMismatchPercent, want: fmt.Sprintf("a percent of pixels from 0 to %d, e.g. 0.01", flow.MaxMismatchPercent)}, "max-mismatch",
-		"`PERCENT` of pixels a snapshot may differ by, over "+flow.ConfigFile+" (built-in default 0.5)")
+		"`PERCENT` of pixels a snapshot may differ by, over "+flow.ConfigFile+" (built-in default: strict, 0 px allowed, on chromium-cdp-* devices; 0.5 once a count is set)")
 	f.Var(&intLimit{v: &l.maxDiffPixels}, "max-diff-pixels",
-		"`N` pixels a snapshot may differ by, over "+flow.ConfigFile)
+		"`N` pixels a snapshot may differ by, over "+flow.ConfigFile+" (built-in default: 0 on chromium-cdp-* devices when no --max-mismatch is set either)")
 	f.Var(&floatLimit{v: &l.threshold, max: flow.MaxThreshold, want: fmt.Sprintf("a number from 0 to %d (pixelmatch's colour threshold)", flow.MaxThreshold)}, "threshold",
-		"pixelmatch's colour threshold `T` (0..1) of every snapshot, over "+flow.ConfigFile+" (built-in default 0.1)")
+		"pixelmatch's colour threshold `T` (0..1) of every snapshot, over "+flow.ConfigFile+" (built-in default 0.1; 0.01 under the strict default)")
 }
 
 // defaults are the limits the flags set, each with its source.

@@ -173,7 +173,8 @@ func TestFlowSchemaConfig(t *testing.T) {
 // TestSnapshotLimitsApplied: the config file, a flag over it and a
 // step's own limit decide a real comparison in that order, and the
 // output says which limit failed it and where it came from. The change is
-// "not clicked" becoming "clicked 1", within Argent's 0.5 %.
+// "not clicked" becoming "clicked 1": the strict default fails it, 0.5 %
+// from a flag or the config passes it.
 func TestSnapshotLimitsApplied(t *testing.T) {
 	t.Parallel()
 	root := writeProject(t, map[string]string{
@@ -192,8 +193,15 @@ func TestSnapshotLimitsApplied(t *testing.T) {
 		b, _ := os.ReadFile(p)
 		os.WriteFile(p, []byte(strings.Replace(string(b), "\n  - snapshot", "\n  - tap: Go now\n  - snapshot", 1)), 0o644)
 	}
-	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev); code != 0 || !strings.Contains(out, "maxMismatch 0.5% (Argent's default)") {
-		t.Fatalf("within Argent's default: exit %d\n%s", code, out)
+	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev); code != 1 || !strings.Contains(out, "pixels differ, 0 px allowed (default on chromium) (home__chromium-700x501.png)") {
+		t.Fatalf("the strict default: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev, "--max-mismatch", "0.5"); code != 0 || !strings.Contains(out, "differ within the tolerance") || !strings.Contains(out, "maxMismatch 0.5% (flag --max-mismatch)") {
+		t.Fatalf("within a flag's 0.5%%: exit %d\n%s", code, out)
+	}
+	writeConfig(t, root, "snapshot:\n  maxMismatch: 0.5\n")
+	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev); code != 0 || !strings.Contains(out, "maxMismatch 0.5% (.argent/toolserver.yaml)") {
+		t.Fatalf("within the config's 0.5%%: exit %d\n%s", code, out)
 	}
 	writeConfig(t, root, "snapshot:\n  maxDiffPixels: 0\n")
 	if code, out, _ := runCLI(t, "flow", "run", "home", "--project", root, dev); code != 1 || !strings.Contains(out, "maxDiffPixels 0 (.argent/toolserver.yaml)") {

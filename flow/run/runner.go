@@ -227,8 +227,13 @@ func (r *Runner) base(fr *frame, s *flow.Step, depth int) flow.StepReport {
 
 // emit finishes a report line: index, totals, progress. Once the report
 // has ended it drops the line; the line past MaxRunSteps becomes the one
-// that says the run reached it, and ends the report.
-func (r *Runner) emit(sr flow.StepReport) {
+// that says the run reached it, and ends the report. A failed line stops
+// the run.
+func (r *Runner) emit(sr flow.StepReport) { r.record(sr, true) }
+
+// record is emit, where a failed line stops the run only when stops says
+// so (a snapshot's mismatch lets it go on: goesOn).
+func (r *Runner) record(sr flow.StepReport, stops bool) {
 	if r.ended {
 		return
 	}
@@ -239,7 +244,7 @@ func (r *Runner) emit(sr flow.StepReport) {
 	sr.Index = len(r.rep.Steps)
 	r.rep.Steps = append(r.rep.Steps, sr)
 	count(r.rep, sr)
-	if sr.Status == flow.StatusFail || sr.Status == flow.StatusError {
+	if sr.Status == flow.StatusError || sr.Status == flow.StatusFail && stops {
 		r.stopped = true
 	}
 	if r.rep.Aborted {
@@ -316,7 +321,25 @@ func (r *Runner) step(ctx context.Context, fr *frame, s *flow.Step, depth int) {
 		setErr(&sr, res.err)
 	}
 	sr.DurationMs = ms(time.Since(start))
-	r.emit(sr)
+	r.record(sr, !r.goesOn(s, res))
+}
+
+// goesOn tells that a failed step lets the flow go on: a snapshot whose
+// comparison failed (a mismatch, a size change, no baseline: it has a
+// key) on a chromium-cdp-* device, unless the step or the project's
+// default says stopOnFailure: true. Its later snapshots are compared too
+// and the flow fails at its end (docs/snapshots.md, "Every changed
+// snapshot in one run"); a failed step of any other kind stops it.
+func (r *Runner) goesOn(s *flow.Step, res outcome) bool {
+	d, ok := s.Directive.(*flow.Snapshot)
+	if !ok || res.status != flow.StatusFail || res.snapshotKey == "" || r.opts.Device == nil || !strings.HasPrefix(r.opts.Device.ID(), chromiumDevice) {
+		return false
+	}
+	stop := r.opts.Snapshot.StopOnFailure
+	if d.StopOnFailure != nil {
+		stop = d.StopOnFailure
+	}
+	return stop == nil || !*stop
 }
 
 // stepSlack is what a step may take beyond its own timeout before the

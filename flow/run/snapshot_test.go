@@ -96,7 +96,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 
 	// Compare: passes on the same screens.
 	rep = p.run(t, dev, "home", false)
-	if !rep.OK || !strings.HasPrefix(rep.Steps[1].Reason, "diff 0.00% ≤ 0.5% (start__chromium-640x400.png)") {
+	if !rep.OK || rep.Steps[1].Reason != "0 pixels differ, 0 px allowed (default on chromium) (start__chromium-640x400.png)" {
 		t.Fatalf("compare: %s\n%s", lines(rep), dump(rep))
 	}
 
@@ -124,12 +124,12 @@ func TestSnapshotLifecycle(t *testing.T) {
 		t.Fatalf("no mismatch detail: %+v", s.Mismatch)
 	}
 
-	// Within the default tolerance the step passes, and still says that
+	// Within an explicit tolerance the step passes, and still says that
 	// pixels differ and where.
 	p.write(".argent/flows/home.yaml", `steps:
   - launch: "{{URL}}/app.html"
   - tap: Go now
-  - snapshot: start
+  - snapshot: { name: start, maxMismatch: 0.5 }
 `)
 	rep = p.run(t, dev, "home", false)
 	if s := rep.Steps[2]; s.Status != "pass" || !strings.Contains(s.Reason, "differ within the tolerance, largest area") {

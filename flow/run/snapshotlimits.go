@@ -15,11 +15,31 @@ const (
 	fromArgent       = "Argent's default"
 	fromPixelmatch   = "pixelmatch's default"
 	fromUnnamedLevel = "the project's defaults"
+	fromStrict       = "default on chromium"
 )
 
-// limitsOf resolves the limits of d against the run's defaults.
-func (r *Runner) limitsOf(d *flow.Snapshot) flow.Limits {
+// strictThreshold is the strict default's colour threshold: 0.01, so a
+// pixel whose channels all moved by 3 levels differs (a button one shade
+// darker) and the ±1 level a rounded corner's anti-aliasing was seen to
+// vary by between reruns does not (docs/snapshots.md, "Strict by default
+// on Chromium").
+const strictThreshold = 0.01
+
+// chromiumDevice starts the id of every device the strict default applies
+// to: our canonical renderer (device/cdp's IDPrefix, which this package
+// may not import).
+const chromiumDevice = "chromium-cdp-"
+
+// limitsOf resolves the limits of d against the run's defaults, on the
+// device id: with no maxMismatch or maxDiffPixels set anywhere, a
+// chromium-cdp-* device compares strictly (docs/snapshots.md, "Strict by
+// default on Chromium"); a count set anywhere gives every limit Argent's
+// meaning, as it had before the strict default.
+func (r *Runner) limitsOf(d *flow.Snapshot, device string) flow.Limits {
 	def := r.opts.Snapshot
+	if !d.MaxMismatchSet && d.MaxDiffPixels == nil && def.MaxMismatch == nil && def.MaxDiffPixels == nil && strings.HasPrefix(device, chromiumDevice) {
+		return r.strictLimits(d)
+	}
 	l := flow.Limits{
 		MaxMismatch: d.MaxMismatch, MaxMismatchFrom: fromArgent,
 		Threshold: snapshot.DefaultOptions().Threshold, ThresholdFrom: fromPixelmatch,
@@ -45,6 +65,22 @@ func (r *Runner) limitsOf(d *flow.Snapshot) flow.Limits {
 	return l
 }
 
+// strictLimits are the strict default: no pixel may differ, at
+// strictThreshold with anti-aliased pixels counted, unless a threshold is
+// set (the step's own, else the project's), which then decides which
+// pixels differ.
+func (r *Runner) strictLimits(d *flow.Snapshot) flow.Limits {
+	zero := 0
+	l := flow.Limits{Strict: true, MaxMismatchFrom: fromStrict, MaxDiffPixels: &zero, MaxDiffPixelsFrom: fromStrict, Threshold: strictThreshold, ThresholdFrom: fromStrict}
+	switch def := r.opts.Snapshot; {
+	case d.Threshold != nil:
+		l.Threshold, l.ThresholdFrom = *d.Threshold, fromStep
+	case def.Threshold != nil:
+		l.Threshold, l.ThresholdFrom = *def.Threshold, defaultFrom(def, "threshold")
+	}
+	return l
+}
+
 // defaultFrom names where a default came from.
 func defaultFrom(d flow.SnapshotDefaults, field string) string {
 	if s := d.Sources[field]; s != "" {
@@ -57,6 +93,11 @@ func defaultFrom(d flow.SnapshotDefaults, field string) string {
 func compareOptions(l flow.Limits) snapshot.Options {
 	o := snapshot.DefaultOptions()
 	o.Threshold = l.Threshold
+	// Strict counts anti-aliased pixels too: a change that only moves
+	// anti-aliased pixels (a corner's radius) is a change, and the
+	// threshold alone absorbs what reruns vary by (docs/snapshots.md,
+	// "Strict by default on Chromium").
+	o.IncludeAA = l.Strict && l.ThresholdFrom == fromStrict
 	return o
 }
 
@@ -77,6 +118,9 @@ func exceeded(l flow.Limits, res snapshot.Result) string {
 // "maxMismatch 0.5% (Argent's default), maxDiffPixels 0 (flag
 // --max-diff-pixels)". The threshold is named only when not the default.
 func describeLimits(l flow.Limits) string {
+	if l.Strict {
+		return strictGate(l)
+	}
 	parts := []string{fmt.Sprintf("maxMismatch %g%% (%s)", l.MaxMismatch, l.MaxMismatchFrom)}
 	if l.MaxDiffPixels != nil {
 		parts = append(parts, fmt.Sprintf("maxDiffPixels %d (%s)", *l.MaxDiffPixels, l.MaxDiffPixelsFrom))
@@ -85,4 +129,14 @@ func describeLimits(l flow.Limits) string {
 		parts = append(parts, fmt.Sprintf("threshold %g (%s)", l.Threshold, l.ThresholdFrom))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// strictGate names the strict default as a reason says it decided: "0 px
+// allowed (default on chromium)", with a threshold set at some level.
+func strictGate(l flow.Limits) string {
+	gate := "0 px allowed (" + fromStrict + ")"
+	if l.ThresholdFrom != fromStrict {
+		gate += fmt.Sprintf(", threshold %g (%s)", l.Threshold, l.ThresholdFrom)
+	}
+	return gate
 }

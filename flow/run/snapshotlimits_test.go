@@ -27,7 +27,8 @@ func (p *project) clickedAfterBaseline(t *testing.T, dev run.Device) {
 // The project's defaults apply to a snapshot that sets no limit of its
 // own, and the report says which limit decided and where it came from.
 // The change is "not clicked" becoming "clicked 1": a few hundred pixels,
-// 0.1 % of the screen, within Argent's 0.5 %.
+// 0.1 % of the screen, which the strict default fails and Argent's 0.5 %
+// tolerates once a count is set somewhere.
 func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
@@ -36,13 +37,25 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 
 	rep := p.runOpts(t, dev, "base", run.Options{})
 	s := rep.Steps[2]
+	if s.Status != flow.StatusFail || s.Mismatch == nil || s.Mismatch.Limits == nil || !s.Mismatch.Limits.Strict ||
+		!strings.Contains(s.Reason, "pixels differ, 0 px allowed (default on chromium) (home__chromium-640x401.png)") {
+		t.Fatalf("the strict default: %s %q %+v", s.Status, s.Reason, s.Mismatch)
+	}
+	changed := s.Mismatch.Pixels
+
+	// A count set in the config gives maxMismatch Argent's default back.
+	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
+		MaxDiffPixels: ptr(changed), Sources: map[string]string{"maxDiffPixels": ".argent/toolserver.yaml"},
+	}})
+	s = rep.Steps[2]
 	if s.Status != flow.StatusPass || s.Mismatch == nil || s.Mismatch.Limits == nil || s.Mismatch.Limits.MaxMismatchFrom != "Argent's default" {
 		t.Fatalf("Argent's default: %s %q %+v", s.Status, s.Reason, s.Mismatch)
 	}
-	changed := s.Mismatch.Pixels
-	if changed == 0 || !strings.Contains(s.Reason, "limits: maxMismatch 0.5% (Argent's default)") {
+	if !strings.Contains(s.Reason, "limits: maxMismatch 0.5% (Argent's default)") {
 		t.Fatalf("the pass does not say what differs and by which limit: %q", s.Reason)
 	}
+	// The count at threshold 0.1, anti-aliasing excluded.
+	changed = s.Mismatch.Pixels
 
 	// maxDiffPixels from a flag: the absolute count fails the change.
 	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
@@ -72,6 +85,13 @@ func TestSnapshotLimitsFromDefaults(t *testing.T) {
 	}})
 	if s = rep.Steps[2]; s.Status != flow.StatusPass || s.Mismatch != nil || !strings.Contains(s.Reason, "0 ≤ maxDiffPixels 0") {
 		t.Fatalf("threshold 1: %s %q %+v", s.Status, s.Reason, s.Mismatch)
+	}
+	// A threshold alone keeps the strict default's count and says so.
+	rep = p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
+		Threshold: ptr(1.0), Sources: map[string]string{"threshold": "flag --threshold"},
+	}})
+	if s = rep.Steps[2]; s.Status != flow.StatusPass || s.Reason != "0 pixels differ, 0 px allowed (default on chromium), threshold 1 (flag --threshold) (home__chromium-640x401.png)" {
+		t.Fatalf("threshold 1 alone: %s %q", s.Status, s.Reason)
 	}
 }
 

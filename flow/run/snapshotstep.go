@@ -26,7 +26,7 @@ func (r *Runner) snapshot(ctx context.Context, fr *frame, dev Device, d *flow.Sn
 		return o
 	}
 	b := stored{path: filepath.Join(fr.scope.baselineDir, t.key)}
-	lim := r.limitsOf(d)
+	lim := r.limitsOf(d, dev.ID())
 	if fr.scope.update.compares() {
 		var err error
 		b.png, err = r.baseline(b.path)
@@ -220,12 +220,17 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 		}
 	}
 	var o outcome
-	if exceeded == "maxDiffPixels" {
+	switch {
+	case lim.Strict:
+		o = fail("%d %s differ, %s (%s) — diff %.2f%% of %d pixels in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), strictGate(lim), s.key, res.MismatchPercent, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+	case exceeded == "maxDiffPixels":
 		o = fail("%d %s differ > maxDiffPixels %d (%s) — diff %.2f%% of %d pixels in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), *lim.MaxDiffPixels, s.key, res.MismatchPercent, res.Width*res.Height, plural(res.RegionCount, "area"), where)
-	} else {
+	default:
 		o = fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, lim.MaxMismatch, s.key, res.MismatchPixels, res.Width*res.Height, plural(res.RegionCount, "area"), where)
 	}
-	o.reason += "; limits: " + describeLimits(lim)
+	if !lim.Strict {
+		o.reason += "; limits: " + describeLimits(lim)
+	}
 	if unsettled != "" {
 		o.reason += "; note: " + unsettled
 	}
@@ -236,7 +241,12 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 // passed is a comparison within the limits.
 func passed(ctx context.Context, dev Device, s *shot, res snapshot.Result, lim flow.Limits, unsettled string) outcome {
 	o := outcome{status: flow.StatusPass, reason: fmt.Sprintf("diff %.2f%% ≤ %g%% (%s)", res.MismatchPercent, lim.MaxMismatch, s.key), warning: unsettled, snapshotKey: s.key}
-	if lim.MaxDiffPixels != nil {
+	switch {
+	case lim.Strict:
+		// Strict passes only what has no differing pixel.
+		o.reason = fmt.Sprintf("0 pixels differ, %s (%s)", strictGate(lim), s.key)
+		return o
+	case lim.MaxDiffPixels != nil:
 		o.reason = fmt.Sprintf("diff %.2f%% ≤ %g%%, %d ≤ maxDiffPixels %d (%s)", res.MismatchPercent, lim.MaxMismatch, res.MismatchPixels, *lim.MaxDiffPixels, s.key)
 	}
 	if res.MismatchPixels > 0 {

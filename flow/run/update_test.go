@@ -101,7 +101,7 @@ func TestUpdateChangedAndMissing(t *testing.T) {
 	}
 
 	rep, _ = p.runUpdate(t, dev, "home", run.UpdateMissing, false, nil)
-	if s := rep.Steps[1]; s.Status != "pass" || !strings.HasPrefix(s.Reason, "diff ") || s.Baseline.State != flow.BaselineCompared {
+	if s := rep.Steps[1]; s.Status != "pass" || !strings.HasPrefix(s.Reason, "0 pixels differ") || s.Baseline.State != flow.BaselineCompared {
 		t.Fatalf("missing: the matching snapshot: %s %q", s.Status, s.Reason)
 	}
 	if s := rep.Steps[2]; s.Status != "pass" || s.Reason != "baseline written (fresh__chromium-644x400.png)" {
@@ -122,7 +122,7 @@ func TestUpdateChangedAndMissing(t *testing.T) {
 	if !rep.OK {
 		t.Fatalf("changed: %s\n%s", lines(rep), dump(rep))
 	}
-	if s := rep.Steps[1]; !strings.HasPrefix(s.Reason, "diff ") || s.Baseline.State != flow.BaselineCompared {
+	if s := rep.Steps[1]; !strings.HasPrefix(s.Reason, "0 pixels differ") || s.Baseline.State != flow.BaselineCompared {
 		t.Fatalf("changed: the matching snapshot: %q", s.Reason)
 	}
 	if s := rep.Steps[2]; s.Reason != "baseline written (fresh__chromium-644x400.png)" || s.Baseline.State != flow.BaselineWritten {

@@ -14,9 +14,12 @@ import (
 // project on this machine when the flow is read from this machine's disk,
 // and none over a link.
 type SnapshotDefaultsArg struct {
-	MaxMismatch   *float64          `json:"maxMismatch,omitempty"`
-	MaxDiffPixels *int              `json:"maxDiffPixels,omitempty"`
-	Threshold     *float64          `json:"threshold,omitempty"`
+	MaxMismatch   *float64 `json:"maxMismatch,omitempty"`
+	MaxDiffPixels *int     `json:"maxDiffPixels,omitempty"`
+	Threshold     *float64 `json:"threshold,omitempty"`
+	// StopOnFailure is the project's stopOnFailure: true makes a failed
+	// snapshot stop the flow.
+	StopOnFailure *bool             `json:"stopOnFailure,omitempty"`
 	Sources       map[string]string `json:"sources,omitempty"`
 }
 
@@ -24,13 +27,13 @@ type SnapshotDefaultsArg struct {
 // ("flag --max-mismatch").
 const maxSourceText = 200
 
-// DefaultsArg is the snapshotDefaults argument of d, nil when d sets no
-// limit.
+// DefaultsArg is the snapshotDefaults argument of d, nil when d sets
+// nothing.
 func DefaultsArg(d flow.SnapshotDefaults) *SnapshotDefaultsArg {
-	if d.MaxMismatch == nil && d.MaxDiffPixels == nil && d.Threshold == nil {
+	if d.MaxMismatch == nil && d.MaxDiffPixels == nil && d.Threshold == nil && d.StopOnFailure == nil {
 		return nil
 	}
-	return &SnapshotDefaultsArg{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, Sources: d.Sources}
+	return &SnapshotDefaultsArg{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, StopOnFailure: d.StopOnFailure, Sources: d.Sources}
 }
 
 // Defaults returns the limits the argument sets. A limit without a
@@ -41,7 +44,7 @@ func (a *SnapshotDefaultsArg) Defaults() flow.SnapshotDefaults {
 	if a == nil {
 		return d
 	}
-	d.MaxMismatch, d.MaxDiffPixels, d.Threshold = a.MaxMismatch, a.MaxDiffPixels, a.Threshold
+	d.MaxMismatch, d.MaxDiffPixels, d.Threshold, d.StopOnFailure = a.MaxMismatch, a.MaxDiffPixels, a.Threshold, a.StopOnFailure
 	for key, set := range map[string]bool{"maxMismatch": a.MaxMismatch != nil, "maxDiffPixels": a.MaxDiffPixels != nil, "threshold": a.Threshold != nil} {
 		if !set {
 			continue
@@ -71,13 +74,14 @@ func snapshotDefaultsSchema() *tool.Schema {
 		"maxMismatch":   tool.Number("Percent of pixels that may differ.", 0, flow.MaxMismatchPercent),
 		"maxDiffPixels": tool.Integer("A count of pixels that may differ.", 0, flow.MaxPixelCount),
 		"threshold":     tool.Number("Pixelmatch's colour threshold.", 0, flow.MaxThreshold),
+		"stopOnFailure": tool.Bool("true: a failed snapshot stops the flow, as Argent does; by default on chromium-cdp-* devices the flow goes on and fails at its end."),
 		"sources": tool.Object(map[string]*tool.Schema{
 			"maxMismatch":   source("maxMismatch"),
 			"maxDiffPixels": source("maxDiffPixels"),
 			"threshold":     source("threshold"),
 		}),
 	})
-	s.Description = "The project's snapshot limits for the snapshots that set none (a snapshot's own options win): its " + flow.ConfigFile + " under the flags of toolserver flow run, as the client resolved them. Without it, a flow read from this machine's disk takes the limits of <project_root>/" + flow.ConfigFile + ", a linked flow none."
+	s.Description = "The project's snapshot limits and stopOnFailure for the snapshots that set none (a snapshot's own options win): its " + flow.ConfigFile + " under the flags of toolserver flow run, as the client resolved them. Without it, a flow read from this machine's disk takes the limits of <project_root>/" + flow.ConfigFile + ", a linked flow none."
 	return s
 }
 
