@@ -25,6 +25,8 @@ import (
 //	  maxMismatch: 0.01   # percent of pixels, 0..100 (default 0.5)
 //	  maxDiffPixels: 100  # a count of pixels, 0 or more (default: none)
 //	  threshold: 0.1      # pixelmatch's colour threshold, 0..1 (default 0.1)
+//	  metric: oklab       # yiq (pixelmatch 7, the default) or oklab (pixelmatch 8)
+//	  windowSize: 16      # count the worst 16×16 square only (default: none)
 //	  stopOnFailure: true # a failed snapshot stops its flow (default false)
 const ConfigFile = ".argent/toolserver.yaml"
 
@@ -35,7 +37,7 @@ const MaxConfigBytes = 64 << 10
 // anything else is refused with its line and a did-you-mean.
 var (
 	configKeys         = []string{"snapshot"}
-	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold", "stopOnFailure"}
+	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold", "metric", "windowSize", "stopOnFailure"}
 )
 
 // ErrInvalidConfig is what every ConfigError matches with errors.Is.
@@ -167,6 +169,22 @@ func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
 		d.Threshold = &t
 		set("threshold")
 	}
+	if v := so.get("metric"); v != nil {
+		m, e := metricValue(v, "snapshot.metric")
+		if e != nil {
+			return fail(e)
+		}
+		d.Metric = &m
+		set("metric")
+	}
+	if v := so.get("windowSize"); v != nil {
+		n, e := windowSizeValue(v, "snapshot.windowSize")
+		if e != nil {
+			return fail(e)
+		}
+		d.WindowSize = &n
+		set("windowSize")
+	}
 	if v := so.get("stopOnFailure"); v != nil {
 		b, ok := boolValue(v)
 		if !ok {
@@ -203,6 +221,14 @@ func (d SnapshotDefaults) Over(over SnapshotDefaults) SnapshotDefaults {
 	if over.Threshold != nil {
 		out.Threshold = over.Threshold
 		take("threshold")
+	}
+	if over.Metric != nil {
+		out.Metric = over.Metric
+		take("metric")
+	}
+	if over.WindowSize != nil {
+		out.WindowSize = over.WindowSize
+		take("windowSize")
 	}
 	if over.StopOnFailure != nil {
 		out.StopOnFailure = over.StopOnFailure

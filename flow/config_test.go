@@ -68,7 +68,7 @@ func TestConfigErrors(t *testing.T) {
 		msg       string
 	}{
 		{"unknown top-level key", "snapshot: {}\nsnapshots:\n  maxMismatch: 1\n", 2, `unknown top-level key "snapshots" (did you mean "snapshot"?) (allowed: snapshot)`},
-		{"unknown snapshot key", "snapshot:\n  maxMismatch: 1\n  maxMismatsh: 2\n", 3, `snapshot: unknown option "maxMismatsh" (did you mean "maxMismatch"?) (allowed: maxMismatch, maxDiffPixels, threshold, stopOnFailure)`},
+		{"unknown snapshot key", "snapshot:\n  maxMismatch: 1\n  maxMismatsh: 2\n", 3, `snapshot: unknown option "maxMismatsh" (did you mean "maxMismatch"?) (allowed: maxMismatch, maxDiffPixels, threshold, metric, windowSize, stopOnFailure)`},
 		{"flow option not a limit", "snapshot:\n  mask: [a]\n", 2, `snapshot: unknown option "mask"`},
 		{"maxMismatch range", "snapshot:\n  maxMismatch: 101\n", 2, "snapshot.maxMismatch must be a percent from 0 to 100, got the number 101"},
 		{"maxMismatch percent sign", "snapshot:\n  maxMismatch: 1%\n", 2, `snapshot.maxMismatch must be a percent from 0 to 100, got "1%"`},
@@ -220,5 +220,27 @@ func TestConfigStopOnFailure(t *testing.T) {
 	_, err = ParseConfig("c.yaml", []byte("snapshot:\n  stopOnFailure: sometimes\n"))
 	if err == nil || !strings.Contains(err.Error(), `c.yaml: line 2: snapshot.stopOnFailure must be true or false, got "sometimes"`) {
 		t.Errorf("a bad value: %v", err)
+	}
+}
+
+// TestConfigMetricAndWindow: the project's metric and windowSize are read
+// with their source, refused out of range, and a level above wins.
+func TestConfigMetricAndWindow(t *testing.T) {
+	d, err := ParseConfig("c.yaml", []byte("snapshot:\n  metric: oklab\n  windowSize: 16\n"))
+	if err != nil || d.Metric == nil || *d.Metric != "oklab" || d.WindowSize == nil || *d.WindowSize != 16 || d.Sources["metric"] != ConfigFile || d.Sources["windowSize"] != ConfigFile {
+		t.Fatalf("got %+v, %v; want oklab and 16 from %s", d, err, ConfigFile)
+	}
+	yiq, eight := "yiq", 8
+	got := d.Over(SnapshotDefaults{Metric: &yiq, WindowSize: &eight, Sources: map[string]string{"metric": "flag", "windowSize": "flag"}})
+	if *got.Metric != "yiq" || *got.WindowSize != 8 || got.Sources["metric"] != "flag" {
+		t.Errorf("Over: got %+v", got)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"snapshot:\n  metric: lab\n", `c.yaml: line 2: snapshot.metric must be one of yiq, oklab`},
+		{"snapshot:\n  windowSize: 5000\n", `c.yaml: line 2: snapshot.windowSize must be a whole number of pixels from 1 to 4096`},
+	} {
+		if _, err := ParseConfig("c.yaml", []byte(c.yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.yaml, err, c.want)
+		}
 	}
 }

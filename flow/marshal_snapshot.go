@@ -5,7 +5,7 @@ import (
 )
 
 // snapshotOptionNodes adds to the map m the options of d beyond Argent's
-// (maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore,
+// (maxDiffPixels, threshold, metric, windowSize, fullPage, mask, maskColor, hide, ignore,
 // ignoreRegions, style, stylePath, stopOnFailure), each only when set, in the schema's order. A mask or hide
 // list is written as a list even when it has one selector.
 func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
@@ -14,6 +14,12 @@ func snapshotOptionNodes(m *yaml.Node, d *Snapshot) error {
 	}
 	if d.Threshold != nil {
 		addPair(m, "threshold", numNode(*d.Threshold))
+	}
+	if d.Metric != "" {
+		addPair(m, "metric", strNode(d.Metric))
+	}
+	if d.WindowSize != nil {
+		addPair(m, "windowSize", numNode(float64(*d.WindowSize)))
 	}
 	if d.FullPage {
 		addPair(m, "fullPage", boolNode(true))

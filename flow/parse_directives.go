@@ -22,7 +22,7 @@ var directiveOptions = map[Kind][]string{
 	KindAwait:     {"exists", "visible", "hidden", "text", "timeout", "idle", "stableFor"},
 	KindAssert:    {"exists", "visible", "hidden", "text"},
 	KindWait:      nil,
-	KindSnapshot:  {"name", "maxMismatch", "cropOn", "maxDiffPixels", "threshold", "fullPage", "mask", "maskColor", "hide", "ignore", "ignoreRegions", "style", "stylePath", "stopOnFailure"},
+	KindSnapshot:  {"name", "maxMismatch", "cropOn", "maxDiffPixels", "threshold", "metric", "windowSize", "fullPage", "mask", "maskColor", "hide", "ignore", "ignoreRegions", "style", "stylePath", "stopOnFailure"},
 	KindRun:       nil,
 	KindWhen:      whenGuardKeys,
 	KindEcho:      nil,

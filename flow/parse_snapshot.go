@@ -5,6 +5,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -35,7 +36,17 @@ const (
 	// own default is snapshot.DefaultOptions().Threshold; a runner test
 	// holds the two equal.
 	DefaultThreshold = 0.1
+	// MaxWindowSize bounds windowSize: a square of that side is larger
+	// than any change a window is meant to find, and the comparison
+	// clamps it to the image's smaller side anyway.
+	MaxWindowSize = 4096
 )
+
+// SnapshotMetrics are the colour distances a snapshot may compare with,
+// the default first: pixelmatch 7's YIQ and pixelmatch 8's OKLab (the
+// comparison's own list is snapshot.Metrics; a runner test holds the two
+// equal).
+var SnapshotMetrics = []string{"yiq", "oklab"}
 
 var (
 	maskColorPattern = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
@@ -68,6 +79,18 @@ func (p *parser) snapshotOptions(o *object, s *Snapshot) *Error {
 			return err
 		}
 		s.Threshold = &t
+	}
+	if v := o.get("metric"); v != nil {
+		if s.Metric, err = metricValue(v, "metric"); err != nil {
+			return err
+		}
+	}
+	if v := o.get("windowSize"); v != nil {
+		n, err := windowSizeValue(v, "windowSize")
+		if err != nil {
+			return err
+		}
+		s.WindowSize = &n
 	}
 	if o.has("cropOn") {
 		budget := MaxSelectorScopes
@@ -204,6 +227,24 @@ func percentValue(n *yaml.Node, key string) (float64, *Error) {
 		return 0, errAt(n, ProblemValue, "%s must be a percent from 0 to %d, got %s", key, MaxMismatchPercent, describe(n))
 	}
 	return m, nil
+}
+
+// metricValue reads a colour distance: one of SnapshotMetrics.
+func metricValue(n *yaml.Node, key string) (string, *Error) {
+	m, ok := strValue(n)
+	if !ok || !slices.Contains(SnapshotMetrics, m) {
+		return "", errAt(n, ProblemValue, "%s must be one of %s (pixelmatch 7's YIQ distance, the default, or pixelmatch 8's OKLab), got %s", key, strings.Join(SnapshotMetrics, ", "), describe(n))
+	}
+	return m, nil
+}
+
+// windowSizeValue reads pixelmatch 8's windowSize: a side in pixels.
+func windowSizeValue(n *yaml.Node, key string) (int, *Error) {
+	c, ok := numValue(n)
+	if !ok || c != math.Trunc(c) || c < 1 || c > MaxWindowSize {
+		return 0, errAt(n, ProblemValue, "%s must be a whole number of pixels from 1 to %d (the side of the square whose differing pixels are counted), got %s", key, MaxWindowSize, describe(n))
+	}
+	return int(c), nil
 }
 
 // thresholdValue reads pixelmatch's colour threshold, 0 to 1.

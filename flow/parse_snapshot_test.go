@@ -28,6 +28,9 @@ func checkSnapshotOptions(t *testing.T, f *Flow) {
 	if d.Threshold == nil || *d.Threshold != 0.2 {
 		t.Errorf("threshold: got %v, want 0.2", d.Threshold)
 	}
+	if d.Metric != "oklab" || d.WindowSize == nil || *d.WindowSize != 16 {
+		t.Errorf("metric %q, windowSize %v: want oklab and 16", d.Metric, d.WindowSize)
+	}
 	if !d.FullPage || d.CropOn != nil {
 		t.Errorf("fullPage: got %v cropOn %v, want true and none", d.FullPage, d.CropOn)
 	}
@@ -123,6 +126,9 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 		{"stylePath no name", `snapshot: { name: a, stylePath: styles/.css }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "must name a file before .css"}},
 		{"stylePath empty", `snapshot: { name: a, stylePath: "" }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "stylePath needs a .css file relative to this flow file"}},
 		{"stylePath list", `snapshot: { name: a, stylePath: [a.css] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "got a list"}},
+		{"metric unknown", `snapshot: { name: a, metric: lab }`, wantErr{"1", 2, KindSnapshot, ProblemValue, `metric must be one of yiq, oklab (pixelmatch 7's YIQ distance, the default, or pixelmatch 8's OKLab), got "lab"`}},
+		{"windowSize zero", `snapshot: { name: a, windowSize: 0 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "windowSize must be a whole number of pixels from 1 to 4096"}},
+		{"windowSize fraction", `snapshot: { name: a, windowSize: 2.5 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "windowSize must be a whole number"}},
 		{"ignore empty", `snapshot: { name: a, ignore: [] }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignore is an empty list; list the elements to leave out of the comparison"}},
 		{"ignore item key", `snapshot: { name: a, ignore: [b, { idd: c }] }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `ignore[2]: unknown selector key "idd"`}},
 		{"ignoreRegions map", `snapshot: { name: a, ignoreRegions: { x: 0 } }`, wantErr{"1", 2, KindSnapshot, ProblemShape, "ignoreRegions is a list of rectangles of the capture in pixels"}},
@@ -133,7 +139,7 @@ func TestParseSnapshotOptionErrors(t *testing.T) {
 		{"ignoreRegions negative", `snapshot: { name: a, ignoreRegions: [{ x: -1, y: 0, width: 3, height: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions[1].x must be a whole number of pixels from 0 to 67108864, got the number -1"}},
 		{"ignoreRegions zero width", `snapshot: { name: a, ignoreRegions: [{ x: 0, y: 0, width: 0, height: 2 }] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions[1].width must be a whole number of pixels from 1 to"}},
 		{"ignoreRegions too many", `snapshot: { name: a, ignoreRegions: [` + strings.TrimSuffix(strings.Repeat("{ x: 0, y: 0, width: 1, height: 1 }, ", MaxIgnoreRegions+1), ", ") + `] }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "ignoreRegions lists 33 rectangles; a snapshot takes at most 32"}},
-		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, fullPage, mask, maskColor, hide, ignore, ignoreRegions, style, stylePath, stopOnFailure)`}},
+		{"option typo", `snapshot: { name: a, maskColour: "#000000" }`, wantErr{"1", 2, KindSnapshot, ProblemUnknownKey, `unknown option "maskColour" (did you mean "maskColor"?) (allowed: name, maxMismatch, cropOn, maxDiffPixels, threshold, metric, windowSize, fullPage, mask, maskColor, hide, ignore, ignoreRegions, style, stylePath, stopOnFailure)`}},
 		{"stopOnFailure string", `snapshot: { name: a, stopOnFailure: "no" }`, wantErr{"1", 2, KindSnapshot, ProblemShape, `stopOnFailure must be true or false, got "no"`}},
 		{"maxMismatch still checked", `snapshot: { name: a, maxMismatch: 101, threshold: 0.2 }`, wantErr{"1", 2, KindSnapshot, ProblemValue, "maxMismatch must be a percent from 0 to 100"}},
 	}

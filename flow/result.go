@@ -67,6 +67,12 @@ type Limits struct {
 	MaxDiffPixelsFrom string  `json:"maxDiffPixelsFrom,omitempty"`
 	Threshold         float64 `json:"threshold"`
 	ThresholdFrom     string  `json:"thresholdFrom"`
+	// Metric and WindowSize are the comparison's, with where each came
+	// from; empty and 0 for the defaults (yiq, no window).
+	Metric         string `json:"metric,omitempty"`
+	MetricFrom     string `json:"metricFrom,omitempty"`
+	WindowSize     int    `json:"windowSize,omitempty"`
+	WindowSizeFrom string `json:"windowSizeFrom,omitempty"`
 }
 
 // Region is one connected area of differing pixels in a comparison: its

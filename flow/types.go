@@ -260,6 +260,12 @@ type Snapshot struct {
 	// Threshold is pixelmatch's colour threshold, 0..1; nil when the file
 	// leaves it to the defaults (DefaultThreshold).
 	Threshold *float64
+	// Metric is the colour distance, one of SnapshotMetrics; empty when
+	// the file leaves it to the defaults (yiq, pixelmatch 7's).
+	Metric string
+	// WindowSize, when set, makes the count the limits see pixelmatch 8's
+	// windowed count: the most differing pixels in any N×N square.
+	WindowSize *int
 	// Mask paints each match of each selector with MaskColor in the
 	// capture that is compared and stored.
 	Mask []*Selector
@@ -299,6 +305,8 @@ type SnapshotDefaults struct {
 	MaxMismatch   *float64 `json:"maxMismatch,omitempty" yaml:"maxMismatch,omitempty"`
 	MaxDiffPixels *int     `json:"maxDiffPixels,omitempty" yaml:"maxDiffPixels,omitempty"`
 	Threshold     *float64 `json:"threshold,omitempty" yaml:"threshold,omitempty"`
+	Metric        *string  `json:"metric,omitempty" yaml:"metric,omitempty"`
+	WindowSize    *int     `json:"windowSize,omitempty" yaml:"windowSize,omitempty"`
 	// StopOnFailure is the project's stopOnFailure for the snapshots
 	// that do not set their own; it is no limit, so it has no source.
 	StopOnFailure *bool `json:"stopOnFailure,omitempty" yaml:"stopOnFailure,omitempty"`

@@ -37,9 +37,31 @@ const chromiumDevice = "chromium-cdp-"
 // meaning, as it had before the strict default.
 func (r *Runner) limitsOf(d *flow.Snapshot, device string) flow.Limits {
 	def := r.opts.Snapshot
+	var l flow.Limits
 	if !d.MaxMismatchSet && d.MaxDiffPixels == nil && def.MaxMismatch == nil && def.MaxDiffPixels == nil && strings.HasPrefix(device, chromiumDevice) {
-		return r.strictLimits(d)
+		l = r.strictLimits(d)
+	} else {
+		l = r.argentLimits(d)
 	}
+	switch {
+	case d.Metric != "":
+		l.Metric, l.MetricFrom = d.Metric, fromStep
+	case def.Metric != nil:
+		l.Metric, l.MetricFrom = *def.Metric, defaultFrom(def, "metric")
+	}
+	switch {
+	case d.WindowSize != nil:
+		l.WindowSize, l.WindowSizeFrom = *d.WindowSize, fromStep
+	case def.WindowSize != nil:
+		l.WindowSize, l.WindowSizeFrom = *def.WindowSize, defaultFrom(def, "windowSize")
+	}
+	return l
+}
+
+// argentLimits are the limits with Argent's meaning, where a count is set
+// at some level or the device is not ours.
+func (r *Runner) argentLimits(d *flow.Snapshot) flow.Limits {
+	def := r.opts.Snapshot
 	l := flow.Limits{
 		MaxMismatch: d.MaxMismatch, MaxMismatchFrom: fromArgent,
 		Threshold: snapshot.DefaultOptions().Threshold, ThresholdFrom: fromPixelmatch,
@@ -98,6 +120,7 @@ func compareOptions(l flow.Limits) snapshot.Options {
 	// threshold alone absorbs what reruns vary by (docs/snapshots.md,
 	// "Strict by default on Chromium").
 	o.IncludeAA = l.Strict && l.ThresholdFrom == fromStrict
+	o.Metric, o.WindowSize = snapshot.Metric(l.Metric), l.WindowSize
 	return o
 }
 
@@ -119,7 +142,7 @@ func exceeded(l flow.Limits, res snapshot.Result) string {
 // --max-diff-pixels)". The threshold is named only when not the default.
 func describeLimits(l flow.Limits) string {
 	if l.Strict {
-		return strictGate(l)
+		return strictGate(l) + comparisonOf(l)
 	}
 	parts := []string{fmt.Sprintf("maxMismatch %g%% (%s)", l.MaxMismatch, l.MaxMismatchFrom)}
 	if l.MaxDiffPixels != nil {
@@ -128,7 +151,21 @@ func describeLimits(l flow.Limits) string {
 	if l.ThresholdFrom != fromPixelmatch {
 		parts = append(parts, fmt.Sprintf("threshold %g (%s)", l.Threshold, l.ThresholdFrom))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", ") + comparisonOf(l)
+}
+
+// comparisonOf names a metric and a window that are not the defaults,
+// with where each came from: ", metric oklab (the step), windowSize 16
+// (.argent/toolserver.yaml)".
+func comparisonOf(l flow.Limits) string {
+	var out string
+	if l.Metric != "" {
+		out += fmt.Sprintf(", metric %s (%s)", l.Metric, l.MetricFrom)
+	}
+	if l.WindowSize > 0 {
+		out += fmt.Sprintf(", windowSize %d (%s)", l.WindowSize, l.WindowSizeFrom)
+	}
+	return out
 }
 
 // strictGate names the strict default as a reason says it decided: "0 px

@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,5 +163,52 @@ func TestSnapshotLeavesLaterAnimationsRunning(t *testing.T) {
 func TestDefaultThresholdIsTheComparisons(t *testing.T) {
 	if got, want := flow.DefaultThreshold, snapshot.DefaultOptions().Threshold; got != want {
 		t.Fatalf("flow.DefaultThreshold = %g, snapshot's default threshold = %g; want them equal", got, want)
+	}
+}
+
+// The metric and the window reach the comparison from the step or the
+// project's defaults, and the report names them with where they came
+// from: pixelmatch 8's windowed count lets a limit of one 8×8 square of
+// pixels pass a change that covers more than one.
+func TestSnapshotMetricAndWindow(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	dev := device(t, "chromium-cdp-640x402")
+	p.clickedAfterBaseline(t, dev)
+
+	rep := p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
+		Metric: ptr("oklab"), MaxDiffPixels: ptr(64), Sources: map[string]string{"metric": ".argent/toolserver.yaml", "maxDiffPixels": "flag --max-diff-pixels"},
+	}})
+	s := rep.Steps[2]
+	if s.Status != flow.StatusFail || s.Mismatch == nil || s.Mismatch.Limits.Metric != "oklab" || !strings.Contains(s.Reason, "metric oklab (.argent/toolserver.yaml)") {
+		t.Fatalf("oklab from the config: %s %q %+v", s.Status, s.Reason, s.Mismatch)
+	}
+	if s.Mismatch.Pixels <= 64 {
+		t.Fatalf("the change counts %d pixels in all: too few for the window to matter", s.Mismatch.Pixels)
+	}
+
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: { name: home, metric: oklab, windowSize: 8, maxDiffPixels: 40, maxMismatch: 100 }\n")
+	rep = p.runOpts(t, dev, "base", run.Options{})
+	s = rep.Steps[2]
+	if s.Status != flow.StatusFail || s.Mismatch == nil || s.Mismatch.Pixels > 64 || s.Mismatch.Limits.WindowSize != 8 ||
+		!strings.Contains(s.Reason, "of the 64 pixels of the worst 8×8 square") || !strings.Contains(s.Reason, "windowSize 8 (the step)") {
+		t.Fatalf("a window of 8 on the step, over 40 pixels: %s %q %+v", s.Status, s.Reason, s.Mismatch)
+	}
+	p.write(".argent/flows/base.yaml", "steps:\n  - launch: \"{{URL}}/app.html\"\n  - tap: Go now\n  - snapshot: { name: home, metric: oklab, windowSize: 8, maxDiffPixels: 64, maxMismatch: 100 }\n")
+	rep = p.runOpts(t, dev, "base", run.Options{})
+	if s = rep.Steps[2]; s.Status != flow.StatusPass {
+		t.Fatalf("a window of 8 on the step, 64 pixels allowed: %s %q", s.Status, s.Reason)
+	}
+}
+
+// TestSnapshotMetricsAreTheComparisons holds the metrics the flow
+// language takes equal to the comparison's.
+func TestSnapshotMetricsAreTheComparisons(t *testing.T) {
+	var want []string
+	for _, m := range snapshot.Metrics {
+		want = append(want, string(m))
+	}
+	if !slices.Equal(flow.SnapshotMetrics, want) {
+		t.Fatalf("flow.SnapshotMetrics = %v, snapshot.Metrics = %v; want them equal", flow.SnapshotMetrics, want)
 	}
 }

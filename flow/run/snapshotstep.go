@@ -220,13 +220,14 @@ func (r *Runner) compare(ctx context.Context, fr *frame, dev Device, s *shot, ba
 		}
 	}
 	var o outcome
+	of := comparedPhrase(res)
 	switch {
 	case lim.Strict:
-		o = fail("%d %s differ, %s (%s) — diff %.2f%% of %d pixels in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), strictGate(lim), s.key, res.MismatchPercent, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+		o = fail("%d %s differ, %s (%s) — diff %.2f%% of %s in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), strictGate(lim), s.key, res.MismatchPercent, of, plural(res.RegionCount, "area"), where)
 	case exceeded == "maxDiffPixels":
-		o = fail("%d %s differ > maxDiffPixels %d (%s) — diff %.2f%% of %d pixels in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), *lim.MaxDiffPixels, s.key, res.MismatchPercent, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+		o = fail("%d %s differ > maxDiffPixels %d (%s) — diff %.2f%% of %s in %s%s", res.MismatchPixels, pluralWord(res.MismatchPixels, "pixel"), *lim.MaxDiffPixels, s.key, res.MismatchPercent, of, plural(res.RegionCount, "area"), where)
 	default:
-		o = fail("diff %.2f%% > %g%% (%s) — %d of %d pixels differ in %s%s", res.MismatchPercent, lim.MaxMismatch, s.key, res.MismatchPixels, res.Width*res.Height, plural(res.RegionCount, "area"), where)
+		o = fail("diff %.2f%% > %g%% (%s) — %d of %s differ in %s%s", res.MismatchPercent, lim.MaxMismatch, s.key, res.MismatchPixels, of, plural(res.RegionCount, "area"), where)
 	}
 	if !lim.Strict {
 		o.reason += "; limits: " + describeLimits(lim)
@@ -325,6 +326,17 @@ func (r *Runner) keep(art map[string]flow.Artifact, fr *frame, role, key string,
 	if err == nil && (h.Handle != nil || h.Path != "") {
 		art[role] = h
 	}
+}
+
+// comparedPhrase says what a comparison's count and percent are of: the
+// image's pixels, or with a window those of the worst N×N square, with
+// the count of the whole image beside it.
+func comparedPhrase(res snapshot.Result) string {
+	if res.WindowSize <= 0 {
+		return fmt.Sprintf("%d pixels", res.Width*res.Height)
+	}
+	n := min(res.WindowSize, res.Width, res.Height)
+	return fmt.Sprintf("the %d pixels of the worst %d×%d square (%d differ in the whole image)", n*n, n, n, res.TotalMismatchPixels)
 }
 
 // ignoreRects are what a comparison leaves out: the boxes of the ignore:

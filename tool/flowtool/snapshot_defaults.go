@@ -17,6 +17,8 @@ type SnapshotDefaultsArg struct {
 	MaxMismatch   *float64 `json:"maxMismatch,omitempty"`
 	MaxDiffPixels *int     `json:"maxDiffPixels,omitempty"`
 	Threshold     *float64 `json:"threshold,omitempty"`
+	Metric        *string  `json:"metric,omitempty"`
+	WindowSize    *int     `json:"windowSize,omitempty"`
 	// StopOnFailure is the project's stopOnFailure: true makes a failed
 	// snapshot stop the flow.
 	StopOnFailure *bool             `json:"stopOnFailure,omitempty"`
@@ -30,10 +32,10 @@ const maxSourceText = 200
 // DefaultsArg is the snapshotDefaults argument of d, nil when d sets
 // nothing.
 func DefaultsArg(d flow.SnapshotDefaults) *SnapshotDefaultsArg {
-	if d.MaxMismatch == nil && d.MaxDiffPixels == nil && d.Threshold == nil && d.StopOnFailure == nil {
+	if d.MaxMismatch == nil && d.MaxDiffPixels == nil && d.Threshold == nil && d.Metric == nil && d.WindowSize == nil && d.StopOnFailure == nil {
 		return nil
 	}
-	return &SnapshotDefaultsArg{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, StopOnFailure: d.StopOnFailure, Sources: d.Sources}
+	return &SnapshotDefaultsArg{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, Metric: d.Metric, WindowSize: d.WindowSize, StopOnFailure: d.StopOnFailure, Sources: d.Sources}
 }
 
 // Defaults returns the limits the argument sets. A limit without a
@@ -45,7 +47,8 @@ func (a *SnapshotDefaultsArg) Defaults() flow.SnapshotDefaults {
 		return d
 	}
 	d.MaxMismatch, d.MaxDiffPixels, d.Threshold, d.StopOnFailure = a.MaxMismatch, a.MaxDiffPixels, a.Threshold, a.StopOnFailure
-	for key, set := range map[string]bool{"maxMismatch": a.MaxMismatch != nil, "maxDiffPixels": a.MaxDiffPixels != nil, "threshold": a.Threshold != nil} {
+	d.Metric, d.WindowSize = a.Metric, a.WindowSize
+	for key, set := range map[string]bool{"maxMismatch": a.MaxMismatch != nil, "maxDiffPixels": a.MaxDiffPixels != nil, "threshold": a.Threshold != nil, "metric": a.Metric != nil, "windowSize": a.WindowSize != nil} {
 		if !set {
 			continue
 		}
@@ -62,7 +65,7 @@ func (a *SnapshotDefaultsArg) Defaults() flow.SnapshotDefaults {
 }
 
 // snapshotDefaultsSchema is the argument's schema: the ranges of the
-// config file's keys, sources of the three keys only.
+// config file's keys, sources of the limits and the comparison's keys.
 func snapshotDefaultsSchema() *tool.Schema {
 	source := func(what string) *tool.Schema {
 		s := tool.String("Where " + what + " came from, for the report, e.g. \"flag --max-mismatch\" or \"" + flow.ConfigFile + "\".")
@@ -74,11 +77,15 @@ func snapshotDefaultsSchema() *tool.Schema {
 		"maxMismatch":   tool.Number("Percent of pixels that may differ.", 0, flow.MaxMismatchPercent),
 		"maxDiffPixels": tool.Integer("A count of pixels that may differ.", 0, flow.MaxPixelCount),
 		"threshold":     tool.Number("Pixelmatch's colour threshold.", 0, flow.MaxThreshold),
+		"metric":        tool.Enum("The colour distance: yiq (pixelmatch 7's) or oklab (pixelmatch 8's).", flow.SnapshotMetrics...),
+		"windowSize":    tool.Integer("pixelmatch 8's windowSize: the count is the most differing pixels in any N×N square.", 1, flow.MaxWindowSize),
 		"stopOnFailure": tool.Bool("true: a failed snapshot stops the flow, as Argent does; by default on chromium-cdp-* devices the flow goes on and fails at its end."),
 		"sources": tool.Object(map[string]*tool.Schema{
 			"maxMismatch":   source("maxMismatch"),
 			"maxDiffPixels": source("maxDiffPixels"),
 			"threshold":     source("threshold"),
+			"metric":        source("metric"),
+			"windowSize":    source("windowSize"),
 		}),
 	})
 	s.Description = "The project's snapshot limits and stopOnFailure for the snapshots that set none (a snapshot's own options win): its " + flow.ConfigFile + " under the flags of toolserver flow run, as the client resolved them. Without it, a flow read from this machine's disk takes the limits of <project_root>/" + flow.ConfigFile + ", a linked flow none."
