@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
@@ -46,6 +48,9 @@ func (t *Tools) diff() *tool.Tool {
 			"threshold":    tool.Number("pixelmatch threshold, 0..1 (default 0.1); smaller is more sensitive.", 0, 1),
 			"includeAA":    tool.Bool("Count anti-aliased pixels as differences."),
 			"maxMismatch":  tool.Number("Percent of pixels allowed to differ for passed to be true (default 0.5).", 0, 100),
+			"metric":       tool.Enum("The colour distance: yiq (pixelmatch 7.2's, the default) or oklab (pixelmatch 8.0's).", "yiq", "oklab"),
+			"windowSize":   tool.Integer("Count pixelmatch 8's windowed count: the most differing pixels in any N×N square (mismatchPercent is then of the square).", 1, flow.MaxWindowSize),
+			"ignore":       ignoreSchema(),
 		}, "baselinePath"),
 		FileInputs: []wire.FileInput{
 			{Target: "baselinePath", Path: "${baselinePath}", Kind: "file"},
@@ -58,14 +63,26 @@ func (t *Tools) diff() *tool.Tool {
 }
 
 type diffArgs struct {
-	BaselinePath string   `json:"baselinePath"`
-	CurrentPath  string   `json:"currentPath"`
-	OutputDir    string   `json:"outputDir"`
-	Device       string   `json:"device"`
-	UDID         string   `json:"udid"`
-	Threshold    *float64 `json:"threshold"`
-	IncludeAA    bool     `json:"includeAA"`
-	MaxMismatch  *float64 `json:"maxMismatch"`
+	BaselinePath string      `json:"baselinePath"`
+	CurrentPath  string      `json:"currentPath"`
+	OutputDir    string      `json:"outputDir"`
+	Device       string      `json:"device"`
+	UDID         string      `json:"udid"`
+	Threshold    *float64    `json:"threshold"`
+	IncludeAA    bool        `json:"includeAA"`
+	MaxMismatch  *float64    `json:"maxMismatch"`
+	Metric       string      `json:"metric"`
+	WindowSize   int         `json:"windowSize"`
+	Ignore       []flow.Rect `json:"ignore"`
+}
+
+// ignoreSchema is the ignore argument: rectangles left out of the count.
+func ignoreSchema() *tool.Schema {
+	side := func(name string, min float64) *tool.Schema {
+		return tool.Integer(name+" in pixels.", min, 1<<26)
+	}
+	rect := tool.Object(map[string]*tool.Schema{"x": side("Left", 0), "y": side("Top", 0), "width": side("Width", 1), "height": side("Height", 1)}, "x", "y", "width", "height")
+	return &tool.Schema{Type: "array", Items: rect, Description: fmt.Sprintf("At most %d rectangles of the images, in pixels from the top left, left out of the comparison (pixelmatch 8's ignoreMask) and drawn unchanged in the diff.", flow.MaxIgnoreRegions)}
 }
 
 // readPNG returns the bytes of the PNG argument field names, and the
@@ -143,6 +160,13 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		opts.Threshold = *a.Threshold
 	}
 	opts.IncludeAA = a.IncludeAA
+	opts.Metric, opts.WindowSize = snapshot.Metric(a.Metric), a.WindowSize
+	if len(a.Ignore) > flow.MaxIgnoreRegions {
+		return nil, fault.FieldError("ignore", "ignore lists %d rectangles; at most %d", len(a.Ignore), flow.MaxIgnoreRegions)
+	}
+	for _, r := range a.Ignore {
+		opts.Ignore = append(opts.Ignore, image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
+	}
 	// The diff image is drawn only where it goes somewhere: without it
 	// the comparison decodes only the rows that differ.
 	opts.Diff = t.Artifacts != nil || a.OutputDir != ""
@@ -170,6 +194,12 @@ func (t *Tools) run(ctx context.Context, call *tool.Call) (any, error) {
 		"antialiasedPixels": res.AntialiasedPixels, "regions": res.Regions, "regionCount": res.RegionCount,
 		"passed": snapshot.Passes(res, max), "durationMs": float64(time.Since(start).Microseconds()) / 1000,
 		"summary": summary(res),
+	}
+	if a.Metric != "" {
+		out["metric"] = res.Metric
+	}
+	if a.WindowSize > 0 {
+		out["windowSize"], out["totalMismatchPixels"] = res.WindowSize, res.TotalMismatchPixels
 	}
 	if res.Diff != nil && !res.Identical {
 		png, err := snapshot.EncodePNG(res.Diff)

@@ -127,3 +127,48 @@ func TestScreenshotDiffLiveCapture(t *testing.T) {
 		t.Fatalf("changed page: %v %v", res, err)
 	}
 }
+
+// TestScreenshotDiffPixelmatch8: metric, windowSize and ignore reach the
+// comparison and give pixelmatch 8.0.0's counts of the shared pair
+// (testdata/vectors/pixelmatch8.json, 1280x800/small); the result names
+// the metric and the window only when they were asked for.
+func TestScreenshotDiffPixelmatch8(t *testing.T) {
+	t.Parallel()
+	r, _ := registry(t)
+	pair := func(extra map[string]any) map[string]any {
+		args := map[string]any{"baselinePath": wire(t, vectors+"/1280x800/small-a.png"), "currentPath": wire(t, vectors+"/1280x800/small-b.png")}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return args
+	}
+	for _, c := range []struct {
+		name  string
+		extra map[string]any
+		want  float64
+	}{
+		{"oklab", map[string]any{"metric": "oklab"}, 398},
+		{"window 16", map[string]any{"metric": "oklab", "windowSize": 16}, 83},
+		{"ignore the change", map[string]any{"metric": "oklab", "ignore": []any{map[string]any{"x": 0, "y": 0, "width": 640, "height": 200}}}, 0},
+	} {
+		res, err := invoke(t, r, pair(c.extra))
+		if err != nil || res["mismatchPixels"] != c.want || res["metric"] != "oklab" {
+			t.Errorf("%s: %v %v; want %g pixels, metric oklab", c.name, res["mismatchPixels"], err, c.want)
+		}
+		if _, ok := c.extra["windowSize"]; ok && (res["windowSize"] != 16.0 || res["totalMismatchPixels"] != 398.0) {
+			t.Errorf("%s: windowSize %v, totalMismatchPixels %v; want 16 and 398", c.name, res["windowSize"], res["totalMismatchPixels"])
+		}
+	}
+	res, err := invoke(t, r, pair(nil))
+	if err != nil || res["metric"] != nil || res["windowSize"] != nil {
+		t.Errorf("without the options: %v; want no metric or windowSize in the result", err)
+	}
+	many := make([]any, 33)
+	for i := range many {
+		many[i] = map[string]any{"x": 0, "y": 0, "width": 1, "height": 1}
+	}
+	var te *fault.Error
+	if _, err := invoke(t, r, pair(map[string]any{"ignore": many})); !errors.As(err, &te) || te.Field != "ignore" {
+		t.Errorf("33 ignore rectangles: got %v, want a refusal naming ignore", err)
+	}
+}
