@@ -153,22 +153,25 @@ func main() {
 		n, strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Println("| command | pair | wall | CPU |")
 	fmt.Println("|---|---|---:|---:|")
-	at := map[string]float64{}
+	atWall, atCPU := map[string]float64{}, map[string]float64{}
 	for i, c := range cmds {
-		w := median(wall[i])
-		at[c.name+"/"+c.pair] = w
-		fmt.Printf("| %s | %s | %.1f | %.1f |\n", c.name, c.pair, w, median(cpu[i]))
+		k := c.name + "/" + c.pair
+		atWall[k], atCPU[k] = median(wall[i]), median(cpu[i])
+		fmt.Printf("| %s | %s | %.1f | %.1f |\n", c.name, c.pair, atWall[k], atCPU[k])
 	}
+	// The target is on wall time; CPU time is steadier on a loaded machine
+	// (odiff decodes the two images on two threads, and so do we).
 	fmt.Println()
-	fmt.Println("| pair | ours / odiff (wall) | target <= 0.80x |")
-	fmt.Println("|---|---:|---|")
+	fmt.Println("| pair | ours / odiff, wall (target <= 0.80x) | ours / odiff, CPU |")
+	fmt.Println("|---|---:|---:|")
 	for _, p := range pairs {
-		r := at["toolserver snapshot diff/"+p] / at["odiff/"+p]
+		ours, theirs := "toolserver snapshot diff/"+p, "odiff/"+p
+		r := atWall[ours] / atWall[theirs]
 		met := "met"
 		if r > 0.8 {
 			met = "not met"
 		}
-		fmt.Printf("| %s | %.2fx | %s |\n", p, r, met)
+		fmt.Printf("| %s | %.2fx, %s | %.2fx |\n", p, r, met, atCPU[ours]/atCPU[theirs])
 	}
 }
 GO
