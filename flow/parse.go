@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -26,9 +27,11 @@ var stepSiblings = map[Kind][]string{
 	KindTool: {"args", "delayMs"},
 }
 
+// The patterns are compiled on first use, not before main, which every
+// command pays (docs/performance.md, "Start-up").
 var (
 	topLevelKeys  = []string{"steps", "executionPrerequisite"}
-	yamlLineError = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+	yamlLineError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`) })
 )
 
 // Parse parses and validates one flow file. name is the file's path as the
@@ -202,7 +205,7 @@ var yamlParserProblems = []string{
 // yaml.v3 does not give.
 func syntaxError(err error, data []byte) *Error {
 	msg := err.Error()
-	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineError().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		if slices.Contains(yamlParserProblems, m[2]) {
 			line++

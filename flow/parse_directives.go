@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -33,11 +34,13 @@ var directiveOptions = map[Kind][]string{
 	KindPress:     {"key", "times"},
 }
 
+// The patterns are compiled on first use, not before main, which every
+// command pays (docs/performance.md, "Start-up").
 var (
 	launchChromiumKeys = []string{"path", "args"}
 	scrollDirections   = []string{"down", "up", "left", "right"}
-	scriptFileName     = regexp.MustCompile(`^[A-Za-z0-9_-]+\.mjs$`)
-	driveLetter        = regexp.MustCompile(`^[A-Za-z]:`)
+	scriptFileName     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+\.mjs$`) })
+	driveLetter        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:`) })
 )
 
 func (p *parser) launch(v *yaml.Node) (Directive, *Error) {
@@ -264,7 +267,7 @@ const secretMarker = "{{secret:"
 
 // secretName is the NAME of {{secret:NAME}}: what Argent's placeholder
 // pattern accepts, so a name that is valid here resolves there too.
-var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var secretName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // secretNames returns the placeholder names in text in order of first
 // appearance. A "{{secret:" that does not close or names an invalid NAME is
@@ -284,7 +287,7 @@ func secretNames(n *yaml.Node, text string) ([]string, *Error) {
 			return nil, errAt(n, ProblemValue, "text: the placeholder %q is not closed with }}", secretMarker+rest)
 		}
 		name := rest[:j]
-		if !secretName.MatchString(name) {
+		if !secretName().MatchString(name) {
 			return nil, errAt(n, ProblemValue, "text: the placeholder {{secret:%s}} names no valid secret: NAME is letters, digits and _, not starting with a digit", name)
 		}
 		if !slices.Contains(names, name) {
@@ -395,7 +398,7 @@ func (p *parser) run(v *yaml.Node) (Directive, *Error) {
 	if strings.Contains(t, `\`) {
 		return nil, errAt(v, ProblemValue, "a run path uses forward slashes, e.g. run: fragments/login.yaml")
 	}
-	if strings.HasPrefix(t, "/") || driveLetter.MatchString(t) {
+	if strings.HasPrefix(t, "/") || driveLetter().MatchString(t) {
 		return nil, errAt(v, ProblemValue, "a run path must be relative to the flow file that names it, got %q", t)
 	}
 	r := &Run{Target: t}
@@ -586,14 +589,14 @@ func (p *parser) script(v *yaml.Node) (Directive, *Error) {
 		return nil, errAt(orNode(pv, v), ProblemShape, "script needs path: a .mjs file relative to this flow file, e.g. script: { path: scripts/seed.mjs }")
 	case strings.Contains(pth, `\`):
 		return nil, errAt(pv, ProblemValue, "a script path uses forward slashes, e.g. path: scripts/seed.mjs")
-	case strings.HasPrefix(pth, "/") || driveLetter.MatchString(pth):
+	case strings.HasPrefix(pth, "/") || driveLetter().MatchString(pth):
 		return nil, errAt(pv, ProblemValue, "a script path must be relative to the flow file that names it, got %q", pth)
 	case !strings.HasSuffix(pth, ".mjs") && strings.HasSuffix(strings.ToLower(pth), ".mjs"):
 		return nil, errAt(pv, ProblemValue, "a script path must use the lowercase .mjs extension, got %q", pth)
 	case !strings.HasSuffix(pth, ".mjs"):
 		// The extension pins the module type whatever package.json says.
 		return nil, errAt(pv, ProblemValue, "a script path must end in .mjs, got %q", pth)
-	case !scriptFileName.MatchString(path.Base(pth)):
+	case !scriptFileName().MatchString(path.Base(pth)):
 		return nil, errAt(pv, ProblemValue, "a script's file name may hold only letters, digits, _ and - before .mjs, got %q", pth)
 	}
 	s := &Script{Path: pth}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -48,8 +49,10 @@ const (
 // equal).
 var SnapshotMetrics = []string{"yiq", "oklab"}
 
+// The patterns are compiled on first use, not before main, which every
+// command pays (docs/performance.md, "Start-up").
 var (
-	maskColorPattern = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
+	maskColorPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`) })
 )
 
 // snapshotOptions reads the options of snapshot:'s map form into s: the
@@ -115,7 +118,7 @@ func (p *parser) snapshotOptions(o *object, s *Snapshot) *Error {
 	}
 	if v := o.get("maskColor"); v != nil {
 		c, ok := strValue(v)
-		if !ok || !maskColorPattern.MatchString(c) {
+		if !ok || !maskColorPattern().MatchString(c) {
 			hint := ""
 			if isNull(v) {
 				hint = `; quote it (maskColor: "#FF00FF"): an unquoted # starts a YAML comment`
@@ -208,7 +211,7 @@ func stylePathValue(v *yaml.Node) (string, *Error) {
 		return "", errAt(v, ProblemValue, "stylePath holds a NUL byte")
 	case strings.Contains(p, `\`):
 		return "", errAt(v, ProblemValue, "a stylePath uses forward slashes, e.g. stylePath: styles/capture.css")
-	case strings.HasPrefix(p, "/") || driveLetter.MatchString(p):
+	case strings.HasPrefix(p, "/") || driveLetter().MatchString(p):
 		return "", errAt(v, ProblemValue, "a stylePath must be relative to the flow file that names it, got %q", p)
 	case !strings.HasSuffix(p, ".css") && strings.HasSuffix(strings.ToLower(p), ".css"):
 		return "", errAt(v, ProblemValue, "a stylePath must use the lowercase .css extension, got %q", p)

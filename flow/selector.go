@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -456,10 +457,12 @@ func compilePattern(n *yaml.Node, where, pat string) (*regexp.Regexp, *Error) {
 	return re, nil
 }
 
+// The patterns are compiled on first use, not before main, which every
+// command pays (docs/performance.md, "Start-up").
 var (
-	inlineFlags = regexp.MustCompile(`^\(\?[imsU-]*\)`)
-	groupFlags  = regexp.MustCompile(`^\(\?[imsU-]*:`)
-	posixClass  = regexp.MustCompile(`^\[:[a-z]+:\]`)
+	inlineFlags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\(\?[imsU-]*\)`) })
+	groupFlags  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\(\?[imsU-]*:`) })
+	posixClass  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[:[a-z]+:\]`) })
 )
 
 // goOnlySyntax returns a description of the first Go-only construct in pat,
@@ -484,8 +487,8 @@ func goOnlySyntax(pat string) string {
 			}
 			i += 2
 			continue
-		case inClass && c == '[' && posixClass.MatchString(pat[i:]):
-			return "a POSIX class " + posixClass.FindString(pat[i:])
+		case inClass && c == '[' && posixClass().MatchString(pat[i:]):
+			return "a POSIX class " + posixClass().FindString(pat[i:])
 		case inClass && c == ']':
 			inClass = false
 		case !inClass && c == '[':
@@ -501,9 +504,9 @@ func goOnlySyntax(pat string) string {
 			}
 		case !inClass && c == '(' && strings.HasPrefix(pat[i:], "(?P<"):
 			return "(?P<name>…) (JavaScript spells a named group (?<name>…))"
-		case !inClass && c == '(' && inlineFlags.MatchString(pat[i:]):
-			return "an inline flag group " + inlineFlags.FindString(pat[i:])
-		case !inClass && c == '(' && groupFlags.MatchString(pat[i:]) && strings.Contains(groupFlags.FindString(pat[i:]), "U"):
+		case !inClass && c == '(' && inlineFlags().MatchString(pat[i:]):
+			return "an inline flag group " + inlineFlags().FindString(pat[i:])
+		case !inClass && c == '(' && groupFlags().MatchString(pat[i:]) && strings.Contains(groupFlags().FindString(pat[i:]), "U"):
 			return "the U (ungreedy) flag"
 		}
 		_, size := utf8.DecodeRuneInString(pat[i:])

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolserver/toolserver/internal/clientpath"
@@ -448,11 +449,11 @@ func (*Rotate) Kind() Kind { return KindRotate }
 
 // validName is Argent's FLOW_NAME_PATTERN: a flow or snapshot name becomes a
 // path segment, so it may hold no separator, no dot and no space.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // ValidName reports whether name is a valid flow (or snapshot) name: one or
 // more letters, digits, '_' or '-'.
-func ValidName(name string) bool { return validName.MatchString(name) }
+func ValidName(name string) bool { return validName().MatchString(name) }
 
 // ValidFileName reports whether base is a flow file name: a valid flow
 // name and ".yaml", case-sensitively. A recording's savedTo, a run:
@@ -608,11 +609,11 @@ func (f *Flow) NestedFlows() []NestedFlow {
 	return out
 }
 
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+var schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`) })
 
 // IsLaunchURL reports whether a launch: target is a URL (it has a scheme)
 // rather than a file path; a Windows drive path such as C:\site\a.html is
 // a path. Only a local run can open a path, beside the flow file.
 func IsLaunchURL(t string) bool {
-	return schemeRE.MatchString(t) && !(len(t) > 2 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && !strings.Contains(t, "://"))
+	return schemeRE().MatchString(t) && !(len(t) > 2 && t[1] == ':' && (t[2] == '\\' || t[2] == '/') && !strings.Contains(t, "://"))
 }

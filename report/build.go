@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
@@ -246,11 +247,11 @@ func (b *Builder) SetUnusedBaselines(paths []string) { b.rep.UnusedBaselines = p
 // Dir is the report's directory.
 func (b *Builder) Dir() string { return b.dir }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // slugOf is a flow's name as a directory name of images/.
 func slugOf(name string) string {
-	s := strings.Trim(unsafeName.ReplaceAllString(name, "_"), "._")
+	s := strings.Trim(unsafeName().ReplaceAllString(name, "_"), "._")
 	if s == "" {
 		return "flow"
 	}

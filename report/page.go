@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
 )
@@ -23,8 +24,9 @@ var pageSource []byte
 // and reads the data from the page itself (a fetch of report.json or
 // viewer.js beside it is what file:// refuses). The viewer goes in
 // first, so the data (which may hold any text) is never searched for a
-// mark.
-var page = Inline(pageSource)
+// mark. Made on first use: every command starts the binary, few write a
+// report (docs/performance.md, "Start-up").
+var page = sync.OnceValue(func() []byte { return Inline(pageSource) })
 
 // dataMark is the text of page that Write replaces by the data.
 var dataMark = []byte("__REPORT_DATA__")
@@ -54,7 +56,7 @@ func Page(data []byte) []byte {
 		compact.Reset()
 		compact.WriteString("null")
 	}
-	return bytes.Replace(page, dataMark, compact.Bytes(), 1)
+	return bytes.Replace(page(), dataMark, compact.Bytes(), 1)
 }
 
 // ScriptHash is the Content-Security-Policy source ('sha256-…') of the

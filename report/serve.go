@@ -90,7 +90,10 @@ func (r *Report) imagePaths() map[string]bool {
 // pageCSP is the served page's Content-Security-Policy: its own inline
 // script by its hash (no other script runs, inline or not), its inline
 // style, images and requests of its own origin only, and no framing.
-var pageCSP = "default-src 'none'; script-src '" + ScriptHash(page) + "'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// Hashed on first use, as page is made.
+var pageCSP = sync.OnceValue(func() string {
+	return "default-src 'none'; script-src '" + ScriptHash(page()) + "'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+})
 
 // dataCSP is the policy of every other answer: nothing in it runs, and a
 // browser that opens one renders it in a sandbox.
@@ -139,7 +142,7 @@ func guard(next http.Handler) http.Handler {
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Content-Security-Policy", pageCSP())
 	h.Set("Cache-Control", "no-store")
 	w.Write(s.page)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
@@ -204,11 +205,13 @@ func (s *Store) Status(ctx context.Context, id string) (string, error) {
 
 // fileName is every name keepFile gives an image, and nothing the file
 // system would refuse (a NUL, a name over 255 bytes) or resolve (a path).
-var fileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
+// Compiled on first use: its 255 repetitions are the heaviest init of the
+// binary otherwise (docs/performance.md, "Start-up").
+var fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`) })
 
 // File opens an image a run kept (a name from a snapshot event's files).
 func (s *Store) File(id, name string) (*os.File, error) {
-	if !ValidID(id) || !fileName.MatchString(name) || name == "." || name == ".." {
+	if !ValidID(id) || !fileName().MatchString(name) || name == "." || name == ".." {
 		return nil, noFile(id, name)
 	}
 	f, err := os.Open(filepath.Join(s.filesDir(id), name))

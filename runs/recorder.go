@@ -161,7 +161,9 @@ func (r *Recorder) Step(s flow.StepReport) error {
 	return r.Append("snapshot", snap)
 }
 
-var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+// unsafe is the runs of bytes keepFile replaces in a file's name;
+// compiled on first use (docs/performance.md, "Start-up").
+var unsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // keepFile copies an image into the run's files and returns its name.
 func (r *Recorder) keepFile(role, key, src string) (string, error) {
@@ -169,7 +171,7 @@ func (r *Recorder) keepFile(role, key, src string) (string, error) {
 	r.files++
 	n := r.files
 	r.mu.Unlock()
-	name := fmt.Sprintf("%03d-%s-%s", n, role, unsafe.ReplaceAllString(filepath.Base(key), "_"))
+	name := fmt.Sprintf("%03d-%s-%s", n, role, unsafe().ReplaceAllString(filepath.Base(key), "_"))
 	dir := r.s.filesDir(r.id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err

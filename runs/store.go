@@ -280,10 +280,14 @@ func (s *Store) Changed() <-chan struct{} {
 	return s.changed
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// uuidRE is compiled on first use, not before main: every command starts
+// the binary, few read the run store (docs/performance.md, "Start-up").
+var uuidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // ValidID reports whether id is a UUID, the only run id the store takes.
-func ValidID(id string) bool { return uuidRE.MatchString(id) }
+func ValidID(id string) bool { return uuidRE().MatchString(id) }
 
 // CheckLabels checks labels against the bounds; the error names the
 // label at fault.

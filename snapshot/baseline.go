@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Platform is the platform part of baseline keys: Chromium captures.
@@ -77,13 +78,13 @@ func CropBaselineKey(name string, width, height int, hash string) (string, error
 	if err := ValidateName(name); err != nil {
 		return "", err
 	}
-	if !cropHashRE.MatchString(hash) {
+	if !cropHashRE().MatchString(hash) {
 		return "", fmt.Errorf("snapshot: crop hash %q is not 8 lower-case hex digits", hash)
 	}
 	return fmt.Sprintf("%s__%s-%dx%d-crop-%s.png", name, Platform, width, height, hash), nil
 }
 
-var cropHashRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
+var cropHashRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{8}$`) })
 
 // FullPageKey returns the file name of a full-page baseline:
 // "<name>__chromium-<W>x<H>-full.png", W and H being the device's viewport

@@ -54,7 +54,7 @@ func NewArtifacts(dir string, maxCount int, maxBytes int64) (*Artifacts, error) 
 	return &Artifacts{dir: dir, maxCount: maxCount, maxBytes: maxBytes, items: map[string]*entry{}}, nil
 }
 
-var safeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var safeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // Put stores data as a new artifact named filename.
 func (s *Artifacts) Put(filename, mimeType string, data []byte) (Artifact, error) {
@@ -63,7 +63,7 @@ func (s *Artifacts) Put(filename, mimeType string, data []byte) (Artifact, error
 		return Artifact{}, err
 	}
 	id := hex.EncodeToString(idb[:])
-	name := safeName.ReplaceAllString(filepath.Base(filename), "_")
+	name := safeName().ReplaceAllString(filepath.Base(filename), "_")
 	dir := filepath.Join(s.dir, id)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return Artifact{}, fmt.Errorf("artifact %s: %w", name, err)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -30,13 +31,13 @@ const sharedSuffix = ".upload"
 // a leftover of a process that died.
 const leftoverAge = time.Hour
 
-var uploadIDRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var uploadIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
 
 func (s *Uploads) sharedPath(id string) string { return filepath.Join(s.dir, id+sharedSuffix) }
 
 // takeShared claims the upload id in the shared directory.
 func (s *Uploads) takeShared(id string) (Upload, error) {
-	if !uploadIDRE.MatchString(id) {
+	if !uploadIDRE().MatchString(id) {
 		return Upload{}, fmt.Errorf("%w %q (an uploadId is good for one call and expires unused)", ErrNoUpload, id)
 	}
 	var rb [8]byte

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
@@ -149,7 +150,7 @@ func (r *Runner) tap(ctx context.Context, dev Device, on *flow.Selector, point b
 	return out
 }
 
-var secretRE = regexp.MustCompile(`\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+var secretRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}`) })
 
 func (r *Runner) secret(name string) (string, bool) {
 	if r.opts.Secret != nil {
@@ -164,8 +165,8 @@ func (r *Runner) secret(name string) (string, bool) {
 // fill replaces each {{secret:NAME}} placeholder by its value.
 func (r *Runner) fill(text string) (string, error) {
 	var missing []string
-	out := secretRE.ReplaceAllStringFunc(text, func(m string) string {
-		name := secretRE.FindStringSubmatch(m)[1]
+	out := secretRE().ReplaceAllStringFunc(text, func(m string) string {
+		name := secretRE().FindStringSubmatch(m)[1]
 		v, ok := r.secret(name)
 		if !ok {
 			missing = append(missing, name)

@@ -3,6 +3,7 @@ package wire
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The file-input rules, owned here and called by both ends: the client wrapping
@@ -12,7 +13,7 @@ import (
 // older-client refusals, the recorder, the lookup of a tool step's files).
 
 // templateRef matches one ${arg} in a file input's path.
-var templateRef = regexp.MustCompile(`\$\{([^}]+)\}`)
+var templateRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}]+)\}`) })
 
 // ArgSet reports whether args sets k. A null argument is not set, like
 // an omitted one: JSON has no undefined, and a tool-server reads a null
@@ -27,7 +28,7 @@ func ArgSet(args map[string]any, k string) bool {
 // arguments; ok is false when one is missing, not a string, or empty.
 func FillPath(tmpl string, args map[string]any) (string, bool) {
 	ok := true
-	out := templateRef.ReplaceAllStringFunc(tmpl, func(m string) string {
+	out := templateRef().ReplaceAllStringFunc(tmpl, func(m string) string {
 		v, isStr := args[m[2:len(m)-1]].(string)
 		if !isStr || v == "" {
 			ok = false
@@ -77,7 +78,7 @@ func SetFileInputs(inputs []FileInput, args map[string]any) []SetInput {
 			continue
 		}
 		if !single {
-			if _, ok := FillPath(in.Path, args); !ok || !templateRef.MatchString(in.Path) {
+			if _, ok := FillPath(in.Path, args); !ok || !templateRef().MatchString(in.Path) {
 				continue
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -219,10 +220,10 @@ func generatedID(id string) bool {
 	if len(id) > 60 || strings.ContainsAny(id, ":«»") {
 		return true
 	}
-	if digitRun.MatchString(id) || frameworkID.MatchString(id) {
+	if digitRun().MatchString(id) || frameworkID().MatchString(id) {
 		return true
 	}
-	for _, h := range hexRun.FindAllString(id, -1) {
+	for _, h := range hexRun().FindAllString(id, -1) {
 		if strings.IndexFunc(h, unicode.IsDigit) >= 0 && strings.IndexFunc(h, unicode.IsLetter) >= 0 {
 			return true
 		}
@@ -236,9 +237,11 @@ func generatedID(id string) bool {
 }
 
 var (
-	digitRun    = regexp.MustCompile(`[0-9]{4,}`)
-	hexRun      = regexp.MustCompile(`(?i)[0-9a-f]{8,}`)
-	frameworkID = regexp.MustCompile(`(?i)^(ember|yui_|ext-gen|ext-comp|mui-|radix-|headlessui-|react-aria|react-select-|rc-|downshift-|cdk-|mat-|__next|jsx-)[^0-9]*[0-9]`)
+	digitRun    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]{4,}`) })
+	hexRun      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[0-9a-f]{8,}`) })
+	frameworkID = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(ember|yui_|ext-gen|ext-comp|mui-|radix-|headlessui-|react-aria|react-select-|rc-|downshift-|cdk-|mat-|__next|jsx-)[^0-9]*[0-9]`)
+	})
 )
 
 // switches counts the changes between letters and digits in s.
