@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
@@ -182,7 +183,9 @@ func (u *usage) doubt(bdir, file string, err error) {
 
 // chromiumKey is a baseline key of this runner: the name, the viewport,
 // and the full-page or crop suffix.
-var chromiumKey = regexp.MustCompile(`^(.+)__` + snapshot.Platform + `-[0-9]+x[0-9]+(-full|-crop-[0-9a-f]{8})?\.png$`)
+var chromiumKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+)__` + snapshot.Platform + `-[0-9]+x[0-9]+(-full|-crop-[0-9a-f]{8})?\.png$`)
+})
 
 // uses tells whether a snapshot step reads the baseline at path: one of
 // its directory's reads names it, at any device size (the device is the
@@ -193,7 +196,7 @@ func (u *usage) uses(file string) bool {
 	if u.unknown[dir] {
 		return true
 	}
-	m := chromiumKey.FindStringSubmatch(key)
+	m := chromiumKey().FindStringSubmatch(key)
 	for _, r := range u.reads[dir] {
 		if m == nil {
 			if strings.HasPrefix(key, r.name+"__") {
