@@ -186,6 +186,14 @@ func (p *Pool) flags(w, h int) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-lcd-text", true),
 		chromedp.Flag("disable-smooth-scrolling", true),
 		chromedp.Flag("force-color-profile", "srgb"),
+		// Partial raster repaints only the invalidated part of a tile,
+		// over what the tile held: the edges of text and rounded shapes
+		// near the seam then come out a few levels off from a tile
+		// painted whole, depending on what the page did before. With it,
+		// the 12-flow suite's reruns differed in 1 to 25 pixels in 5 of 6
+		// runs; without it, 0 of 30 (docs/performance.md, "The strict
+		// default (2026-12-02)").
+		chromedp.Flag("disable-partial-raster", true),
 		// /dev/shm is 64 MB in a default container.
 		chromedp.Flag("disable-dev-shm-usage", true),
 		// CDPScreenshotNewSurface: a 1280x800 capture takes ~40 ms instead of ~60.
