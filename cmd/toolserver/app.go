@@ -204,11 +204,18 @@ func noArgs(c *cobra.Command, args []string) error {
 }
 
 func versionLine() string {
+	v := currentVersion()
+	return fmt.Sprintf("toolserver %s (commit %s, %s)", v.Version, v.Commit, v.Go)
+}
+
+// currentVersion is this binary's version, commit ("unknown" for a build
+// with none) and Go toolchain.
+func currentVersion() versionInfo {
 	c := buildCommit()
 	if c == "" {
 		c = "unknown"
 	}
-	return fmt.Sprintf("toolserver %s (commit %s, %s)", version, c, runtime.Version())
+	return versionInfo{Version: version, Commit: c, Go: runtime.Version()}
 }
 
 // buildCommit is the commit the binary was built from: the -ldflags

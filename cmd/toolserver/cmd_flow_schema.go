@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,7 @@ type flowSchemaOptions struct {
 	streams
 	// config prints the schema of the project config file instead.
 	config bool
+	output outputFlags
 }
 
 func newFlowSchemaCommand(s streams) *cobra.Command {
@@ -35,16 +37,25 @@ func newFlowSchemaCommand(s streams) *cobra.Command {
 	}
 	setExitStatus(cmd, exitStatusPlain)
 	cmd.Flags().BoolVar(&opts.config, "config", false, "print the schema of "+flow.ConfigFile+" instead")
+	opts.output.register(cmd, cmd.Flags())
 	return cmd
 }
 
 // runFlowSchema prints the JSON Schema of a flow file, or of the project
-// config file.
+// config file: as it is (JSON) by default and with -o json, or the same
+// document as YAML, for editors that read their schemas in YAML.
 func runFlowSchema(ctx context.Context, opts flowSchemaOptions, args []string) error {
+	format, err := opts.output.resolve()
+	if err != nil {
+		return err
+	}
 	schema := flow.Schema()
 	if opts.config {
 		schema = flow.ConfigSchema()
 	}
-	_, err := opts.stdout.Write(schema)
+	if format == formatYAML {
+		return printData(opts.stdout, format, json.RawMessage(schema))
+	}
+	_, err = opts.stdout.Write(schema)
 	return err
 }
