@@ -145,7 +145,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.StringVar(&opts.device, "device", "chromium-cdp-1280x800", "the device `ID`: chromium-cdp-<W>x<H>")
 	f.Var(updateFlag{&opts.update}, "update-baselines", "adopt the current screens as baselines: all (a bare flag), changed (the failed and missing ones) or missing")
 	f.Lookup("update-baselines").NoOptDefVal = string(flowrun.UpdateAll)
-	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update (with --detach: start nothing; print the runs it would start)")
 	f.BoolVar(&opts.strict, "strict", false, "fail a step whose selector matches several elements, and compare case in equals:/contains:")
 	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
 	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")

@@ -217,15 +217,23 @@ missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
 	return cmd
 }
 
-// followRun prints a run's events as they come (one JSON line each with a
-// format) and exits by its final status.
+// followRun prints a run's events as they come and exits by its final
+// status. With -o json each event is one line of JSON (JSON Lines); with
+// -o yaml each is a document of a YAML stream, so a reader can act on
+// every event as it arrives.
 func followRun(ctx context.Context, c *runs.Client, id string, from int64, format string, s streams) error {
 	out := newRenderer(s.stdout, s.stderr, false)
 	status, err := c.Follow(ctx, id, from, func(e runs.Event) error {
-		if format != "" {
+		switch format {
+		case formatJSON:
 			b, _ := json.Marshal(e)
-			_, err := fmt.Fprintf(s.stdout, "%s\n", b)
+			_, err := s.stdout.Write(append(escapeJSONControls(b), '\n'))
 			return err
+		case formatYAML:
+			if _, err := io.WriteString(s.stdout, "---\n"); err != nil {
+				return err
+			}
+			return printYAML(s.stdout, e)
 		}
 		switch e.Event.Kind {
 		case "step":
@@ -256,8 +264,9 @@ func followRun(ctx context.Context, c *runs.Client, id string, from int64, forma
 
 func newRunsCancelCommand(s streams) *cobra.Command {
 	o := runsOptions{streams: s}
+	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "cancel ID",
+		Use:   "cancel ID [--dry-run]",
 		Short: "Cancel a running run",
 		Args:  exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -269,6 +278,9 @@ func newRunsCancelCommand(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if dryRun {
+				return cancelDryRun(cmd.Context(), c, args[0], format, o.streams)
+			}
 			if err := c.Cancel(cmd.Context(), args[0]); err != nil {
 				return apiError("runs cancel", err)
 			}
@@ -279,6 +291,25 @@ func newRunsCancelCommand(s streams) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "cancel nothing; say whether the run is running and would be cancelled")
 	o.register(cmd)
 	return cmd
+}
+
+// cancelDryRun reads the run (GET, which writes nothing) and says what
+// runs cancel would do, with the exits it would have: 0 the run is
+// running, 1 it has ended, 2 there is no such run.
+func cancelDryRun(ctx context.Context, c *runs.Client, id, format string, s streams) error {
+	d, err := c.Get(ctx, id)
+	if err != nil {
+		return apiError("runs cancel", err)
+	}
+	if d.Status != runs.Running {
+		return failed(fmt.Errorf("runs cancel: run %s is %s, not running: nothing to cancel", printable.String(id), printable.String(d.Status)))
+	}
+	if format != "" {
+		return printData(s.stdout, format, map[string]any{"run": id, "status": d.Status, "dry_run": true})
+	}
+	fmt.Fprintf(s.stdout, "Run %s is running: runs cancel would cancel it\n", printable.String(id))
+	return nil
 }

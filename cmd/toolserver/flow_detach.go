@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
@@ -36,6 +39,9 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	if err := runs.CheckLabels(labels); err != nil {
 		return usageError("flow run: --label: %v", err)
 	}
+	if opts.dryRun {
+		return printDetachPlan(opts, targets, labels, format)
+	}
 	out := newRenderer(opts.stdout, opts.stderr, format != "")
 	lr, err := newLinkedRun(u, arg, opts, out)
 	if err != nil {
@@ -67,6 +73,41 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	}
 	if format != "" {
 		return printData(opts.stdout, format, map[string]any{"runs": all})
+	}
+	return nil
+}
+
+// detachPlan is one run flow run --detach --dry-run would start.
+type detachPlan struct {
+	Flow   string            `json:"flow"`
+	Device string            `json:"device"`
+	Labels map[string]string `json:"labels"`
+}
+
+// printDetachPlan prints the runs --detach would start and starts none:
+// a dry run writes nothing, and on a tool-server starting a run is the
+// write (docs/control-plane.md, "The command line").
+func printDetachPlan(opts flowRunOptions, targets []flowTarget, labels map[string]string, format string) error {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	plan := make([]detachPlan, 0, len(targets))
+	for _, t := range targets {
+		plan = append(plan, detachPlan{Flow: t.name, Device: opts.device, Labels: labels})
+	}
+	if format != "" {
+		return printData(opts.stdout, format, map[string]any{"dry_run": true, "runs": plan})
+	}
+	keys := slices.Sorted(maps.Keys(labels))
+	for i, k := range keys {
+		keys[i] = printable.String(k + ":" + labels[k])
+	}
+	for _, p := range plan {
+		line := fmt.Sprintf("would start %s on %s", printable.String(p.Flow), printable.String(p.Device))
+		if len(keys) > 0 {
+			line += " labelled " + strings.Join(keys, " ")
+		}
+		fmt.Fprintln(opts.stdout, line)
 	}
 	return nil
 }
