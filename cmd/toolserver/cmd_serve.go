@@ -36,6 +36,11 @@ type serveOptions struct {
 	// drainTimeout bounds the calls in flight at SIGTERM.
 	uploadDir    string
 	drainTimeout time.Duration
+	// authTokenEnv names the environment variable holding the token;
+	// authTokenGiven is whether --auth-token named it, so that it must be
+	// set.
+	authTokenEnv   string
+	authTokenGiven bool
 }
 
 func newServeCommand(s streams) *cobra.Command {
@@ -46,7 +51,8 @@ func newServeCommand(s streams) *cobra.Command {
 		Long: `Serve Argent's tool-server protocol over HTTP: GET /tools, POST /tools/{name}
 (JSON or an NDJSON stream), POST /upload, GET /artifacts/{id}, GET /healthz;
 and the same tools to coding agents over MCP's streamable HTTP at /mcp.
-With ARGENT_AUTH_TOKEN set every request needs "Authorization: Bearer <token>".
+With ARGENT_AUTH_TOKEN (or the variable --auth-token names) set every request
+needs "Authorization: Bearer <token>".
 A wildcard bind (0.0.0.0, ::) refuses to start without a token unless
 --insecure is given. With --allow-hosts, pages come only from the hosts
 listed (launch, open-url, redirects and every request of a page): on a
@@ -56,6 +62,7 @@ SIGINT or SIGTERM stop it gracefully.`,
   ARGENT_AUTH_TOKEN=$TOKEN toolserver serve --addr 0.0.0.0:3000 --allow-hosts staging.example.com,*.cdn.example.com`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.authTokenGiven = cmd.Flags().Changed("auth-token")
 			return runServe(cmd.Context(), opts, args)
 		},
 	}
@@ -64,7 +71,8 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:3000", "`host:port` to listen on")
 	f.IntVar(&opts.maxDevices, "max-devices", 4, "how many devices may be booted at once")
 	f.IntVar(&opts.queue, "queue", defaultQueue, "how many calls may wait for a device when all --max-devices are busy; past it a call gets 503 with Retry-After (0: no waiting)")
-	f.BoolVar(&opts.insecure, "insecure", false, "allow a wildcard bind without ARGENT_AUTH_TOKEN")
+	f.StringVar(&opts.authTokenEnv, "auth-token", envAuthToken, "the environment variable `ENV` that holds the bearer token every request must carry (given, it must be set)")
+	f.BoolVar(&opts.insecure, "insecure", false, "allow a wildcard bind without a token")
 	f.BoolVar(&opts.allowFiles, "allow-file-urls", false, "let callers open file: URLs even with a wildcard bind (remote callers could then screenshot this machine's files)")
 	f.BoolVar(&opts.noHostFiles, "no-host-files", false, "run a flow a client sends from its bytes, never from a file at the same path on this machine")
 	f.StringVar(&opts.stateDir, "state-dir", defaultStateDir(s.getenv), "keep the run store (every flow run, its events and images) in `DIR`; empty keeps none")
@@ -82,9 +90,12 @@ SIGINT or SIGTERM stop it gracefully.`,
 // runServe serves until ctx ends.
 func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	stderr := opts.stderr
-	token := opts.getenv(envAuthToken)
+	token, err := opts.authToken()
+	if err != nil {
+		return err
+	}
 	if server.IsWildcard(opts.addr) && token == "" && !opts.insecure {
-		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set ARGENT_AUTH_TOKEN, or pass --insecure if the network is yours alone", opts.addr)
+		return usageError("serve: refusing to listen on %s without a token: anyone who can reach this machine could drive its browser and read the files it serves. Set %s, or pass --insecure if the network is yours alone", opts.addr, opts.authTokenEnv)
 	}
 	if opts.queue < 0 {
 		return usageError("serve: --queue %d: give 0 or more", opts.queue)
@@ -175,4 +186,39 @@ func defaultStateDir(getenv func(string) string) string {
 		return filepath.Join(h, ".local", "state", "toolserver")
 	}
 	return ""
+}
+
+// maxEnvName caps the --auth-token name: no real variable name is longer.
+const maxEnvName = 256
+
+// authToken reads the token from the variable --auth-token names. A name
+// no shell could set is a mistake, and so is naming a variable that is
+// unset: either would start an open server where a closed one was meant.
+func (o serveOptions) authToken() (string, error) {
+	name := o.authTokenEnv
+	if !validEnvName(name) {
+		shown := name
+		if len(shown) > maxEnvName {
+			shown = shown[:maxEnvName] + "..."
+		}
+		return "", usageError("serve: --auth-token %q is not an environment variable name: want letters, digits and _ (at most %d), not starting with a digit", shown, maxEnvName)
+	}
+	token := o.getenv(name)
+	if token == "" && o.authTokenGiven {
+		return "", usageError("serve: --auth-token %s: $%s is unset or empty; set it to the token", name, name)
+	}
+	return token, nil
+}
+
+// validEnvName is whether name is a POSIX environment variable name.
+func validEnvName(name string) bool {
+	if name == "" || len(name) > maxEnvName || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c != '_' && (c < '0' || c > '9') && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
 }
