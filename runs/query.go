@@ -109,7 +109,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 	}
 	if f.Before != "" {
 		var n int64
-		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
+		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, CanonicalID(f.Before)).Scan(&n); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("%w: before=%s names no run", ErrUnknownRun, f.Before)
 			}
@@ -142,6 +142,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 
 // Get returns a run with its steps and snapshots.
 func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
+	id = CanonicalID(id)
 	r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
@@ -173,6 +174,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 
 // Events returns a run's events from seq from on, in order.
 func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, error) {
+	id = CanonicalID(id)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
 	if err != nil {
 		return nil, err
@@ -195,6 +197,7 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 
 // Status returns a run's status.
 func (s *Store) Status(ctx context.Context, id string) (string, error) {
+	id = CanonicalID(id)
 	var st string
 	err := s.rdb.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -211,6 +214,7 @@ var fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // File opens an image a run kept (a name from a snapshot event's files).
 func (s *Store) File(id, name string) (*os.File, error) {
+	id = CanonicalID(id)
 	if !ValidID(id) || !fileName().MatchString(name) || name == "." || name == ".." {
 		return nil, noFile(id, name)
 	}

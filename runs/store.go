@@ -289,6 +289,11 @@ var uuidRE = sync.OnceValue(func() *regexp.Regexp {
 // ValidID reports whether id is a UUID, the only run id the store takes.
 func ValidID(id string) bool { return uuidRE().MatchString(id) }
 
+// CanonicalID is id as the store keeps it: a UUID in lower case, so the
+// same UUID in two cases names one run (docs/control-plane.md, "Run
+// ids"). Every lookup of the store goes through it.
+func CanonicalID(id string) string { return strings.ToLower(id) }
+
 // CheckLabels checks labels against the bounds; the error names the
 // label at fault.
 func CheckLabels(labels map[string]string) error {
@@ -364,8 +369,9 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 		b.ID = newUUID()
 	}
 	if !ValidID(b.ID) {
-		return nil, fmt.Errorf("run id %q is not a UUID", b.ID)
+		return nil, fmt.Errorf("run id %.64q is not a UUID", b.ID)
 	}
+	b.ID = CanonicalID(b.ID)
 	if err := CheckLabels(b.Labels); err != nil {
 		return nil, err
 	}
@@ -396,6 +402,7 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 
 // Cancel cancels a run this process is running.
 func (s *Store) Cancel(ctx context.Context, id string) error {
+	id = CanonicalID(id)
 	s.mu.Lock()
 	r := s.live[id]
 	s.mu.Unlock()

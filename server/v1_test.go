@@ -337,6 +337,11 @@ func TestV1Errors(t *testing.T) {
 		{"cancel an ended run", "POST", "/v1/runs/" + id + "/cancel", "", nil, 409, "wrong_state"},
 		{"too large", "POST", "/v1/runs", overCap(`{"tool_args":{"x":"`, `"}}`), nil, 413, "payload_too_large"},
 		{"no route", "GET", "/v1/nothing", "", nil, 404, "not_found"},
+		{"malformed run id", "GET", "/v1/runs/not-a-uuid", "", nil, 400, "bad_request"},
+		{"events of a malformed run id", "GET", "/v1/runs/not-a-uuid/events", "", nil, 400, "bad_request"},
+		{"cancel a malformed run id", "POST", "/v1/runs/not-a-uuid/cancel", "", nil, 400, "bad_request"},
+		{"a file of a malformed run id", "GET", "/v1/runs/not-a-uuid/files/x.png", "", nil, 400, "bad_request"},
+		{"a file of an unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/files/x.png", "", nil, 404, "unknown_run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, b := r.do(t, tc.method, tc.path, tc.body, tc.hdr...)
@@ -355,6 +360,41 @@ func TestV1Errors(t *testing.T) {
 	code, b = broken.do(t, "GET", "/v1/runs", "")
 	if code != 500 || !strings.Contains(string(b), `"code":"internal"`) || !strings.Contains(string(b), "internal error (request ") || strings.Contains(string(b), "sql") {
 		t.Errorf("a store failure: %d %s", code, b)
+	}
+}
+
+// TestV1RunIDsIgnoreCase: a run id given in upper case is stored in
+// lower case, every path finds it in either case, and the same UUID in
+// the other case is the same run, not a second one.
+func TestV1RunIDsIgnoreCase(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	upper, lower := "0B6F1F4E-3C1A-4C8E-9D2F-6A7B8C9D0E1F", "0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f"
+	code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none","project_root":"/nonexistent"},"run_id":"`+upper+`"}`)
+	var started runs.Started
+	if json.Unmarshal(b, &started); code != http.StatusCreated || started.Run != lower {
+		t.Fatalf("start with an upper-case run_id: %d %s, want 201 with run %s", code, b, lower)
+	}
+	r.waitStatus(t, lower)
+	for _, id := range []string{upper, lower} {
+		if code, b := r.do(t, "GET", "/v1/runs/"+id, ""); code != 200 || !strings.Contains(string(b), `"run":"`+lower+`"`) {
+			t.Errorf("GET /v1/runs/%s: %d %.200s", id, code, b)
+		}
+		if code, b := r.do(t, "POST", "/v1/runs/"+id+"/cancel", ""); code != 409 || !strings.Contains(string(b), `"wrong_state"`) {
+			t.Errorf("cancel %s (ended): %d %.200s, want 409 wrong_state", id, code, b)
+		}
+		resp, cancel := r.stream(t, "/v1/runs/"+id+"/events")
+		frames := readFrames(t, resp.Body, func(f sseFrame) bool { return f.event == "end" })
+		cancel()
+		if len(frames) == 0 || frames[len(frames)-1].event != "end" {
+			t.Errorf("events of %s: %v, want the run's events and its end frame", id, frames)
+		}
+	}
+	for _, id := range []string{upper, lower} {
+		code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none"},"run_id":"`+id+`"}`)
+		if code != 409 || !strings.Contains(string(b), `"run_exists"`) {
+			t.Errorf("a second start as %s: %d %.200s, want 409 run_exists", id, code, b)
+		}
 	}
 }
 
