@@ -337,6 +337,8 @@ func TestV1Errors(t *testing.T) {
 		{"cancel an ended run", "POST", "/v1/runs/" + id + "/cancel", "", nil, 409, "wrong_state"},
 		{"too large", "POST", "/v1/runs", overCap(`{"tool_args":{"x":"`, `"}}`), nil, 413, "payload_too_large"},
 		{"no route", "GET", "/v1/nothing", "", nil, 404, "not_found"},
+		{"another origin", "GET", "/v1/runs", "", []string{"Origin", "http://evil.example"}, 403, "forbidden"},
+		{"a method the route does not take", "DELETE", "/v1/runs", "", nil, 405, "method_not_allowed"},
 		{"malformed run id", "GET", "/v1/runs/not-a-uuid", "", nil, 400, "bad_request"},
 		{"events of a malformed run id", "GET", "/v1/runs/not-a-uuid/events", "", nil, 400, "bad_request"},
 		{"cancel a malformed run id", "POST", "/v1/runs/not-a-uuid/cancel", "", nil, 400, "bad_request"},
@@ -360,6 +362,31 @@ func TestV1Errors(t *testing.T) {
 	code, b = broken.do(t, "GET", "/v1/runs", "")
 	if code != 500 || !strings.Contains(string(b), `"code":"internal"`) || !strings.Contains(string(b), "internal error (request ") || strings.Contains(string(b), "sql") {
 		t.Errorf("a store failure: %d %s", code, b)
+	}
+}
+
+// TestMethodNotAllowedSaysAllow: a 405 lists, in Allow, the methods the
+// route takes, on /v1 (code method_not_allowed) and on /tools (Argent's
+// envelope, unchanged).
+func TestMethodNotAllowedSaysAllow(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	for _, tc := range []struct{ method, path, allow, body string }{
+		{"DELETE", "/v1/runs", "GET, POST", `"code":"method_not_allowed"`},
+		{"GET", "/v1/runs/0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/cancel", "POST", `"code":"method_not_allowed"`},
+		{"PUT", "/v1/runs/0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "GET", `"code":"method_not_allowed"`},
+		{"DELETE", "/tools", "GET", `"error_kind":"method_not_allowed"`},
+	} {
+		req, _ := http.NewRequest(tc.method, r.url+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != tc.allow || !strings.Contains(string(b), tc.body) {
+			t.Errorf("%s %s: %d Allow %q %.200s, want 405 Allow %q with %s", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Allow"), b, tc.allow, tc.body)
+		}
 	}
 }
 
