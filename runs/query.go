@@ -89,8 +89,24 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	return r, nil
 }
 
+// Page is one page of a list of runs.
+type Page struct {
+	Runs []Run `json:"runs"`
+	// NextBefore is the before cursor of the next page: the page's last
+	// run, set only when older runs match (docs/control-plane.md,
+	// "Listing and reading runs").
+	NextBefore string `json:"next_before,omitempty"`
+}
+
 // List returns runs newest first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
+	p, err := s.ListPage(ctx, f)
+	return p.Runs, err
+}
+
+// ListPage returns a page of runs newest first, and the cursor of the
+// next page when there is one. It reads one run past the page to know.
+func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
@@ -108,12 +124,15 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 		args = append(args, k, v)
 	}
 	if f.Before != "" {
+		if !ValidID(f.Before) {
+			return Page{}, fmt.Errorf("%w: before=%.64q is not a run id (a UUID)", ErrBadCursor, f.Before)
+		}
 		var n int64
 		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, CanonicalID(f.Before)).Scan(&n); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("%w: before=%s names no run", ErrUnknownRun, f.Before)
+				return Page{}, fmt.Errorf("%w: before=%s names no run in this store", ErrBadCursor, f.Before)
 			}
-			return nil, err
+			return Page{}, err
 		}
 		where = append(where, "n < ?")
 		args = append(args, n)
@@ -123,21 +142,28 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY n DESC LIMIT ?"
-	args = append(args, f.Limit)
+	args = append(args, f.Limit+1)
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return Page{}, err
 	}
 	defer rows.Close()
-	out := []Run{}
+	p := Page{Runs: []Run{}}
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, err
+			return Page{}, err
 		}
-		out = append(out, r)
+		p.Runs = append(p.Runs, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return Page{}, err
+	}
+	if len(p.Runs) > f.Limit {
+		p.Runs = p.Runs[:f.Limit]
+		p.NextBefore = p.Runs[f.Limit-1].ID
+	}
+	return p, nil
 }
 
 // Get returns a run with its steps and snapshots.

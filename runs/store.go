@@ -59,6 +59,9 @@ var (
 	ErrUnknownRun = errors.New("unknown run")
 	ErrRunExists  = errors.New("run exists")
 	ErrWrongState = errors.New("wrong state")
+	// ErrBadCursor is a before cursor that is not a UUID or names no
+	// run: a request to fix, not a run that is missing.
+	ErrBadCursor = errors.New("bad cursor")
 	// ErrCancelled is the cause of a run's context when it was cancelled.
 	ErrCancelled = errors.New("the run was cancelled")
 	// ErrStopping is the cause when the server stopped under the run.

@@ -110,6 +110,8 @@ func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
 		writeV1Error(w, v1Err(runs.CodeRunExists, err.Error()))
 	case errors.Is(err, runs.ErrWrongState):
 		writeV1Error(w, v1Err(runs.CodeWrongState, err.Error()))
+	case errors.Is(err, runs.ErrBadCursor):
+		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
 	default:
 		writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
 	}
@@ -223,12 +225,12 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.Labels = labels
-	list, err := st.List(r.Context(), f)
+	page, err := st.ListPage(r.Context(), f)
 	if err != nil {
 		s.runError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": list})
+	writeJSON(w, http.StatusOK, page)
 }
 
 // pathRunID is the run id of r's path, canonical (runs.CanonicalID); a

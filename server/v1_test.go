@@ -339,6 +339,8 @@ func TestV1Errors(t *testing.T) {
 		{"no route", "GET", "/v1/nothing", "", nil, 404, "not_found"},
 		{"another origin", "GET", "/v1/runs", "", []string{"Origin", "http://evil.example"}, 403, "forbidden"},
 		{"a method the route does not take", "DELETE", "/v1/runs", "", nil, 405, "method_not_allowed"},
+		{"before an unknown run", "GET", "/v1/runs?before=6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "", nil, 400, "bad_request"},
+		{"before a malformed id", "GET", "/v1/runs?before=not-a-uuid", "", nil, 400, "bad_request"},
 		{"malformed run id", "GET", "/v1/runs/not-a-uuid", "", nil, 400, "bad_request"},
 		{"events of a malformed run id", "GET", "/v1/runs/not-a-uuid/events", "", nil, 400, "bad_request"},
 		{"cancel a malformed run id", "POST", "/v1/runs/not-a-uuid/cancel", "", nil, 400, "bad_request"},
@@ -387,6 +389,32 @@ func TestMethodNotAllowedSaysAllow(t *testing.T) {
 		if resp.StatusCode != 405 || resp.Header.Get("Allow") != tc.allow || !strings.Contains(string(b), tc.body) {
 			t.Errorf("%s %s: %d Allow %q %.200s, want 405 Allow %q with %s", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Allow"), b, tc.allow, tc.body)
 		}
+	}
+}
+
+// TestV1ListPages: a page with older runs behind it names the next
+// page's cursor in next_before; the last page has no next_before at all.
+func TestV1ListPages(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	var ids []string
+	for range 3 {
+		ids = append(ids, r.start(t, "/nonexistent", "none", "", ""))
+		r.waitStatus(t, ids[len(ids)-1])
+	}
+	code, b := r.do(t, "GET", "/v1/runs?limit=2", "")
+	var page runs.Page
+	if json.Unmarshal(b, &page); code != 200 || len(page.Runs) != 2 || page.NextBefore != ids[1] {
+		t.Fatalf("page 1: %d %.300s, want 2 runs and next_before %s", code, b, ids[1])
+	}
+	code, b = r.do(t, "GET", "/v1/runs?limit=2&before="+page.NextBefore, "")
+	page = runs.Page{}
+	if json.Unmarshal(b, &page); code != 200 || len(page.Runs) != 1 || page.Runs[0].ID != ids[0] || strings.Contains(string(b), "next_before") {
+		t.Fatalf("page 2: %d %.300s, want run %s and no next_before", code, b, ids[0])
+	}
+	c := runs.NewClient(r.url, "")
+	if p, err := c.ListPage(t.Context(), runs.Filter{Limit: 1}); err != nil || len(p.Runs) != 1 || p.NextBefore != ids[2] {
+		t.Errorf("the client's ListPage: %v %+v, want next_before %s", err, p, ids[2])
 	}
 }
 
