@@ -227,6 +227,11 @@ func TestRetentionPrunesRunsAndFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	if f, err := st.File(strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
+		t.Errorf("the image by the run id in upper case: %v", err)
+	} else {
+		f.Close()
+	}
 	if _, err := st.File(first, "../../runs.db"); err == nil {
 		t.Error("a file name with a path was served")
 	}
