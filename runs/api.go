@@ -18,6 +18,12 @@ const (
 	CodeInternal        = "internal"
 	// CodeNotFound is a route or a feature the server does not have.
 	CodeNotFound = "not_found"
+	// CodeForbidden is a request the Host guard or the origin rule
+	// refuses, whatever its token.
+	CodeForbidden = "forbidden"
+	// CodeMethodNotAllowed is a route asked with a method it does not
+	// take; the answer's Allow header lists the ones it does.
+	CodeMethodNotAllowed = "method_not_allowed"
 	// CodeUnavailable is a server that is stopping (draining), whose
 	// requests another replica takes, or one with all its event streams
 	// open, which a Retry-After tells when to ask again.

@@ -110,6 +110,13 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 
 // List lists runs, newest first.
 func (c *Client) List(ctx context.Context, f Filter) ([]Run, error) {
+	p, err := c.ListPage(ctx, f)
+	return p.Runs, err
+}
+
+// ListPage lists a page of runs, newest first, with the cursor of the
+// next page when the server has one.
+func (c *Client) ListPage(ctx context.Context, f Filter) (Page, error) {
 	q := url.Values{}
 	if f.Status != "" {
 		q.Set("status", f.Status)
@@ -123,11 +130,9 @@ func (c *Client) List(ctx context.Context, f Filter) ([]Run, error) {
 	if f.Before != "" {
 		q.Set("before", f.Before)
 	}
-	var out struct {
-		Runs []Run `json:"runs"`
-	}
+	var out Page
 	err := c.getJSON(ctx, http.MethodGet, "/v1/runs?"+q.Encode(), nil, &out)
-	return out.Runs, err
+	return out, err
 }
 
 // Get returns a run with its steps and snapshots.

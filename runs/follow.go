@@ -72,7 +72,7 @@ func (t *Tail) Close() {
 // store has every event it will have.
 func (s *Store) Follow(id string) *Tail {
 	s.mu.Lock()
-	r := s.live[id]
+	r := s.live[CanonicalID(id)]
 	s.mu.Unlock()
 	if r == nil {
 		return nil

@@ -89,8 +89,24 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	return r, nil
 }
 
+// Page is one page of a list of runs.
+type Page struct {
+	Runs []Run `json:"runs"`
+	// NextBefore is the before cursor of the next page: the page's last
+	// run, set only when older runs match (docs/control-plane.md,
+	// "Listing and reading runs").
+	NextBefore string `json:"next_before,omitempty"`
+}
+
 // List returns runs newest first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
+	p, err := s.ListPage(ctx, f)
+	return p.Runs, err
+}
+
+// ListPage returns a page of runs newest first, and the cursor of the
+// next page when there is one. It reads one run past the page to know.
+func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
@@ -108,12 +124,15 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 		args = append(args, k, v)
 	}
 	if f.Before != "" {
+		if !ValidID(f.Before) {
+			return Page{}, fmt.Errorf("%w: before=%.64q is not a run id (a UUID)", ErrBadCursor, f.Before)
+		}
 		var n int64
-		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, f.Before).Scan(&n); err != nil {
+		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, CanonicalID(f.Before)).Scan(&n); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("%w: before=%s names no run", ErrUnknownRun, f.Before)
+				return Page{}, fmt.Errorf("%w: before=%s names no run in this store", ErrBadCursor, f.Before)
 			}
-			return nil, err
+			return Page{}, err
 		}
 		where = append(where, "n < ?")
 		args = append(args, n)
@@ -123,25 +142,33 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY n DESC LIMIT ?"
-	args = append(args, f.Limit)
+	args = append(args, f.Limit+1)
 	rows, err := s.rdb.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return Page{}, err
 	}
 	defer rows.Close()
-	out := []Run{}
+	p := Page{Runs: []Run{}}
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, err
+			return Page{}, err
 		}
-		out = append(out, r)
+		p.Runs = append(p.Runs, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return Page{}, err
+	}
+	if len(p.Runs) > f.Limit {
+		p.Runs = p.Runs[:f.Limit]
+		p.NextBefore = p.Runs[f.Limit-1].ID
+	}
+	return p, nil
 }
 
 // Get returns a run with its steps and snapshots.
 func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
+	id = CanonicalID(id)
 	r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
@@ -173,6 +200,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 
 // Events returns a run's events from seq from on, in order.
 func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, error) {
+	id = CanonicalID(id)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
 	if err != nil {
 		return nil, err
@@ -195,6 +223,7 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 
 // Status returns a run's status.
 func (s *Store) Status(ctx context.Context, id string) (string, error) {
+	id = CanonicalID(id)
 	var st string
 	err := s.rdb.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -211,6 +240,7 @@ var fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // File opens an image a run kept (a name from a snapshot event's files).
 func (s *Store) File(id, name string) (*os.File, error) {
+	id = CanonicalID(id)
 	if !ValidID(id) || !fileName().MatchString(name) || name == "." || name == ".." {
 		return nil, noFile(id, name)
 	}

@@ -59,6 +59,9 @@ var (
 	ErrUnknownRun = errors.New("unknown run")
 	ErrRunExists  = errors.New("run exists")
 	ErrWrongState = errors.New("wrong state")
+	// ErrBadCursor is a before cursor that is not a UUID or names no
+	// run: a request to fix, not a run that is missing.
+	ErrBadCursor = errors.New("bad cursor")
 	// ErrCancelled is the cause of a run's context when it was cancelled.
 	ErrCancelled = errors.New("the run was cancelled")
 	// ErrStopping is the cause when the server stopped under the run.
@@ -289,6 +292,11 @@ var uuidRE = sync.OnceValue(func() *regexp.Regexp {
 // ValidID reports whether id is a UUID, the only run id the store takes.
 func ValidID(id string) bool { return uuidRE().MatchString(id) }
 
+// CanonicalID is id as the store keeps it: a UUID in lower case, so the
+// same UUID in two cases names one run (docs/control-plane.md, "Run
+// ids"). Every lookup of the store goes through it.
+func CanonicalID(id string) string { return strings.ToLower(id) }
+
 // CheckLabels checks labels against the bounds; the error names the
 // label at fault.
 func CheckLabels(labels map[string]string) error {
@@ -364,8 +372,9 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 		b.ID = newUUID()
 	}
 	if !ValidID(b.ID) {
-		return nil, fmt.Errorf("run id %q is not a UUID", b.ID)
+		return nil, fmt.Errorf("run id %.64q is not a UUID", b.ID)
 	}
+	b.ID = CanonicalID(b.ID)
 	if err := CheckLabels(b.Labels); err != nil {
 		return nil, err
 	}
@@ -396,6 +405,7 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 
 // Cancel cancels a run this process is running.
 func (s *Store) Cancel(ctx context.Context, id string) error {
+	id = CanonicalID(id)
 	s.mu.Lock()
 	r := s.live[id]
 	s.mu.Unlock()

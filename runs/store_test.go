@@ -102,20 +102,38 @@ func TestListGetFiltersAndPages(t *testing.T) {
 	if len(labelled) != 3 {
 		t.Errorf("label filter: got %d runs, want 3", len(labelled))
 	}
-	page1, _ := st.List(t.Context(), runs.Filter{Limit: 2})
-	page2, _ := st.List(t.Context(), runs.Filter{Limit: 2, Before: page1[1].ID})
-	page3, _ := st.List(t.Context(), runs.Filter{Limit: 2, Before: page2[1].ID})
+	// The pages follow next_before to the end; the last says nothing, and
+	// a cursor is found in either case.
 	var got []string
-	for _, p := range [][]runs.Run{page1, page2, page3} {
-		for _, r := range p {
+	var cursors []string
+	f := runs.Filter{Limit: 2}
+	for range 4 {
+		p, err := st.ListPage(t.Context(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Runs {
 			got = append(got, r.Flow)
 		}
+		cursors = append(cursors, p.NextBefore)
+		if p.NextBefore == "" {
+			break
+		}
+		if p.NextBefore != p.Runs[len(p.Runs)-1].ID {
+			t.Errorf("next_before %s, want the page's last run %s", p.NextBefore, p.Runs[len(p.Runs)-1].ID)
+		}
+		f.Before = strings.ToUpper(p.NextBefore)
 	}
-	if strings.Join(got, " ") != "flow-4 flow-3 flow-2 flow-1 flow-0" {
-		t.Errorf("pages: %q", got)
+	if strings.Join(got, " ") != "flow-4 flow-3 flow-2 flow-1 flow-0" || len(cursors) != 3 || cursors[2] != "" {
+		t.Errorf("pages: %q, cursors %q", got, cursors)
 	}
-	if _, err := st.List(t.Context(), runs.Filter{Before: "99999999-2222-4333-8444-555555555555"}); !errors.Is(err, runs.ErrUnknownRun) {
-		t.Errorf("before an unknown run: %v", err)
+	if p, err := st.ListPage(t.Context(), runs.Filter{Limit: 5}); err != nil || len(p.Runs) != 5 || p.NextBefore != "" {
+		t.Errorf("a page holding every run: %v %d runs, next_before %q, want none", err, len(p.Runs), p.NextBefore)
+	}
+	for _, before := range []string{"99999999-2222-4333-8444-555555555555", "not-a-uuid"} {
+		if _, err := st.List(t.Context(), runs.Filter{Before: before}); !errors.Is(err, runs.ErrBadCursor) {
+			t.Errorf("before=%s: %v, want ErrBadCursor", before, err)
+		}
 	}
 	d, err := st.Get(t.Context(), ids[1])
 	if err != nil || d.Status != runs.Failed || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
@@ -209,6 +227,11 @@ func TestRetentionPrunesRunsAndFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+	if f, err := st.File(strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
+		t.Errorf("the image by the run id in upper case: %v", err)
+	} else {
+		f.Close()
+	}
 	if _, err := st.File(first, "../../runs.db"); err == nil {
 		t.Error("a file name with a path was served")
 	}

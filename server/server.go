@@ -192,10 +192,31 @@ func (s *Server) Handler() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, &fault.Error{Kind: fault.NotFound, Message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		refuse(w, r, &fault.Error{Kind: fault.MethodNotAllowed, Message: fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		allow := allowed(r, req)
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		refuse(w, req, &fault.Error{Kind: fault.MethodNotAllowed, Message: fmt.Sprintf("method %.20q not allowed on %.200q: it takes %s", req.Method, req.URL.Path, strings.Join(allow, ", "))})
 	})
 	return r
+}
+
+// routeMethods are the methods a route of this server may take.
+var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// allowed lists the methods routes takes on req's path, for the Allow
+// header of a 405: chi finds them but hands a custom 405 handler none.
+func allowed(routes chi.Routes, req *http.Request) []string {
+	path := req.URL.RawPath
+	if path == "" {
+		path = req.URL.Path
+	}
+	var out []string
+	for _, m := range routeMethods {
+		if routes.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Listen binds the address, so a bind error surfaces before serving.

@@ -24,9 +24,9 @@ type answer struct {
 var answers = []answer{
 	{fault.Validation, http.StatusBadRequest, runs.CodeBadRequest},
 	{fault.Unauthorized, http.StatusUnauthorized, runs.CodeUnauthorized},
-	{fault.Forbidden, http.StatusForbidden, runs.CodeUnauthorized},
+	{fault.Forbidden, http.StatusForbidden, runs.CodeForbidden},
 	{fault.NotFound, http.StatusNotFound, runs.CodeNotFound},
-	{fault.MethodNotAllowed, http.StatusMethodNotAllowed, runs.CodeBadRequest},
+	{fault.MethodNotAllowed, http.StatusMethodNotAllowed, runs.CodeMethodNotAllowed},
 	{fault.Timeout, http.StatusRequestTimeout, runs.CodeBadRequest},
 	{fault.Conflict, http.StatusConflict, runs.CodeBadRequest},
 	{fault.TooLarge, http.StatusRequestEntityTooLarge, runs.CodePayloadTooLarge},

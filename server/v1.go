@@ -110,6 +110,8 @@ func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
 		writeV1Error(w, v1Err(runs.CodeRunExists, err.Error()))
 	case errors.Is(err, runs.ErrWrongState):
 		writeV1Error(w, v1Err(runs.CodeWrongState, err.Error()))
+	case errors.Is(err, runs.ErrBadCursor):
+		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
 	default:
 		writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
 	}
@@ -223,12 +225,24 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.Labels = labels
-	list, err := st.List(r.Context(), f)
+	page, err := st.ListPage(r.Context(), f)
 	if err != nil {
 		s.runError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": list})
+	writeJSON(w, http.StatusOK, page)
+}
+
+// pathRunID is the run id of r's path, canonical (runs.CanonicalID); a
+// malformed one is answered 400, as no run could have it
+// (docs/control-plane.md, "Run ids").
+func pathRunID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := chi.URLParam(r, "id")
+	if !runs.ValidID(id) {
+		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("run id %.64q in the path is not a UUID", id)))
+		return "", false
+	}
+	return runs.CanonicalID(id), true
 }
 
 func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
@@ -236,7 +250,11 @@ func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	d, err := st.Get(r.Context(), chi.URLParam(r, "id"))
+	id, ok := pathRunID(w, r)
+	if !ok {
+		return
+	}
+	d, err := st.Get(r.Context(), id)
 	if err != nil {
 		s.runError(w, r, err)
 		return
@@ -249,7 +267,10 @@ func (s *Server) v1CancelRun(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	id := chi.URLParam(r, "id")
+	id, ok := pathRunID(w, r)
+	if !ok {
+		return
+	}
 	if err := st.Cancel(r.Context(), id); err != nil {
 		s.runError(w, r, err)
 		return
@@ -262,7 +283,11 @@ func (s *Server) v1RunFile(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	f, err := st.File(chi.URLParam(r, "id"), chi.URLParam(r, "name"))
+	id, ok := pathRunID(w, r)
+	if !ok {
+		return
+	}
+	f, err := st.File(id, chi.URLParam(r, "name"))
 	if err != nil {
 		s.runError(w, r, err)
 		return
@@ -338,7 +363,10 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		return
 	}
-	id := chi.URLParam(r, "id")
+	id, ok := pathRunID(w, r)
+	if !ok {
+		return
+	}
 	from, err := eventCursor(r)
 	if err != nil {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))

@@ -337,6 +337,15 @@ func TestV1Errors(t *testing.T) {
 		{"cancel an ended run", "POST", "/v1/runs/" + id + "/cancel", "", nil, 409, "wrong_state"},
 		{"too large", "POST", "/v1/runs", overCap(`{"tool_args":{"x":"`, `"}}`), nil, 413, "payload_too_large"},
 		{"no route", "GET", "/v1/nothing", "", nil, 404, "not_found"},
+		{"another origin", "GET", "/v1/runs", "", []string{"Origin", "http://evil.example"}, 403, "forbidden"},
+		{"a method the route does not take", "DELETE", "/v1/runs", "", nil, 405, "method_not_allowed"},
+		{"before an unknown run", "GET", "/v1/runs?before=6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "", nil, 400, "bad_request"},
+		{"before a malformed id", "GET", "/v1/runs?before=not-a-uuid", "", nil, 400, "bad_request"},
+		{"malformed run id", "GET", "/v1/runs/not-a-uuid", "", nil, 400, "bad_request"},
+		{"events of a malformed run id", "GET", "/v1/runs/not-a-uuid/events", "", nil, 400, "bad_request"},
+		{"cancel a malformed run id", "POST", "/v1/runs/not-a-uuid/cancel", "", nil, 400, "bad_request"},
+		{"a file of a malformed run id", "GET", "/v1/runs/not-a-uuid/files/x.png", "", nil, 400, "bad_request"},
+		{"a file of an unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/files/x.png", "", nil, 404, "unknown_run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, b := r.do(t, tc.method, tc.path, tc.body, tc.hdr...)
@@ -355,6 +364,92 @@ func TestV1Errors(t *testing.T) {
 	code, b = broken.do(t, "GET", "/v1/runs", "")
 	if code != 500 || !strings.Contains(string(b), `"code":"internal"`) || !strings.Contains(string(b), "internal error (request ") || strings.Contains(string(b), "sql") {
 		t.Errorf("a store failure: %d %s", code, b)
+	}
+}
+
+// TestMethodNotAllowedSaysAllow: a 405 lists, in Allow, the methods the
+// route takes, on /v1 (code method_not_allowed) and on /tools (Argent's
+// envelope, unchanged).
+func TestMethodNotAllowedSaysAllow(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	for _, tc := range []struct{ method, path, allow, body string }{
+		{"DELETE", "/v1/runs", "GET, POST", `"code":"method_not_allowed"`},
+		{"GET", "/v1/runs/0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/cancel", "POST", `"code":"method_not_allowed"`},
+		{"PUT", "/v1/runs/0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "GET", `"code":"method_not_allowed"`},
+		{"DELETE", "/tools", "GET", `"error_kind":"method_not_allowed"`},
+	} {
+		req, _ := http.NewRequest(tc.method, r.url+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != tc.allow || !strings.Contains(string(b), tc.body) {
+			t.Errorf("%s %s: %d Allow %q %.200s, want 405 Allow %q with %s", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Allow"), b, tc.allow, tc.body)
+		}
+	}
+}
+
+// TestV1ListPages: a page with older runs behind it names the next
+// page's cursor in next_before; the last page has no next_before at all.
+func TestV1ListPages(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	var ids []string
+	for range 3 {
+		ids = append(ids, r.start(t, "/nonexistent", "none", "", ""))
+		r.waitStatus(t, ids[len(ids)-1])
+	}
+	code, b := r.do(t, "GET", "/v1/runs?limit=2", "")
+	var page runs.Page
+	if json.Unmarshal(b, &page); code != 200 || len(page.Runs) != 2 || page.NextBefore != ids[1] {
+		t.Fatalf("page 1: %d %.300s, want 2 runs and next_before %s", code, b, ids[1])
+	}
+	code, b = r.do(t, "GET", "/v1/runs?limit=2&before="+page.NextBefore, "")
+	page = runs.Page{}
+	if json.Unmarshal(b, &page); code != 200 || len(page.Runs) != 1 || page.Runs[0].ID != ids[0] || strings.Contains(string(b), "next_before") {
+		t.Fatalf("page 2: %d %.300s, want run %s and no next_before", code, b, ids[0])
+	}
+	c := runs.NewClient(r.url, "")
+	if p, err := c.ListPage(t.Context(), runs.Filter{Limit: 1}); err != nil || len(p.Runs) != 1 || p.NextBefore != ids[2] {
+		t.Errorf("the client's ListPage: %v %+v, want next_before %s", err, p, ids[2])
+	}
+}
+
+// TestV1RunIDsIgnoreCase: a run id given in upper case is stored in
+// lower case, every path finds it in either case, and the same UUID in
+// the other case is the same run, not a second one.
+func TestV1RunIDsIgnoreCase(t *testing.T) {
+	t.Parallel()
+	r := newV1Rig(t, "", "")
+	upper, lower := "0B6F1F4E-3C1A-4C8E-9D2F-6A7B8C9D0E1F", "0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f"
+	code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none","project_root":"/nonexistent"},"run_id":"`+upper+`"}`)
+	var started runs.Started
+	if json.Unmarshal(b, &started); code != http.StatusCreated || started.Run != lower {
+		t.Fatalf("start with an upper-case run_id: %d %s, want 201 with run %s", code, b, lower)
+	}
+	r.waitStatus(t, lower)
+	for _, id := range []string{upper, lower} {
+		if code, b := r.do(t, "GET", "/v1/runs/"+id, ""); code != 200 || !strings.Contains(string(b), `"run":"`+lower+`"`) {
+			t.Errorf("GET /v1/runs/%s: %d %.200s", id, code, b)
+		}
+		if code, b := r.do(t, "POST", "/v1/runs/"+id+"/cancel", ""); code != 409 || !strings.Contains(string(b), `"wrong_state"`) {
+			t.Errorf("cancel %s (ended): %d %.200s, want 409 wrong_state", id, code, b)
+		}
+		resp, cancel := r.stream(t, "/v1/runs/"+id+"/events")
+		frames := readFrames(t, resp.Body, func(f sseFrame) bool { return f.event == "end" })
+		cancel()
+		if len(frames) == 0 || frames[len(frames)-1].event != "end" {
+			t.Errorf("events of %s: %v, want the run's events and its end frame", id, frames)
+		}
+	}
+	for _, id := range []string{upper, lower} {
+		code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none"},"run_id":"`+id+`"}`)
+		if code != 409 || !strings.Contains(string(b), `"run_exists"`) {
+			t.Errorf("a second start as %s: %d %.200s, want 409 run_exists", id, code, b)
+		}
 	}
 }
 

@@ -413,6 +413,32 @@ func TestRunsTools(t *testing.T) {
 	}
 }
 
+// TestListRunsDefaultLimit: list_runs without a limit answers 50 runs,
+// as GET /v1/runs and runs list do.
+func TestListRunsDefaultLimit(t *testing.T) {
+	f := newFixture(t)
+	c := f.config()
+	st, err := runs.Open(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for range 51 {
+		rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "tools"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.End(&flow.Report{OK: true, Passed: 1}, nil, nil)
+	}
+	c.Runs = mcp.StoreRuns(st)
+	cs, _ := connect(t, c)
+	res := call(t, cs, "list_runs", map[string]any{}, nil)
+	var v struct{ Runs []runs.Run }
+	if err := json.Unmarshal([]byte(text(t, res, 0)), &v); err != nil || res.IsError || len(v.Runs) != 50 {
+		t.Fatalf("list_runs of 51 runs without a limit: %v error=%v %d runs, want 50", err, res.IsError, len(v.Runs))
+	}
+}
+
 // runsOf names the runs of a list_runs or get_run answer as
 // "flow status, …".
 func runsOf(t *testing.T, answer string) string {

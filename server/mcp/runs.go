@@ -48,9 +48,10 @@ func (s storeRuns) Get(ctx context.Context, id string) (any, error) {
 	return d, err
 }
 
-// The bounds of list_runs's limit.
+// The bounds of list_runs's limit: its default is GET /v1/runs's and
+// runs list's (docs/control-plane.md, "Listing and reading runs").
 const (
-	DefaultRunsLimit = 20
+	DefaultRunsLimit = 50
 	MaxRunsLimit     = 500
 )
 
