@@ -218,8 +218,61 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 `
 
 func (s *Store) migrate() error {
-	_, err := s.db.Exec(schema)
-	return err
+	if _, err := s.db.Exec(schema); err != nil {
+		return err
+	}
+	return s.lowerIDs()
+}
+
+// lowerIDs gives the runs a store recorded under an id with upper-case
+// letters (before ids were kept lower-case, docs/control-plane.md, "Run
+// ids") their canonical id, with their events and kept images, so a
+// lookup finds them. A run whose lower-case id another run already holds
+// (the same UUID started twice in two cases) keeps its id.
+func (s *Store) lowerIDs() error {
+	rows, err := s.db.Query(`SELECT id FROM runs WHERE id != lower(id) AND lower(id) NOT IN (SELECT id FROM runs)`)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		low := CanonicalID(id)
+		tx, err := s.db.Begin()
+		if err != nil {
+			return err
+		}
+		// The events refer to the run's id; the check waits for the commit.
+		_, err = tx.Exec(`PRAGMA defer_foreign_keys = ON`)
+		if err == nil {
+			_, err = tx.Exec(`UPDATE runs SET id = ? WHERE id = ?`, low, id)
+		}
+		if err == nil {
+			_, err = tx.Exec(`UPDATE events SET run_id = ? WHERE run_id = ?`, low, id)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		if err != nil {
+			tx.Rollback()
+			return fmt.Errorf("run %s: keeping it under %s: %w", id, low, err)
+		}
+		if err := os.Rename(s.filesDir(id), s.filesDir(low)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("run %s: moving its images: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // interruptLeftovers ends the runs a previous process left running: they

@@ -3,6 +3,7 @@ package runs_test
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -301,4 +302,51 @@ func TestOneProcessPerDirectory(t *testing.T) {
 	if !strings.Contains(string(b), "in use by another toolserver process") {
 		t.Fatalf("a second process: %q", b)
 	}
+}
+
+// TestOpenLowersOldIDs: a run an older store kept under an id in upper
+// case (before ids were kept lower-case) is found by its id after the
+// next Open, with its events and its kept image.
+func TestOpenLowersOldIDs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := open(t, dir, 0)
+	img := filepath.Join(t.TempDir(), "current.png")
+	os.WriteFile(img, []byte("\x89PNG fake"), 0o644)
+	snap := &flow.Report{Failed: 1, Steps: []flow.StepReport{{Kind: "snapshot", Status: flow.StatusFail, SnapshotKey: "home__chromium-10x10.png",
+		Artifacts: map[string]flow.Artifact{"current": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "a1", HostPath: img}}}}}}
+	id := finished(t, st, "old", nil, snap)
+	d, err := st.Get(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := d.Snapshots[0].Files["current"]
+	st.Close()
+
+	// The store as an older release left it: the id in upper case.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "runs.db")+"?_pragma=foreign_keys(OFF)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`UPDATE runs SET id = upper(id)`, `UPDATE events SET run_id = upper(run_id)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	upper := strings.ToUpper(id)
+	if err := os.Rename(filepath.Join(dir, "files", id), filepath.Join(dir, "files", upper)); err != nil {
+		t.Fatal(err)
+	}
+
+	st = open(t, dir, 0)
+	got, err := st.Get(t.Context(), id)
+	if err != nil || got.ID != id || len(got.Steps) != 1 || len(got.Snapshots) != 1 {
+		t.Fatalf("the old run by its id: %+v, %v", got, err)
+	}
+	f, err := st.File(id, name)
+	if err != nil {
+		t.Fatalf("its kept image: %v", err)
+	}
+	f.Close()
 }

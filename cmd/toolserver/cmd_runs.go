@@ -287,7 +287,7 @@ func newRunsCancelCommand(s streams) *cobra.Command {
 			if format != "" {
 				return printData(o.stdout, format, map[string]string{"run": args[0], "status": "cancelling"})
 			}
-			fmt.Fprintf(o.stdout, "Run %s: cancelling\n", args[0])
+			fmt.Fprintf(o.stdout, "Run %s: cancelling\n", printable.String(args[0]))
 			return nil
 		},
 	}
