@@ -310,7 +310,7 @@ func (s *Store) interruptLeftovers() error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.closed) })
 	s.feed.wait()
-	if s.rdb != nil {
+	if s.rdb != nil && s.rdb != s.db {
 		s.rdb.Close()
 	}
 	err := s.db.Close()

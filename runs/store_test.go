@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -349,4 +350,64 @@ func TestOpenLowersOldIDs(t *testing.T) {
 		t.Fatalf("its kept image: %v", err)
 	}
 	f.Close()
+}
+
+// TestReaderBesideTheHolder: a reader opened on the store another Store
+// holds (no lock taken) lists its runs and follows a live one to its end,
+// every event once and in order; it writes nothing.
+func TestReaderBesideTheHolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := open(t, dir, 0)
+	rec, err := st.Start(t.Context(), runs.Begin{Flow: "live", Source: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := runs.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	list, err := rd.List(t.Context(), runs.Filter{})
+	if err != nil || len(list) != 1 || list[0].ID != rec.ID() || list[0].Status != runs.Running {
+		t.Fatalf("the reader's list: %+v, %v", list, err)
+	}
+	type result struct {
+		seqs   []int64
+		status string
+		err    error
+	}
+	done := make(chan result, 1)
+	seen := make(chan struct{}, 1)
+	go func() {
+		var r result
+		r.status, r.err = rd.FollowEvents(t.Context(), rec.ID(), 0, func(e runs.Event) error {
+			r.seqs = append(r.seqs, e.Seq)
+			select {
+			case seen <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		done <- r
+	}()
+	<-seen // run_started reached the reader before the run goes on
+	for i := range 3 {
+		if err := rec.Step(flow.StepReport{Index: i, Kind: "echo", Status: flow.StatusPass}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.End(&flow.Report{OK: true, Passed: 3}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.status != runs.Passed || !slices.Equal(r.seqs, []int64{0, 1, 2, 3, 4}) {
+		t.Fatalf("followed: %v %s %v; want seqs 0..4 and passed", r.err, r.status, r.seqs)
+	}
+	if _, err := rd.Start(t.Context(), runs.Begin{Flow: "x", Source: "v1"}); err == nil {
+		t.Error("a reader started a run")
+	}
+	if _, err := runs.OpenReader(t.TempDir()); !errors.Is(err, runs.ErrNoStore) {
+		t.Errorf("a directory without a store: %v, want ErrNoStore", err)
+	}
 }

@@ -25,8 +25,56 @@ const exitStatusRuns = `0  the command succeeded (runs events: the run passed)
 // runsOptions are the flags every runs command shares.
 type runsOptions struct {
 	streams
-	link   string
-	output outputFlags
+	link     string
+	stateDir string
+	output   outputFlags
+}
+
+// runSource is where the reading commands get runs: a tool-server over
+// /v1, or a run store read directly.
+type runSource interface {
+	List(ctx context.Context, f runs.Filter) ([]runs.Run, error)
+	Get(ctx context.Context, id string) (*runs.Detail, error)
+	FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (string, error)
+}
+
+// linked is a tool-server's runs; a dropped stream is said on stderr.
+type linked struct {
+	*runs.Client
+	stderr io.Writer
+}
+
+func (l linked) FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (string, error) {
+	return l.Follow(ctx, id, from, each, func(err error) {
+		fmt.Fprintf(l.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
+	})
+}
+
+// source is the runs a reading command reads: --state-dir's store, read
+// directly (no server, beside the one that may hold it); else the server
+// of --link or $ARGENT_TOOLS_URL; else the local store, serve's default
+// state directory. close releases it.
+func (o runsOptions) source(cmd string) (src runSource, close func(), err error) {
+	if o.stateDir != "" && o.link != "" {
+		return nil, nil, usageError("%s: give --state-dir or --link, not both", cmd)
+	}
+	dir := o.stateDir
+	if dir == "" {
+		if u := o.linkURL(o.link); u != "" {
+			return linked{runs.NewClient(u, o.getenv(envAuthToken)), o.stderr}, func() {}, nil
+		}
+		if dir = defaultStateDir(o.getenv); dir == "" {
+			return nil, nil, usageError("%s: name the run store with --state-dir DIR, or the tool-server with --link URL or $%s", cmd, envToolsURL)
+		}
+	}
+	st, err := runs.OpenReader(dir)
+	if errors.Is(err, runs.ErrNoStore) && o.stateDir == "" {
+		return nil, nil, usageError("%s: %v; name the run store with --state-dir DIR, or the tool-server with --link URL or $%s", cmd, err, envToolsURL)
+	}
+	if err != nil {
+		return nil, nil, usageError("%s: %v", cmd, err)
+	}
+	return st, func() { st.Close() }, nil
 }
 
 // client is the /v1 client of --link (or $ARGENT_TOOLS_URL) with the
@@ -58,6 +106,12 @@ func (o *runsOptions) register(cmd *cobra.Command) {
 	setExitStatus(cmd, exitStatusRuns)
 }
 
+// registerStore adds --state-dir to a command that only reads.
+func (o *runsOptions) registerStore(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.stateDir, "state-dir", "", "read the run store in `DIR` directly, no server needed, even while a serve holds it (default without --link or $"+envToolsURL+": serve's default state directory)")
+	_ = cmd.MarkFlagDirname("state-dir")
+}
+
 // apiError gives an error of the API its exit: a run that is not in the
 // state the command needs (cancelling a run that ended) is a failed
 // result (1); an unknown run or a bad request is the caller's (2, usage);
@@ -65,6 +119,8 @@ func (o *runsOptions) register(cmd *cobra.Command) {
 func apiError(cmd string, err error) error {
 	var api *runs.APIError
 	switch {
+	case errors.Is(err, runs.ErrUnknownRun), errors.Is(err, runs.ErrBadCursor):
+		return badInput(fmt.Errorf("%s: %w", cmd, err))
 	case errors.As(err, &api) && api.Code == runs.CodeWrongState:
 		return failed(fmt.Errorf("%s: %s", cmd, api.Message))
 	case errors.As(err, &api):
@@ -82,10 +138,11 @@ func newRunsListCommand(s streams) *cobra.Command {
 		Short: "List runs, newest first",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.client("runs list")
+			c, done, err := o.source("runs list")
 			if err != nil {
 				return err
 			}
+			defer done()
 			if f.Labels, err = runs.ParseLabels(labels); err != nil {
 				return usageError("runs list: --label %v", err)
 			}
@@ -110,6 +167,7 @@ func newRunsListCommand(s streams) *cobra.Command {
 	cmd.Flags().StringVar(&f.Before, "before", "", "the page after the run `ID` (older runs)")
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runs.Statuses, cobra.ShellCompDirectiveNoFileComp))
 	o.register(cmd)
+	o.registerStore(cmd)
 	return cmd
 }
 
@@ -156,10 +214,11 @@ func newRunsGetCommand(s streams) *cobra.Command {
 		Short: "Show a run with its steps",
 		Args:  exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.client("runs get")
+			c, done, err := o.source("runs get")
 			if err != nil {
 				return err
 			}
+			defer done()
 			format, err := o.output.resolve()
 			if err != nil {
 				return err
@@ -187,6 +246,7 @@ func newRunsGetCommand(s streams) *cobra.Command {
 		},
 	}
 	o.register(cmd)
+	o.registerStore(cmd)
 	return cmd
 }
 
@@ -201,10 +261,11 @@ ends; a dropped connection is reconnected with its cursor, so no event is
 missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
 		Args: exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.client("runs events")
+			c, done, err := o.source("runs events")
 			if err != nil {
 				return err
 			}
+			defer done()
 			format, err := o.output.resolve()
 			if err != nil {
 				return err
@@ -214,6 +275,7 @@ missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
 	}
 	cmd.Flags().Int64Var(&from, "from-seq", 0, "start at the event with sequence number `N`")
 	o.register(cmd)
+	o.registerStore(cmd)
 	return cmd
 }
 
@@ -221,9 +283,9 @@ missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
 // status. With -o json each event is one line of JSON (JSON Lines); with
 // -o yaml each is a document of a YAML stream, so a reader can act on
 // every event as it arrives.
-func followRun(ctx context.Context, c *runs.Client, id string, from int64, format string, s streams) error {
+func followRun(ctx context.Context, c runSource, id string, from int64, format string, s streams) error {
 	out := newRenderer(s.stdout, s.stderr, false)
-	status, err := c.Follow(ctx, id, from, func(e runs.Event) error {
+	status, err := c.FollowEvents(ctx, id, from, func(e runs.Event) error {
 		switch format {
 		case formatJSON:
 			b, _ := json.Marshal(e)
@@ -247,8 +309,6 @@ func followRun(ctx context.Context, c *runs.Client, id string, from int64, forma
 			fmt.Fprintf(s.stdout, "Run %s of %q started\n", id, b.Flow)
 		}
 		return nil
-	}, func(err error) {
-		fmt.Fprintf(s.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
 	})
 	if err != nil {
 		return apiError("runs events", err)

@@ -167,3 +167,39 @@ func TestRunsGetOfARunWithoutDevice(t *testing.T) {
 		t.Errorf("runs get: exit %d\n%s\n%s\nwant a header without a device", code, out, errOut)
 	}
 }
+
+// TestRunsReadTheStoreDirectly: runs list, get and events read a state
+// directory directly, no server asked, while the serve that holds it runs.
+func TestRunsReadTheStoreDirectly(t *testing.T) {
+	t.Parallel()
+	device := sharedDevice(t, "chromium-cdp-334x215")
+	root := reviewedProject(t, device, true)
+	state := t.TempDir()
+	u := startServe(t, nil, false, "--state-dir", state)
+	code, out, errOut := runCLI(t, "flow", "run", "alpha", "--project", root, "--device", device, "--link", u)
+	if code != 0 {
+		t.Fatalf("a linked run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "runs", "list", "--state-dir", state, "-o", "json")
+	var list struct{ Runs []runs.Run }
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || len(list.Runs) != 1 || list.Runs[0].Flow != "alpha" || list.Runs[0].Status != runs.Passed {
+		t.Fatalf("runs list --state-dir beside the serve that holds it: exit %d %v\n%s\n%s", code, err, out, errOut)
+	}
+	id := list.Runs[0].ID
+	if code, out, _ := runCLI(t, "runs", "get", id, "--state-dir", state); code != 0 || !strings.Contains(out, `snapshot "top"`) {
+		t.Errorf("runs get --state-dir: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "runs", "events", id, "--state-dir", state); code != 0 || !strings.Contains(out, "Run "+id+" passed") {
+		t.Errorf("runs events --state-dir: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "runs", "list", "--state-dir", state, "--link", u); code != exitUsage || !strings.Contains(errOut, "not both") {
+		t.Errorf("--state-dir with --link: exit %d, %s", code, errOut)
+	}
+	empty := t.TempDir()
+	if code, _, errOut := runCLI(t, "runs", "list", "--state-dir", empty); code != exitUsage || !strings.Contains(errOut, "no run store in "+empty) {
+		t.Errorf("a directory without a store: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "runs", "get", "0000000a-0000-4000-8000-000000000000", "--state-dir", state); code != exitUsage || !strings.Contains(errOut, "unknown run") {
+		t.Errorf("an unknown run: exit %d, %s", code, errOut)
+	}
+}

@@ -1,0 +1,81 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrNoStore is the error of OpenReader for a directory that holds no run
+// store.
+var ErrNoStore = errors.New("no run store")
+
+// readerPoll is how often a reader of a store another process writes
+// looks for a run's new events: it has no in-process wake-up.
+const readerPoll = 200 * time.Millisecond
+
+// OpenReader opens the store in dir to read it only, beside the process
+// that may hold it (docs/control-plane.md, "The command line"): it takes
+// no lock, creates and migrates nothing, and every write through it
+// fails. SQLite in WAL mode lets it read while the holder writes.
+func OpenReader(dir string) (*Store, error) {
+	path := filepath.Join(dir, "runs.db")
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w in %s (serve --state-dir %s keeps one there)", ErrNoStore, dir, dir)
+		}
+		return nil, fmt.Errorf("run store %s: %w", path, err)
+	}
+	rdb, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, fmt.Errorf("run store %s: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(readConns)
+	if err := rdb.Ping(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("run store %s: %w", path, err)
+	}
+	// db is the same read-only pool: a write through a reader is an
+	// error of SQLite's, never a write.
+	return &Store{db: rdb, rdb: rdb, dir: dir, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}, nil
+}
+
+// FollowEvents hands each of a run's events from seq from on to each, in
+// order, until the run has ended, and returns its final status. Written
+// by this process, the run's events arrive as they are recorded; written
+// by another (a reader), they are looked for every readerPoll.
+func (s *Store) FollowEvents(ctx context.Context, id string, from int64, each func(Event) error) (string, error) {
+	for {
+		changed := s.Changed()
+		status, err := s.Status(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		evs, err := s.Events(ctx, id, from)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range evs {
+			if err := each(e); err != nil {
+				return "", err
+			}
+			from = e.Seq + 1
+		}
+		if Terminal(status) {
+			return status, nil
+		}
+		t := time.NewTimer(readerPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", ctx.Err()
+		case <-changed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
