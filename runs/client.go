@@ -36,7 +36,13 @@ type APIError struct {
 	Status  int
 	Code    string
 	Message string
+	// RetryAfter is the answer's Retry-After, when it gave one in
+	// seconds (a busy server: 503 unavailable).
+	RetryAfter time.Duration
 }
+
+// maxRetryAfter bounds how long Follow waits on a server's Retry-After.
+const maxRetryAfter = time.Minute
 
 func (e *APIError) Error() string { return fmt.Sprintf("%s (%d %s)", e.Message, e.Status, e.Code) }
 
@@ -84,10 +90,16 @@ func (c *Client) request(ctx context.Context, method, path string, body any, hdr
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		var env ErrorBody
+		ae := &APIError{Status: resp.StatusCode}
 		if json.Unmarshal(b, &env) != nil || env.Error.Code == "" {
-			return nil, &APIError{Status: resp.StatusCode, Code: "", Message: fmt.Sprintf("%s %s: %s", method, path, strings.TrimSpace(string(b)))}
+			ae.Message = fmt.Sprintf("%s %s: %s", method, path, strings.TrimSpace(string(b)))
+		} else {
+			ae.Code, ae.Message = env.Error.Code, env.Error.Message
 		}
-		return nil, &APIError{Status: resp.StatusCode, Code: env.Error.Code, Message: env.Error.Message}
+		if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n > 0 {
+			ae.RetryAfter = min(time.Duration(n)*time.Second, maxRetryAfter)
+		}
+		return nil, ae
 	}
 	return resp, nil
 }
@@ -152,8 +164,9 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 
 // Follow streams a run's events from seq from on to each, then returns
 // the run's final status. A dropped connection is reconnected with its
-// cursor (Last-Event-ID), so each event arrives once and in order; onDrop,
-// when set, hears of each reconnect.
+// cursor (Last-Event-ID), so each event arrives once and in order, and a
+// server at its cap of streams (503 with Retry-After) is asked again when
+// it says; onDrop, when set, hears of each reconnect.
 func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Event) error, onDrop func(error)) (string, error) {
 	next := from
 	fails := 0
@@ -172,7 +185,8 @@ func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Ev
 			return "", ctx.Err()
 		}
 		var api *APIError
-		if errors.As(err, &api) {
+		busy := errors.As(err, &api) && api.Status == http.StatusServiceUnavailable && api.RetryAfter > 0
+		if api != nil && !busy {
 			return "", err
 		}
 		var cb *callbackError
@@ -189,10 +203,15 @@ func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Ev
 		if onDrop != nil {
 			onDrop(err)
 		}
+		pause := wait
+		if busy {
+			// A server at its cap of streams says when to come back.
+			pause = api.RetryAfter
+		}
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-time.After(wait):
+		case <-time.After(pause):
 		}
 		wait = min(2*wait, 5*time.Second)
 	}

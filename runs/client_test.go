@@ -102,3 +102,47 @@ func TestFollowReconnectsWithItsCursor(t *testing.T) {
 		t.Errorf("follow an unknown run: %v", err)
 	}
 }
+
+// TestFollowWaitsOutAFullServer: a server at its cap of event streams
+// answers 503 with Retry-After; Follow asks again when it says, and gets
+// the run once a stream is free.
+func TestFollowWaitsOutAFullServer(t *testing.T) {
+	t.Parallel()
+	st := open(t, t.TempDir(), 0)
+	id := finished(t, st, "f", nil, passing)
+	srv := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Tools: tool.NewRegistry(), Runs: st, MaxStreams: 1}).Handler())
+	defer srv.Close()
+	held, err := http.Get(srv.URL + "/v1/events")
+	if err != nil || held.StatusCode != http.StatusOK {
+		t.Fatalf("the stream that takes the one slot: %v %v", held, err)
+	}
+	// Closed before the server is, on every path: Close waits for it.
+	defer held.Body.Close()
+	refused := make(chan error, 1)
+	c := runs.NewClient(srv.URL, "")
+	done := make(chan error, 1)
+	var status string
+	go func() {
+		var err error
+		status, err = c.Follow(t.Context(), id, 0, func(runs.Event) error { return nil }, func(err error) {
+			select {
+			case refused <- err:
+			default:
+			}
+		})
+		done <- err
+	}()
+	var api *runs.APIError
+	select {
+	case err := <-refused:
+		if !errors.As(err, &api) || api.Status != http.StatusServiceUnavailable || api.RetryAfter <= 0 {
+			t.Fatalf("the refusal Follow heard of: %v, want 503 with Retry-After", err)
+		}
+	case err := <-done:
+		t.Fatalf("Follow ended at the full server (%q, %v) instead of waiting for room", status, err)
+	}
+	held.Body.Close() // the slot frees; Follow's next try gets it
+	if err := <-done; err != nil || status != runs.Passed {
+		t.Fatalf("Follow after the server had room: %q, %v", status, err)
+	}
+}
