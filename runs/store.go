@@ -230,21 +230,8 @@ func (s *Store) migrate() error {
 // lookup finds them. A run whose lower-case id another run already holds
 // (the same UUID started twice in two cases) keeps its id.
 func (s *Store) lowerIDs() error {
-	rows, err := s.db.Query(`SELECT id FROM runs WHERE id != lower(id) AND lower(id) NOT IN (SELECT id FROM runs)`)
+	ids, err := s.ids(`SELECT id FROM runs WHERE id != lower(id) AND lower(id) NOT IN (SELECT id FROM runs)`)
 	if err != nil {
-		return err
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, id := range ids {
@@ -517,20 +504,10 @@ func (s *Store) finish(id string, seq int64, status string, sum Summary) (Event,
 // prune removes the oldest finished runs beyond the store's keep, with
 // their files.
 func (s *Store) prune() error {
-	rows, err := s.db.Query(`SELECT id FROM runs WHERE status != ? ORDER BY n DESC LIMIT -1 OFFSET ?`, Running, s.keep)
+	ids, err := s.ids(`SELECT id FROM runs WHERE status != ? ORDER BY n DESC LIMIT -1 OFFSET ?`, Running, s.keep)
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
 	for _, id := range ids {
 		if _, err := s.db.Exec(`DELETE FROM runs WHERE id = ?`, id); err != nil {
 			return err
@@ -540,6 +517,24 @@ func (s *Store) prune() error {
 		}
 	}
 	return nil
+}
+
+// ids runs a query of run ids on the writer connection and returns them.
+func (s *Store) ids(query string, args ...any) ([]string, error) {
+	rows, err := s.db.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // filesDir is where a run's images are kept.

@@ -245,12 +245,19 @@ func pathRunID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return runs.CanonicalID(id), true
 }
 
-func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
+// storeAndRun is the store and the run id in the path of a request about
+// one run; false when either answered an error.
+func (s *Server) storeAndRun(w http.ResponseWriter, r *http.Request) (*runs.Store, string, bool) {
 	st := s.store(w)
 	if st == nil {
-		return
+		return nil, "", false
 	}
 	id, ok := pathRunID(w, r)
+	return st, id, ok
+}
+
+func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
+	st, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
 	}
@@ -263,11 +270,7 @@ func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) v1CancelRun(w http.ResponseWriter, r *http.Request) {
-	st := s.store(w)
-	if st == nil {
-		return
-	}
-	id, ok := pathRunID(w, r)
+	st, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
 	}
@@ -279,11 +282,7 @@ func (s *Server) v1CancelRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) v1RunFile(w http.ResponseWriter, r *http.Request) {
-	st := s.store(w)
-	if st == nil {
-		return
-	}
-	id, ok := pathRunID(w, r)
+	st, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
 	}
@@ -359,11 +358,7 @@ func eventCursor(r *http.Request) (int64, error) {
 // recorded before the stream began come from the store, the rest from
 // the run's tail (runs.Tail), so a run never waits for its followers.
 func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
-	st := s.store(w)
-	if st == nil {
-		return
-	}
-	id, ok := pathRunID(w, r)
+	st, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
 	}
