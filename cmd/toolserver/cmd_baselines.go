@@ -32,6 +32,13 @@ type baselinesOptions struct {
 	output         outputFlags
 }
 
+// register adds the flags both commands take: --project and -o.
+func (o *baselinesOptions) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.project, "project", ".", "the project `DIR`")
+	o.output.register(cmd, cmd.Flags())
+	_ = cmd.MarkFlagDirname("project")
+}
+
 const baselinesLong = `A baseline is unused when no snapshot: step would read it: every .yaml
 under <project>/.argent/flows is taken as a run, with its run: fragments and
 nested flow-execute flows followed as the runner follows them, and a
@@ -55,11 +62,8 @@ func newBaselinesListCommand(s streams) *cobra.Command {
 		},
 	}
 	setExitStatus(cmd, exitStatusPlain)
-	f := cmd.Flags()
-	f.StringVar(&opts.project, "project", ".", "the project `DIR`")
-	f.BoolVar(&opts.unused, "unused", false, "list only the baselines no snapshot step reads")
-	opts.output.register(cmd, f)
-	_ = cmd.MarkFlagDirname("project")
+	opts.register(cmd)
+	cmd.Flags().BoolVar(&opts.unused, "unused", false, "list only the baselines no snapshot step reads")
 	return cmd
 }
 
@@ -77,11 +81,8 @@ func newBaselinesPruneCommand(s streams) *cobra.Command {
 		},
 	}
 	setExitStatus(cmd, exitStatusPrune)
-	f := cmd.Flags()
-	f.StringVar(&opts.project, "project", ".", "the project `DIR`")
-	f.BoolVar(&opts.dryRun, "dry-run", false, "delete nothing; list what would be deleted")
-	opts.output.register(cmd, f)
-	_ = cmd.MarkFlagDirname("project")
+	opts.register(cmd)
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "delete nothing; list what would be deleted")
 	return cmd
 }
 
