@@ -173,7 +173,7 @@ func TestDefaultThresholdIsTheComparisons(t *testing.T) {
 func TestSnapshotMetricAndWindow(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
-	dev := device(t, "chromium-cdp-640x402")
+	dev := device(t, "chromium-cdp-640x412")
 	p.clickedAfterBaseline(t, dev)
 
 	rep := p.runOpts(t, dev, "base", run.Options{Snapshot: flow.SnapshotDefaults{
