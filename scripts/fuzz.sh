@@ -20,7 +20,9 @@ trap 'rm -f "$log"' EXIT
 # fuzz PKG TARGET: one run of the target, its output in $log.
 fuzz() { $GO test -run '^$' -fuzz "^${2}\$" -fuzztime "$time" -fuzzminimizetime 5s -timeout 30m "$1" >"$log" 2>&1; }
 # kept PKG TARGET: how many inputs the package keeps for the target.
-kept() { find "$1/testdata/fuzz/$2" -type f 2>/dev/null | wc -l; }
+kept() {
+  if [[ -d $1/testdata/fuzz/$2 ]]; then find "$1/testdata/fuzz/$2" -type f | wc -l; else echo 0; fi
+}
 while read -r file target; do
   pkg=./$(dirname "$file")
   before=$(kept "$pkg" "$target")
