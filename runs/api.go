@@ -53,13 +53,34 @@ type StartRequest struct {
 	RunID    string            `json:"run_id,omitempty"`
 }
 
-// Started is POST /v1/runs's answer.
+// Started is POST /v1/runs's answer: the run and its state, running (a
+// bare string, as the seed's start answer has it).
 type Started struct {
 	Run    string `json:"run"`
 	Status string `json:"status"`
 }
 
-// EndFrame is the data of an event stream's end frame.
+// Resumed is POST /v1/runs/{id}/resume's answer: 202 with outcome
+// driving and status running for a run now driving, 200 with the
+// terminal state as outcome and the status object for a finished one.
+type Resumed struct {
+	Run     string          `json:"run"`
+	Outcome string          `json:"outcome"`
+	Status  json.RawMessage `json:"status"`
+}
+
+// ResumeDriving is the outcome of a resume that drives the run.
+const ResumeDriving = "driving"
+
+// AbandonRequest is POST /v1/runs/{id}/abandon's optional body.
+type AbandonRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// EndFrame is the data of an event stream's end frame: the run's status,
+// and detached when no driver runs it (it ended nothing; a resume
+// continues it).
 type EndFrame struct {
-	Status string `json:"status"`
+	Status   Status `json:"status"`
+	Detached bool   `json:"detached,omitempty"`
 }

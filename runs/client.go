@@ -133,6 +133,9 @@ func (c *Client) ListPage(ctx context.Context, f Filter) (Page, error) {
 	if f.Status != "" {
 		q.Set("status", f.Status)
 	}
+	if f.Outcome != "" {
+		q.Set("outcome", f.Outcome)
+	}
 	for k, v := range f.Labels {
 		q.Add("label", k+":"+v)
 	}
@@ -156,18 +159,36 @@ func (c *Client) Get(ctx context.Context, id string) (*Detail, error) {
 	return &out, nil
 }
 
-// Cancel cancels a running run.
-func (c *Client) Cancel(ctx context.Context, id string) error {
-	var out map[string]any
-	return c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/cancel", nil, &out)
+// Abandon retires a run that is not terminal, with reason when it is
+// not empty.
+func (c *Client) Abandon(ctx context.Context, id, reason string) (Receipt, error) {
+	var out Receipt
+	err := c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/abandon", AbandonRequest{Reason: reason}, &out)
+	return out, err
+}
+
+// Resume re-drives a run no driver runs (outcome driving), or reports a
+// finished one (outcome its state).
+func (c *Client) Resume(ctx context.Context, id string) (Resumed, error) {
+	var out Resumed
+	err := c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/resume", nil, &out)
+	return out, err
+}
+
+// Replay is the pure fold of a run's log.
+func (c *Client) Replay(ctx context.Context, id string) (Replay, error) {
+	var out Replay
+	err := c.getJSON(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id)+"/replay", nil, &out)
+	return out, err
 }
 
 // Follow streams a run's events from seq from on to each, then returns
-// the run's final status. A dropped connection is reconnected with its
+// the stream's end frame: the run's final status, or detached when no
+// driver runs it. A dropped connection is reconnected with its
 // cursor (Last-Event-ID), so each event arrives once and in order, and a
 // server at its cap of streams (503 with Retry-After) is asked again when
 // it says; onDrop, when set, hears of each reconnect.
-func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Event) error, onDrop func(error)) (string, error) {
+func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Event) error, onDrop func(error)) (EndFrame, error) {
 	next := from
 	fails := 0
 	wait := c.Backoff
@@ -182,23 +203,23 @@ func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Ev
 		case err == nil:
 			return status, nil
 		case ctx.Err() != nil:
-			return "", ctx.Err()
+			return EndFrame{}, ctx.Err()
 		}
 		var api *APIError
 		busy := errors.As(err, &api) && api.Status == http.StatusServiceUnavailable && api.RetryAfter > 0
 		if api != nil && !busy {
-			return "", err
+			return EndFrame{}, err
 		}
 		var cb *callbackError
 		if errors.As(err, &cb) {
-			return "", cb.err
+			return EndFrame{}, cb.err
 		}
 		if got {
 			fails, wait = 0, c.Backoff
 		}
 		fails++
 		if fails > c.Reconnects {
-			return "", fmt.Errorf("the event stream of run %s: %w (gave up after %d reconnects)", id, err, c.Reconnects)
+			return EndFrame{}, fmt.Errorf("the event stream of run %s: %w (gave up after %d reconnects)", id, err, c.Reconnects)
 		}
 		if onDrop != nil {
 			onDrop(err)
@@ -210,7 +231,7 @@ func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Ev
 		}
 		select {
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return EndFrame{}, ctx.Err()
 		case <-time.After(pause):
 		}
 		wait = min(2*wait, 5*time.Second)
@@ -224,10 +245,10 @@ func (e *callbackError) Error() string { return e.err.Error() }
 
 // followOnce reads one connection of a run's stream; got tells whether
 // it brought any event.
-func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]string, next *int64, each func(Event) error) (status string, got bool, err error) {
+func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]string, next *int64, each func(Event) error) (end EndFrame, got bool, err error) {
 	resp, err := c.request(ctx, http.MethodGet, path, nil, hdr)
 	if err != nil {
-		return "", false, err
+		return EndFrame{}, false, err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
@@ -242,17 +263,18 @@ func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]str
 			data = strings.TrimPrefix(line, "data: ")
 		case line == "" && data != "":
 			if event == "end" {
-				var end EndFrame
-				json.Unmarshal([]byte(data), &end)
-				return end.Status, got, nil
+				if err := json.Unmarshal([]byte(data), &end); err != nil || end.Status.State == "" {
+					return EndFrame{}, got, fmt.Errorf("the stream's end frame is not a status: %.200s", data)
+				}
+				return end, got, nil
 			}
 			var e Event
 			if err := json.Unmarshal([]byte(data), &e); err != nil {
-				return "", got, fmt.Errorf("a frame of the stream is not an event: %w", err)
+				return EndFrame{}, got, fmt.Errorf("a frame of the stream is not an event: %w", err)
 			}
 			if e.Seq == *next {
 				if err := each(e); err != nil {
-					return "", got, &callbackError{err}
+					return EndFrame{}, got, &callbackError{err}
 				}
 				*next = e.Seq + 1
 				got = true
@@ -261,7 +283,7 @@ func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]str
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return "", got, err
+		return EndFrame{}, got, err
 	}
-	return "", got, io.ErrUnexpectedEOF
+	return EndFrame{}, got, io.ErrUnexpectedEOF
 }

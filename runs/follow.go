@@ -34,7 +34,7 @@ func (e *Recorded) JSON() []byte {
 // recorded is the event a run recorded at seq, at ms (Unix milliseconds),
 // as a read of the store returns it.
 func recorded(id string, seq, ms int64, kind string, payload []byte) Event {
-	return Event{RunID: id, Seq: seq, RecordedAt: time.UnixMilli(ms).UTC(), Event: Body{Kind: kind, Payload: json.RawMessage(payload)}}
+	return Event{RunID: id, Seq: seq, SchemaVersion: SchemaVersion, RecordedAt: time.UnixMilli(ms).UTC(), Event: Body{Kind: kind, Payload: json.RawMessage(payload)}}
 }
 
 // Tail is one follower's feed of a live run's events as they are
@@ -43,19 +43,25 @@ type Tail struct {
 	// From is the sequence number of the first event C brings.
 	From int64
 	// C brings the events in order. It is closed after the run's last
-	// event (run_ended), or when the follower fell TailBuffer events
-	// behind: Ended tells which.
+	// event (its terminal event, or the RunInterrupted of a driver that
+	// stopped), or when the follower fell TailBuffer events behind: Ended
+	// tells which.
 	C  <-chan *Recorded
 	ch chan *Recorded
 	r  *Recorder
-	// status is the run's final status, set before ch is closed when the
-	// run ended; empty when the tail was cut off.
-	status string
+	// end is the run's end frame, set before ch is closed when its
+	// driver stopped; nil when the tail was cut off.
+	end *EndFrame
 }
 
-// Ended returns, once C is closed, the run's final status, and false
-// when the tail was cut off instead (catch up from the store).
-func (t *Tail) Ended() (string, bool) { return t.status, t.status != "" }
+// Ended returns, once C is closed, the run's end frame, and false when
+// the tail was cut off instead (catch up from the store).
+func (t *Tail) Ended() (EndFrame, bool) {
+	if t.end == nil {
+		return EndFrame{}, false
+	}
+	return *t.end, true
+}
 
 // Close stops the tail; the recorder forgets it.
 func (t *Tail) Close() {
@@ -109,17 +115,21 @@ func (r *Recorder) publish(e Event) {
 	}
 }
 
-// untail ends every tail after the run's end event (nil when the end
-// could not be recorded: the followers look in the store), and takes no
-// new ones.
-func (r *Recorder) untail(end *Event, status string) {
+// untail ends every tail after the run's last event (nil when it could
+// not be recorded: the followers look in the store), with the end frame,
+// and takes no new ones.
+func (r *Recorder) untail(last *Event, end *EndFrame) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if end != nil {
-		r.publish(*end)
+	r.untailLocked(last, end)
+}
+
+func (r *Recorder) untailLocked(last *Event, end *EndFrame) {
+	if last != nil {
+		r.publish(*last)
 	}
 	for t := range r.tails {
-		t.status = status
+		t.end = end
 		delete(r.tails, t)
 		close(t.ch)
 	}

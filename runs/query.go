@@ -16,34 +16,58 @@ import (
 	"github.com/toolserver/toolserver/flow"
 )
 
-// Run is a run as the store lists it.
+// Run is a run as the store lists it, in the seed's shape
+// (docs/control-plane.md, "The run"): absent fields are omitted, never
+// null or empty.
 type Run struct {
-	ID         string            `json:"run"`
-	Flow       string            `json:"flow"`
-	Device     string            `json:"device,omitempty"`
-	Linked     bool              `json:"linked"`
-	Source     string            `json:"source"`
-	Status     string            `json:"status"`
-	Labels     map[string]string `json:"labels,omitempty"`
-	StartedAt  time.Time         `json:"started_at"`
-	EndedAt    *time.Time        `json:"ended_at,omitempty"`
-	EventCount int64             `json:"event_count"`
-	Summary    *Summary          `json:"summary,omitempty"`
+	ID              string            `json:"run"`
+	Status          Status            `json:"status"`
+	EventCount      int64             `json:"event_count"`
+	FirstRecordedAt time.Time         `json:"first_recorded_at"`
+	LastRecordedAt  time.Time         `json:"last_recorded_at"`
+	StepCount       int64             `json:"step_count"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	// Driver is attached or none for a run that is running, and absent
+	// for a terminal one.
+	Driver string `json:"driver,omitempty"`
+	// Ours: the flow, its device once known, whether the call was linked,
+	// how the run started, a completed run's outcome, and its attempts
+	// when it was resumed.
+	Flow    string `json:"flow"`
+	Device  string `json:"device,omitempty"`
+	Linked  bool   `json:"linked"`
+	Source  string `json:"source"`
+	Outcome string `json:"outcome,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
+	// Resumable says a run with no driver can be re-driven (its
+	// arguments are recorded); absent otherwise.
+	Resumable bool `json:"resumable,omitempty"`
+
+	owner string
 }
 
-// Detail is a run with its steps and snapshots, folded from its events.
+// End is the end frame of the run's event stream as it stands: its
+// status, and detached when it is running with no driver.
+func (r Run) End() EndFrame {
+	return EndFrame{Status: r.Status, Detached: !Terminal(r.Status.State) && r.Driver != DriverAttached}
+}
+
+// Detail is a run with its steps and snapshots, folded from its events
+// (of its last attempt, when it was resumed).
 type Detail struct {
 	Run
 	Steps     []flow.StepReport `json:"steps"`
 	Snapshots []Snapshot        `json:"snapshots"`
 }
 
-// Event is one event of a run's log, as the API and the stream send it.
+// Event is one event of a run's log, the pinned envelope the API, the
+// stream and runs events -o json send.
 type Event struct {
-	RunID      string    `json:"run_id"`
-	Seq        int64     `json:"seq"`
-	RecordedAt time.Time `json:"recorded_at"`
-	Event      Body      `json:"event"`
+	RunID         string    `json:"run_id"`
+	Seq           int64     `json:"seq"`
+	SchemaVersion int       `json:"schema_version"`
+	RecordedAt    time.Time `json:"recorded_at"`
+	Event         Body      `json:"event"`
 }
 
 // Body is an event's kind and payload.
@@ -54,8 +78,10 @@ type Body struct {
 
 // Filter selects runs for List.
 type Filter struct {
-	// Status is one status, or empty for all.
+	// Status is one state, or empty for all.
 	Status string
+	// Outcome is one outcome (of completed runs), or empty for all.
+	Outcome string
 	// Labels must all match (key:value).
 	Labels map[string]string
 	// Limit caps the page (default 50, at most 500).
@@ -64,29 +90,49 @@ type Filter struct {
 	Before string
 }
 
-const runColumns = `id, flow, device, linked, source, status, labels, started_at, ended_at, summary, event_count`
+const runColumns = `id, flow, device, linked, source, status, labels, started_at, coalesce(last_at, ended_at, started_at), summary, event_count, coalesce(outcome, ''), step_count, attempt, args IS NOT NULL, coalesce(owner, '')`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var labels, summary sql.NullString
-	var started int64
-	var ended sql.NullInt64
-	if err := sc.Scan(&r.ID, &r.Flow, &r.Device, &r.Linked, &r.Source, &r.Status, &labels, &started, &ended, &summary, &r.EventCount); err != nil {
+	var started, last int64
+	if err := sc.Scan(&r.ID, &r.Flow, &r.Device, &r.Linked, &r.Source, &r.Status.State, &labels, &started, &last, &summary, &r.EventCount, &r.Outcome, &r.StepCount, &r.Attempt, &r.Resumable, &r.owner); err != nil {
 		return r, err
 	}
-	r.StartedAt = time.UnixMilli(started).UTC()
-	if ended.Valid {
-		t := time.UnixMilli(ended.Int64).UTC()
-		r.EndedAt = &t
-	}
+	r.FirstRecordedAt = time.UnixMilli(started).UTC()
+	r.LastRecordedAt = time.UnixMilli(last).UTC()
 	if labels.Valid {
 		json.Unmarshal([]byte(labels.String), &r.Labels)
+		if len(r.Labels) == 0 {
+			r.Labels = nil
+		}
 	}
-	if summary.Valid {
-		r.Summary = new(Summary)
-		json.Unmarshal([]byte(summary.String), r.Summary)
+	if summary.Valid && Terminal(r.Status.State) {
+		var st Status
+		if json.Unmarshal([]byte(summary.String), &st) == nil && st.State == r.Status.State {
+			r.Status = st
+		}
+	}
+	if r.Attempt <= 1 {
+		r.Attempt = 0
 	}
 	return r, nil
+}
+
+// drive sets the driver of runs from the holder's token: attached when
+// the holder owns the run.
+func drive(holder string, rs []Run) {
+	for i := range rs {
+		r := &rs[i]
+		switch {
+		case Terminal(r.Status.State):
+			r.Driver, r.Resumable = "", false
+		case holder != "" && r.owner == holder:
+			r.Driver, r.Resumable = DriverAttached, false
+		default:
+			r.Driver = DriverNone
+		}
+	}
 }
 
 // Page is one page of a list of runs.
@@ -116,6 +162,10 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 	if f.Status != "" {
 		where = append(where, "status = ?")
 		args = append(args, f.Status)
+	}
+	if f.Outcome != "" {
+		where = append(where, "outcome = ?")
+		args = append(args, f.Outcome)
 	}
 	for k, v := range f.Labels {
 		// json_each rather than a JSON path: a key is a bound value, never
@@ -163,32 +213,46 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 		p.Runs = p.Runs[:f.Limit]
 		p.NextBefore = p.Runs[f.Limit-1].ID
 	}
+	drive(s.holder(ctx), p.Runs)
 	return p, nil
 }
 
-// Get returns a run with its steps and snapshots.
-func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
+// Run returns a run as a list shows it.
+func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 	id = CanonicalID(id)
 	r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+		return Run{}, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}
+	if err != nil {
+		return Run{}, err
+	}
+	rs := []Run{r}
+	drive(s.holder(ctx), rs)
+	return rs[0], nil
+}
+
+// Get returns a run with the steps and snapshots of its last attempt.
+func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
+	r, err := s.Run(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	d := &Detail{Run: r, Steps: []flow.StepReport{}, Snapshots: []Snapshot{}}
-	evs, err := s.Events(ctx, id, 0)
+	evs, err := s.Events(ctx, r.ID, 0)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range evs {
 		switch e.Event.Kind {
-		case "step":
+		case KindRunResumed:
+			d.Steps, d.Snapshots = d.Steps[:0], d.Snapshots[:0]
+		case KindStepCompleted:
 			var st flow.StepReport
 			if json.Unmarshal(e.Event.Payload, &st) == nil {
 				d.Steps = append(d.Steps, st)
 			}
-		case "snapshot":
+		case KindSnapshotCompared:
 			var sn Snapshot
 			if json.Unmarshal(e.Event.Payload, &sn) == nil {
 				d.Snapshots = append(d.Snapshots, sn)
@@ -196,6 +260,19 @@ func (s *Store) Get(ctx context.Context, id string) (*Detail, error) {
 		}
 	}
 	return d, nil
+}
+
+// Replay folds a run's log (Fold), executing nothing.
+func (s *Store) Replay(ctx context.Context, id string) (Replay, error) {
+	r, err := s.Run(ctx, id)
+	if err != nil {
+		return Replay{}, err
+	}
+	evs, err := s.Events(ctx, r.ID, 0)
+	if err != nil {
+		return Replay{}, err
+	}
+	return Fold(evs), nil
 }
 
 // Events returns a run's events from seq from on, in order.
@@ -208,7 +285,7 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 	defer rows.Close()
 	out := []Event{}
 	for rows.Next() {
-		e := Event{RunID: id}
+		e := Event{RunID: id, SchemaVersion: SchemaVersion}
 		var at int64
 		var payload string
 		if err := rows.Scan(&e.Seq, &at, &e.Event.Kind, &payload); err != nil {
@@ -219,17 +296,6 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 		out = append(out, e)
 	}
 	return out, rows.Err()
-}
-
-// Status returns a run's status.
-func (s *Store) Status(ctx context.Context, id string) (string, error) {
-	id = CanonicalID(id)
-	var st string
-	err := s.rdb.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&st)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
-	}
-	return st, err
 }
 
 // fileName is every name keepFile gives an image, and nothing the file

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrNoStore is the error of OpenReader for a directory that holds no run
@@ -41,41 +43,83 @@ func OpenReader(dir string) (*Store, error) {
 	}
 	// db is the same read-only pool: a write through a reader is an
 	// error of SQLite's, never a write.
-	return &Store{db: rdb, rdb: rdb, dir: dir, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}, nil
+	return &Store{db: rdb, rdb: rdb, dir: dir, reader: true, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}, nil
 }
 
 // FollowEvents hands each of a run's events from seq from on to each, in
-// order, until the run has ended, and returns its final status. Written
-// by this process, the run's events arrive as they are recorded; written
-// by another (a reader), they are looked for every readerPoll.
-func (s *Store) FollowEvents(ctx context.Context, id string, from int64, each func(Event) error) (string, error) {
+// order, until the run has ended or no driver runs it, and returns its
+// end frame. Written by this process, the run's events arrive as they
+// are recorded; written by another (a reader), they are looked for every
+// readerPoll.
+func (s *Store) FollowEvents(ctx context.Context, id string, from int64, each func(Event) error) (EndFrame, error) {
 	for {
 		changed := s.Changed()
-		status, err := s.Status(ctx, id)
+		run, err := s.Run(ctx, id)
 		if err != nil {
-			return "", err
+			return EndFrame{}, err
 		}
 		evs, err := s.Events(ctx, id, from)
 		if err != nil {
-			return "", err
+			return EndFrame{}, err
 		}
 		for _, e := range evs {
 			if err := each(e); err != nil {
-				return "", err
+				return EndFrame{}, err
 			}
 			from = e.Seq + 1
 		}
-		if Terminal(status) {
-			return status, nil
+		if Terminal(run.Status.State) || (run.Driver == DriverNone && from >= run.EventCount) {
+			return run.End(), nil
 		}
 		t := time.NewTimer(readerPoll)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return "", ctx.Err()
+			return EndFrame{}, ctx.Err()
 		case <-changed:
 		case <-t.C:
 		}
 		t.Stop()
 	}
+}
+
+// holdLock takes an open-file-description write lock on the store's lock
+// file, beside its flock: a reader tests it (holderAlive) without taking
+// anything, so a reader never keeps a serve from starting.
+func holdLock(f *os.File) error {
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		return fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// holderAlive reports whether a process holds the store in dir now.
+func holderAlive(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
+		return false
+	}
+	return lk.Type != unix.F_UNLCK
+}
+
+// holder is the token of the process that holds the store now, or "" when
+// none does: the owner of the runs a driver runs.
+func (s *Store) holder(ctx context.Context) string {
+	if !s.reader {
+		return s.token
+	}
+	if !holderAlive(s.dir) {
+		return ""
+	}
+	var token string
+	if err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'holder'`).Scan(&token); err != nil {
+		return ""
+	}
+	return token
 }

@@ -23,13 +23,17 @@ type Recorder struct {
 	s  *Store
 	id string
 
+	// resumable is set for a run whose arguments are recorded: a driver
+	// that stops under it leaves it running, for a resume.
+	resumable bool
+
 	mu     sync.Mutex
 	seq    int64
 	ended  bool
 	cancel context.CancelCauseFunc
-	// cancelled tells a cancel that came before the run bound its
+	// abandoned tells an abandonment that came before the run bound its
 	// context: Bind cancels at once.
-	cancelled bool
+	abandoned bool
 	// files counts the images kept, for their names.
 	files int
 	// tails are the followers of the run's live events; untailed once the
@@ -41,32 +45,40 @@ type Recorder struct {
 // ID is the run's id.
 func (r *Recorder) ID() string { return r.id }
 
-// Bind gives the run a context that Store.Cancel cancels (cause
-// ErrCancelled) and Store.Stopping too (ErrStopping).
+// Bind gives the run a context that Store.Abandon cancels (cause
+// ErrAbandoned) and Store.Stopping too (ErrStopping).
 func (r *Recorder) Bind(ctx context.Context) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	r.mu.Lock()
 	r.cancel = cancel
-	if r.cancelled {
-		cancel(ErrCancelled)
+	if r.abandoned {
+		cancel(ErrAbandoned)
 	}
 	r.mu.Unlock()
 	return ctx, cancel
 }
 
-// cancelRun cancels the run, now or as soon as it binds its context;
-// false when it has ended.
-func (r *Recorder) cancelRun() bool {
+// abandon ends the run with its RunAbandoned event, then stops it: what
+// it does after reaches no log. A run that has ended is ErrWrongState.
+func (r *Recorder) abandon(st Status) (Event, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.ended {
-		return false
+		r.mu.Unlock()
+		return Event{}, fmt.Errorf("%w: run %s has ended; there is nothing left to abandon", ErrWrongState, r.id)
 	}
-	r.cancelled = true
+	ev, err := r.s.finish(r.id, r.seq, st)
+	if err != nil {
+		r.mu.Unlock()
+		return Event{}, err
+	}
+	r.ended, r.abandoned = true, true
+	r.untailLocked(&ev, &EndFrame{Status: st})
 	if r.cancel != nil {
-		r.cancel(ErrCancelled)
+		r.cancel(ErrAbandoned)
 	}
-	return true
+	r.mu.Unlock()
+	r.s.forget(r.id)
+	return ev, nil
 }
 
 // Append writes an event of kind with payload (any JSON value) as the
@@ -90,7 +102,11 @@ func (r *Recorder) Append(kind string, payload any) error {
 	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, r.seq, now, kind, string(b)); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(`UPDATE runs SET event_count = ? WHERE id = ?`, r.seq+1, r.id); err != nil {
+	step := 0
+	if kind == KindStepCompleted {
+		step = 1
+	}
+	if _, err := tx.Exec(`UPDATE runs SET event_count = ?, last_at = ?, step_count = step_count + ? WHERE id = ?`, r.seq+1, now, step, r.id); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -136,7 +152,7 @@ const MaxFileBytes = 64 << 20
 // outcome and images (copied into the store from the artifacts' files on
 // this machine).
 func (r *Recorder) Step(s flow.StepReport) error {
-	if err := r.Append("step", s); err != nil {
+	if err := r.Append(KindStepCompleted, s); err != nil {
 		return err
 	}
 	if s.SnapshotKey == "" {
@@ -158,7 +174,7 @@ func (r *Recorder) Step(s flow.StepReport) error {
 			snap.Files[role] = name
 		}
 	}
-	return r.Append("snapshot", snap)
+	return r.Append(KindSnapshotCompared, snap)
 }
 
 // unsafe is the runs of bytes keepFile replaces in a file's name;
@@ -196,24 +212,31 @@ func (r *Recorder) keepFile(role, key, src string) (string, error) {
 	return name, nil
 }
 
-// Summary is a finished run's outcome.
-type Summary struct {
-	Passed     int     `json:"passed"`
-	Failed     int     `json:"failed"`
-	Skipped    int     `json:"skipped"`
-	Errored    int     `json:"errored"`
-	DurationMs float64 `json:"durationMs"`
-	// Reason says why a run errored, was cancelled or interrupted: at
-	// most MaxReasonBytes, and never the text of an internal fault.
-	Reason string `json:"reason,omitempty"`
+// outputOf is the output of a flow's report.
+func outputOf(rep *flow.Report) *Output {
+	o := &Output{OK: rep.OK, Passed: rep.Passed, Failed: rep.Failed, Errored: rep.Errored, Skipped: rep.Skipped, DurationMs: rep.DurationMs}
+	for _, st := range rep.Steps {
+		if st.SnapshotKey == "" {
+			continue
+		}
+		if len(o.Snapshots) == MaxOutputSnapshots {
+			o.MoreSnapshots++
+			continue
+		}
+		o.Snapshots = append(o.Snapshots, SnapshotOutcome{Step: st.Index, Flow: fault.Clip(st.Flow, MaxNameBytes), Key: fault.Clip(st.SnapshotKey, MaxNameBytes), Status: st.Status})
+	}
+	return o
 }
 
 // End ends the run with the flow's report, or the error that kept it
 // from one; cause is the run context's cause (context.Cause), which tells
-// a cancelled run and a stopped server from a failure. An internal fault
-// (fault.Error.Internal) is recorded as InternalReason: the caller logs
-// it. It is idempotent: the first end stands. Then the oldest runs beyond
-// the store's keep go.
+// an abandoned run and a stopped server from a failure. A flow that ran
+// to its end completes, its checks passed or not; one that could not run
+// (Chromium died, the flow was refused) fails with the reason. An
+// internal fault (fault.Error.Internal) is recorded as InternalReason:
+// the caller logs it. A run a resume can re-drive that the server stopped
+// under stays running, with a RunInterrupted event. It is idempotent: the
+// first end stands. Then the oldest runs beyond the store's keep go.
 func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 	r.mu.Lock()
 	if r.ended {
@@ -223,46 +246,60 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 	r.ended = true
 	seq := r.seq
 	r.mu.Unlock()
-	defer func() {
-		r.s.mu.Lock()
-		delete(r.s.live, r.id)
-		r.s.mu.Unlock()
-	}()
-	status, sum := Errored, Summary{}
-	if rep != nil {
-		sum = Summary{Passed: rep.Passed, Failed: rep.Failed, Skipped: rep.Skipped, Errored: rep.Errored, DurationMs: rep.DurationMs}
-		switch {
-		case rep.OK:
-			status = Passed
-		case rep.InfrastructureError() != nil:
-			status = Errored
-			sum.Reason = fault.Clip(rep.InfrastructureError().Error(), MaxReasonBytes)
-		case rep.Failed > 0:
-			status = Failed
-		}
+	defer r.s.forget(r.id)
+	if errors.Is(cause, ErrStopping) && r.resumable {
+		return r.detach(seq)
 	}
-	if err != nil {
-		sum.Reason = reasonOf(err)
-	}
-	r.mu.Lock()
-	if r.cancelled && cause == nil {
-		cause = ErrCancelled
-	}
-	r.mu.Unlock()
+	st := Status{State: Failed}
 	switch {
-	case errors.Is(cause, ErrCancelled):
-		status, sum.Reason = Cancelled, "cancelled (POST /v1/runs/{id}/cancel)"
 	case errors.Is(cause, ErrStopping):
-		status, sum.Reason = Interrupted, "the tool-server stopped while the run was going on"
+		st.Error = "the tool-server stopped while the run was going on"
+	case rep != nil && rep.InfrastructureError() != nil:
+		st.Error = fault.Clip(rep.InfrastructureError().Error(), MaxReasonBytes)
+	case rep != nil:
+		st = Status{State: Completed, Output: outputOf(rep)}
+	case err != nil:
+		st.Error = reasonOf(err)
+	default:
+		st.Error = "the run ended with no report"
 	}
-	end, ferr := r.s.finish(r.id, seq, status, sum)
+	end, ferr := r.s.finish(r.id, seq, st)
 	if ferr != nil {
-		r.untail(nil, "")
+		r.untail(nil, nil)
 		return ferr
 	}
-	r.untail(&end, status)
+	r.untail(&end, &EndFrame{Status: st})
 	r.s.notify()
 	return r.s.prune()
+}
+
+// detach records that the server stopped under the run and leaves it
+// running with no driver, for a resume.
+func (r *Recorder) detach(seq int64) error {
+	reason := "the tool-server stopped while the run was going on; resume it (POST /v1/runs/{id}/resume, or serve --resume-interrupted) to run it again"
+	b, _ := json.Marshal(map[string]string{"reason": reason})
+	now := time.Now().UnixMilli()
+	tx, err := r.s.db.Begin()
+	if err != nil {
+		r.untail(nil, nil)
+		return err
+	}
+	defer tx.Rollback()
+	_, err = tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, seq, now, KindRunInterrupted, string(b))
+	if err == nil {
+		_, err = tx.Exec(`UPDATE runs SET event_count = ?, last_at = ?, owner = NULL WHERE id = ?`, seq+1, now, r.id)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		r.untail(nil, nil)
+		return err
+	}
+	ev := recorded(r.id, seq, now, KindRunInterrupted, b)
+	r.untail(&ev, &EndFrame{Status: Status{State: Running}, Detached: true})
+	r.s.notify()
+	return nil
 }
 
 // newUUID is a random (version 4) UUID.

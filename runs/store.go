@@ -28,22 +28,6 @@ import (
 	"github.com/toolserver/toolserver/fault"
 )
 
-// The statuses of a run.
-const (
-	Running     = "running"
-	Passed      = "passed"
-	Failed      = "failed"
-	Errored     = "errored"
-	Cancelled   = "cancelled"
-	Interrupted = "interrupted"
-)
-
-// Terminal reports whether status is a run's final status.
-func Terminal(status string) bool { return status != Running }
-
-// Statuses are every status a run can have, for filters.
-var Statuses = []string{Running, Passed, Failed, Errored, Cancelled, Interrupted}
-
 // The bounds of a run's labels (docs/control-plane.md, "Labels").
 const (
 	MaxLabels     = 16
@@ -62,10 +46,16 @@ var (
 	// ErrBadCursor is a before cursor that is not a UUID or names no
 	// run: a request to fix, not a run that is missing.
 	ErrBadCursor = errors.New("bad cursor")
-	// ErrCancelled is the cause of a run's context when it was cancelled.
-	ErrCancelled = errors.New("the run was cancelled")
+	// ErrBadRequest is a request the store refuses as it stands (a
+	// reason over its bound).
+	ErrBadRequest = errors.New("bad request")
+	// ErrAbandoned is the cause of a run's context when it was
+	// abandoned while it ran.
+	ErrAbandoned = errors.New("the run was abandoned")
 	// ErrStopping is the cause when the server stopped under the run.
 	ErrStopping = errors.New("the tool-server stopped")
+	// ErrAttached is a resume of a run a driver runs already.
+	ErrAttached = errors.New("the run is being driven")
 )
 
 // Store is the run store of one state directory. One process at a time
@@ -78,6 +68,14 @@ type Store struct {
 	dir     string
 	keep    int
 	lock    *os.File
+	// token names this process as the store's holder: the owner of the
+	// runs it drives (a reader compares it with its runs' owners).
+	token string
+	// reader is set for a store OpenReader opened.
+	reader bool
+	// verbs orders abandon and resume, which read a run's state and
+	// write after it.
+	verbs sync.Mutex
 	// closed is closed by Close: the run list's feed stops.
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -117,6 +115,12 @@ func Open(dir string, keep int) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w", dir, err)
 	}
+	// The open-file-description lock says to readers in other processes
+	// (and this one) that a holder is alive (reader.go, holderAlive).
+	if err := holdLock(lock); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("run store %s: %w", dir, err)
+	}
 	path := filepath.Join(dir, "runs.db")
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)")
 	if err != nil {
@@ -126,7 +130,7 @@ func Open(dir string, keep int) (*Store, error) {
 	// One writer connection: SQLite has one writer, and a single
 	// connection keeps every write in order without SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, dir: dir, keep: keep, lock: lock, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
+	s := &Store{db: db, dir: dir, keep: keep, lock: lock, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
 	if err := s.probeWrite(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: cannot write it: %w", path, err)
@@ -135,9 +139,13 @@ func Open(dir string, keep int) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
-	if err := s.interruptLeftovers(); err != nil {
+	if err := s.leftovers(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("run store %s: ending the runs a previous process left running: %w", s.dir, err)
+		return nil, fmt.Errorf("run store %s: the runs a previous process left running: %w", s.dir, err)
+	}
+	if _, err := s.db.Exec(`INSERT INTO meta (key, value) VALUES ('holder', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.token); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
 	// Opened after the schema exists and the database is in WAL mode,
 	// which its connections then share.
@@ -191,6 +199,11 @@ func (s *Store) probeWrite() error {
 	return err
 }
 
+// schema is the store's tables. The runs table keeps, per run, what a
+// list shows without reading a log: its state (column status), outcome,
+// status object (summary), counts and times. args are the run's recorded
+// arguments (a run started by POST /v1/runs), which a resume re-drives;
+// owner is the token of the holder driving it, if any.
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
 	n INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -204,7 +217,13 @@ CREATE TABLE IF NOT EXISTS runs (
 	started_at INTEGER NOT NULL,
 	ended_at INTEGER,
 	summary TEXT,
-	event_count INTEGER NOT NULL DEFAULT 0
+	event_count INTEGER NOT NULL DEFAULT 0,
+	outcome TEXT,
+	last_at INTEGER,
+	step_count INTEGER NOT NULL DEFAULT 0,
+	attempt INTEGER NOT NULL DEFAULT 1,
+	args TEXT,
+	owner TEXT
 );
 CREATE TABLE IF NOT EXISTS events (
 	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -214,11 +233,19 @@ CREATE TABLE IF NOT EXISTS events (
 	payload TEXT NOT NULL,
 	PRIMARY KEY (run_id, seq)
 );
+CREATE TABLE IF NOT EXISTS meta (
+	key TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 `
 
+// schemaVersion is the store's PRAGMA user_version: 1 since runs took
+// the seed's states and kinds (migrate.go).
+const schemaVersion = 1
+
 func (s *Store) migrate() error {
-	if _, err := s.db.Exec(schema); err != nil {
+	if err := s.upgrade(); err != nil {
 		return err
 	}
 	return s.lowerIDs()
@@ -262,10 +289,16 @@ func (s *Store) lowerIDs() error {
 	return nil
 }
 
-// interruptLeftovers ends the runs a previous process left running: they
-// are interrupted, their events kept, and an end event says so.
-func (s *Store) interruptLeftovers() error {
-	rows, err := s.db.Query(`SELECT id, event_count FROM runs WHERE status = ?`, Running)
+// leftovers are the runs a previous process left running (it was
+// killed, or crashed): a run whose arguments were recorded stays running
+// with no driver, for a resume to re-drive (POST /v1/runs/{id}/resume,
+// serve --resume-interrupted); any other (a /tools call's, whose client
+// held its results) cannot be re-driven and ends failed.
+func (s *Store) leftovers() error {
+	if _, err := s.db.Exec(`UPDATE runs SET owner = NULL WHERE status = ? AND args IS NOT NULL`, Running); err != nil {
+		return err
+	}
+	rows, err := s.db.Query(`SELECT id, event_count FROM runs WHERE status = ? AND args IS NULL`, Running)
 	if err != nil {
 		return err
 	}
@@ -284,8 +317,8 @@ func (s *Store) interruptLeftovers() error {
 	}
 	rows.Close()
 	for _, l := range all {
-		sum := Summary{Reason: "the tool-server process ended while the run was going on (killed or crashed); its events up to then are kept"}
-		if _, err := s.finish(l.id, l.seq, Interrupted, sum); err != nil {
+		st := Status{State: Failed, Error: "the tool-server process ended while the run was going on (killed or crashed); a run of a /tools call cannot be re-driven (its client held its results), so it failed; its events up to then are kept"}
+		if _, err := s.finish(l.id, l.seq, st); err != nil {
 			return fmt.Errorf("run %s: %w", l.id, err)
 		}
 	}
@@ -403,6 +436,10 @@ type Begin struct {
 	// Source is how it started: "tools" (a flow-execute call) or "v1"
 	// (POST /v1/runs).
 	Source string `json:"source"`
+	// Args are the run's flow-execute arguments, recorded (not in the
+	// event) for a resume to re-drive; nil for a run that cannot be
+	// re-driven.
+	Args json.RawMessage `json:"-"`
 }
 
 // Start records a new run, running, and returns its recorder. The run's
@@ -424,43 +461,149 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 		lb, _ := json.Marshal(b.Labels)
 		labels = string(lb)
 	}
+	var args any
+	if b.Args != nil {
+		args = string(b.Args)
+	}
 	now := time.Now()
-	res, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-		b.ID, b.Flow, b.Device, b.Linked, b.Source, Running, labels, now.UnixMilli())
+	res, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at, last_at, args, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+		b.ID, b.Flow, b.Device, b.Linked, b.Source, Running, labels, now.UnixMilli(), now.UnixMilli(), args, s.token)
 	if err != nil {
 		return nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return nil, fmt.Errorf("%w: run %s has history already", ErrRunExists, b.ID)
 	}
-	r := &Recorder{s: s, id: b.ID}
+	r := &Recorder{s: s, id: b.ID, resumable: b.Args != nil}
 	s.mu.Lock()
 	s.live[b.ID] = r
 	s.mu.Unlock()
-	if err := r.Append("run_started", b); err != nil {
+	if err := r.Append(KindRunStarted, b); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// Cancel cancels a run this process is running.
-func (s *Store) Cancel(ctx context.Context, id string) error {
+// Receipt is the receipt of an abandonment: the seq of the terminal
+// RunAbandoned event and the status it gives the run.
+type Receipt struct {
+	Run         string `json:"run"`
+	Abandoned   bool   `json:"abandoned"`
+	AppendedSeq int64  `json:"appended_seq"`
+	Status      Status `json:"status"`
+}
+
+// Abandon retires a run that is not terminal: one RunAbandoned event ends
+// it, with reason when one is given. A run this process drives is
+// stopped (its context's cause is ErrAbandoned) after the event is
+// recorded, so nothing it does later reaches its log. A terminal run is
+// ErrWrongState.
+func (s *Store) Abandon(ctx context.Context, id, reason string) (Receipt, error) {
 	id = CanonicalID(id)
+	if len(reason) > MaxReasonBytes {
+		return Receipt{}, fmt.Errorf("%w: a reason of %d bytes; a reason has at most %d", ErrBadRequest, len(reason), MaxReasonBytes)
+	}
+	st := Status{State: Abandoned, Reason: reason}
+	s.verbs.Lock()
+	defer s.verbs.Unlock()
 	s.mu.Lock()
 	r := s.live[id]
 	s.mu.Unlock()
-	if r != nil && r.cancelRun() {
-		return nil
+	var ev Event
+	var err error
+	if r != nil {
+		ev, err = r.abandon(st)
+	} else {
+		ev, err = s.abandonIdle(ctx, id, st)
 	}
-	run, err := s.Get(ctx, id)
 	if err != nil {
-		return err
+		return Receipt{}, err
 	}
-	return fmt.Errorf("%w: run %s is %s, not running", ErrWrongState, id, run.Status)
+	s.notify()
+	if err := s.prune(); err != nil {
+		return Receipt{}, err
+	}
+	return Receipt{Run: id, Abandoned: true, AppendedSeq: ev.Seq, Status: st}, nil
+}
+
+// abandonIdle abandons a run no recorder of this process holds: its
+// driver is gone. s.verbs is held.
+func (s *Store) abandonIdle(ctx context.Context, id string, st Status) (Event, error) {
+	var state string
+	var seq int64
+	err := s.db.QueryRowContext(ctx, `SELECT status, event_count FROM runs WHERE id = ?`, id).Scan(&state, &seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Event{}, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+	}
+	if err != nil {
+		return Event{}, err
+	}
+	if Terminal(state) {
+		return Event{}, fmt.Errorf("%w: run %s is %s; there is nothing left to abandon", ErrWrongState, id, state)
+	}
+	return s.finish(id, seq, st)
+}
+
+// Resume starts a new attempt of a run that is running with no driver
+// (its process was killed, or stopped under it): a RunResumed event opens
+// it, and the caller drives the run again from the returned arguments,
+// from the flow's first step. ErrAttached: a driver runs it already;
+// ErrWrongState: it is terminal, or was not started with recorded
+// arguments (a /tools call's).
+func (s *Store) Resume(ctx context.Context, id string) (*Recorder, json.RawMessage, error) {
+	id = CanonicalID(id)
+	s.verbs.Lock()
+	defer s.verbs.Unlock()
+	s.mu.Lock()
+	live := s.live[id] != nil
+	s.mu.Unlock()
+	if live {
+		return nil, nil, fmt.Errorf("%w: run %s is running, driven by this tool-server", ErrAttached, id)
+	}
+	var state string
+	var seq int64
+	var attempt int
+	var args sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT status, event_count, attempt, args FROM runs WHERE id = ?`, id).Scan(&state, &seq, &attempt, &args)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if Terminal(state) {
+		return nil, nil, fmt.Errorf("%w: run %s is %s", ErrWrongState, id, state)
+	}
+	if !args.Valid {
+		return nil, nil, fmt.Errorf("%w: run %s was started by a /tools call, whose arguments are not recorded, so it cannot be re-driven; abandon it", ErrWrongState, id)
+	}
+	attempt++
+	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET owner = ?, attempt = ?, step_count = 0 WHERE id = ?`, s.token, attempt, id); err != nil {
+		return nil, nil, err
+	}
+	r := &Recorder{s: s, id: id, seq: seq, resumable: true}
+	s.mu.Lock()
+	s.live[id] = r
+	s.mu.Unlock()
+	if err := r.Append(KindRunResumed, map[string]int{"attempt": attempt}); err != nil {
+		s.mu.Lock()
+		delete(s.live, id)
+		s.mu.Unlock()
+		return nil, nil, err
+	}
+	return r, json.RawMessage(args.String), nil
+}
+
+// forget drops a run from the ones this process drives.
+func (s *Store) forget(id string) {
+	s.mu.Lock()
+	delete(s.live, id)
+	s.mu.Unlock()
 }
 
 // Stopping cancels every run this process is running, as the server
-// stops: they end interrupted.
+// stops: a run a resume can re-drive stays running with no driver (a
+// RunInterrupted event says so), any other ends failed.
 func (s *Store) Stopping() {
 	s.mu.Lock()
 	live := make([]*Recorder, 0, len(s.live))
@@ -478,27 +621,31 @@ func (s *Store) Stopping() {
 	}
 }
 
-// finish ends a run with its status and summary, the final event at seq,
-// and returns that event as recorded.
-func (s *Store) finish(id string, seq int64, status string, sum Summary) (Event, error) {
-	payload, _ := json.Marshal(map[string]any{"status": status, "summary": sum})
-	sb, _ := json.Marshal(sum)
+// finish ends a run with its status, the terminal event at seq (its
+// payload the status object), and returns that event as recorded.
+func (s *Store) finish(id string, seq int64, st Status) (Event, error) {
+	payload, _ := json.Marshal(st)
+	kind := terminalKind(st.State)
+	var outcome any
+	if o := st.Outcome(); o != "" {
+		outcome = o
+	}
 	now := time.Now().UnixMilli()
 	tx, err := s.db.Begin()
 	if err != nil {
 		return Event{}, err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now, "run_ended", string(payload)); err != nil {
+	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now, kind, string(payload)); err != nil {
 		return Event{}, err
 	}
-	if _, err := tx.Exec(`UPDATE runs SET status = ?, ended_at = ?, summary = ?, event_count = ? WHERE id = ?`, status, now, string(sb), seq+1, id); err != nil {
+	if _, err := tx.Exec(`UPDATE runs SET status = ?, outcome = ?, ended_at = ?, last_at = ?, summary = ?, event_count = ?, owner = NULL WHERE id = ?`, st.State, outcome, now, now, string(payload), seq+1, id); err != nil {
 		return Event{}, err
 	}
 	if err := tx.Commit(); err != nil {
 		return Event{}, err
 	}
-	return recorded(id, seq, now, "run_ended", payload), nil
+	return recorded(id, seq, now, kind, payload), nil
 }
 
 // prune removes the oldest finished runs beyond the store's keep, with

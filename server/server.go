@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
@@ -97,8 +98,9 @@ type Server struct {
 	// baseCtx is the context of the server's life, set by Serve: runs
 	// started by POST /v1/runs live in it, not in their request's.
 	baseCtx context.Context
-	runsWG  sync.WaitGroup
-	mu      sync.Mutex
+	// plane drives the runs of /v1 (nil without a run store).
+	plane *control.Plane
+	mu    sync.Mutex
 	// stopping is closed when the server starts to stop: the event
 	// streams end then, so an open dashboard does not hold the graceful
 	// shutdown for its whole grace.
@@ -133,6 +135,9 @@ func New(cfg Config) *Server {
 		cfg.MaxStreams = DefaultMaxStreams
 	}
 	s := &Server{cfg: cfg, stopping: make(chan struct{}), drain: newDrainer()}
+	if cfg.Runs != nil {
+		s.plane = control.New(control.Config{Runs: cfg.Runs, Tools: cfg.Tools, TempDir: cfg.TempDir, Log: cfg.Log, Base: s.base, Enter: s.drain.enter, Leave: s.drain.leave})
+	}
 	host, _, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		host = cfg.Addr
@@ -154,7 +159,11 @@ func (s *Server) base() context.Context {
 }
 
 // Wait waits for the runs started by POST /v1/runs to end.
-func (s *Server) Wait() { s.runsWG.Wait() }
+func (s *Server) Wait() {
+	if s.plane != nil {
+		s.plane.Wait()
+	}
+}
 
 // IsWildcard reports whether addr binds every interface (0.0.0.0, ::, or
 // an empty host).
@@ -285,16 +294,20 @@ func (s *Server) Serve(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if s.drain.inFlight() > 0 {
-		// Past the drain: cut the calls short rather than wait more.
+		// Past the drain: cut the calls short rather than wait more. A
+		// run is stopped first, so that it knows the server stopped
+		// under it (a run a resume can re-drive stays running).
+		if s.cfg.Runs != nil {
+			s.cfg.Runs.Stopping()
+		}
 		cancelBase()
 	}
 	err := s.srv.Shutdown(sctx)
 	if s.cfg.Runs != nil {
-		// Runs going on end interrupted, their events kept.
 		s.cfg.Runs.Stopping()
 	}
 	cancelBase()
-	s.runsWG.Wait()
+	s.Wait()
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = s.srv.Close()
 	}

@@ -18,11 +18,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 )
 
 // The control plane under /v1: runs started over HTTP that go on without
@@ -64,7 +64,10 @@ func (s *Server) v1Routes(r chi.Router) {
 	r.Get("/runs", s.v1ListRuns)
 	r.Get("/runs/{id}", s.v1GetRun)
 	r.Get("/runs/{id}/events", s.v1RunEvents)
-	r.Post("/runs/{id}/cancel", s.v1CancelRun)
+	r.Get("/runs/{id}/replay", s.v1Replay)
+	r.Post("/runs/{id}/abandon", s.v1AbandonRun)
+	r.Post("/runs/{id}/cancel", s.v1AbandonRun)
+	r.Post("/runs/{id}/resume", s.v1ResumeRun)
 	r.Get("/runs/{id}/files/{name}", s.v1RunFile)
 	r.Get("/events", s.v1Changes)
 }
@@ -110,7 +113,7 @@ func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
 		writeV1Error(w, v1Err(runs.CodeRunExists, err.Error()))
 	case errors.Is(err, runs.ErrWrongState):
 		writeV1Error(w, v1Err(runs.CodeWrongState, err.Error()))
-	case errors.Is(err, runs.ErrBadCursor):
+	case errors.Is(err, runs.ErrBadCursor), errors.Is(err, runs.ErrBadRequest):
 		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
 	default:
 		writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
@@ -143,55 +146,31 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): "+fmt.Sprintf("%.300s", err.Error())))
 		return
 	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(req.ToolArgs, &args); err != nil || args == nil {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, "tool_args must be an object: flow-execute's arguments"))
-		return
-	}
-	if err := runs.CheckLabels(req.Labels); err != nil {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, "labels: "+err.Error()))
-		return
-	}
-	if req.RunID != "" && !runs.ValidID(req.RunID) {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("run_id %.64q is not a UUID", req.RunID)))
-		return
-	}
-	// What the run records is checked here, before it exists, by the
-	// tool's own caps: a refused argument creates no run.
-	b, err := flowargs.Begin(args)
+	started, err := s.plane.Start(r.Context(), req)
 	if err != nil {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, "tool_args: "+err.Error()))
+		s.planeError(w, r, err)
 		return
 	}
-	b.ID, b.Labels, b.Source = req.RunID, req.Labels, "v1"
-	// The run goes on without the connection, counted in flight: a
-	// stopping server's drain waits for it.
-	if !s.drain.enter() {
-		writeV1Error(w, v1Err(runs.CodeUnavailable, "this tool-server is stopping and starts no run; send it to another replica"))
+	writeJSON(w, http.StatusCreated, started)
+}
+
+// planeError answers an error of the control plane: a refusal with its
+// code, else as an error of the store.
+func (s *Server) planeError(w http.ResponseWriter, r *http.Request, err error) {
+	if ce, ok := errors.AsType[*control.Error](err); ok {
+		writeV1Error(w, v1Err(ce.Code, ce.Message))
 		return
 	}
-	rec, err := st.Start(r.Context(), b)
-	if err != nil {
-		s.drain.leave()
-		s.runError(w, r, err)
-		return
+	s.runError(w, r, err)
+}
+
+// ResumeInterrupted re-drives the runs of the store that are running
+// with no driver and can be re-driven (serve --resume-interrupted).
+func (s *Server) ResumeInterrupted(ctx context.Context) ([]string, error) {
+	if s.cfg.Runs == nil {
+		return nil, nil
 	}
-	s.runsWG.Add(1)
-	go func() {
-		defer s.runsWG.Done()
-		defer s.drain.leave()
-		ctx := runs.WithRecorder(s.base(), rec)
-		_, err := s.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: s.cfg.TempDir})
-		// A call refused before the flow ran (bad arguments) ends here;
-		// one that ran has ended already, and End keeps its first end.
-		// The record shows an internal fault as runs.InternalReason; its
-		// detail goes to the log, by the run's id.
-		if err != nil && fault.AsError(err).Internal() {
-			s.cfg.Log.Error("internal error in a run", "run", rec.ID(), "err", err)
-		}
-		rec.End(nil, err, nil)
-	}()
-	writeJSON(w, http.StatusCreated, runs.Started{Run: rec.ID(), Status: runs.Running})
+	return s.plane.ResumeInterrupted(ctx)
 }
 
 func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
@@ -200,9 +179,13 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f := runs.Filter{Status: q.Get("status"), Before: q.Get("before")}
-	if f.Status != "" && !slices.Contains(runs.Statuses, f.Status) {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("status %q: want one of %s", f.Status, strings.Join(runs.Statuses, ", "))))
+	f := runs.Filter{Status: q.Get("status"), Outcome: q.Get("outcome"), Before: q.Get("before")}
+	if f.Status != "" && !slices.Contains(runs.States, f.Status) {
+		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("status %.64q: want one of %s", f.Status, strings.Join(runs.States, ", "))))
+		return
+	}
+	if f.Outcome != "" && !slices.Contains(runs.Outcomes, f.Outcome) {
+		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("outcome %.64q: want one of %s", f.Outcome, strings.Join(runs.Outcomes, ", "))))
 		return
 	}
 	if v := q.Get("limit"); v != "" {
@@ -269,16 +252,64 @@ func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-func (s *Server) v1CancelRun(w http.ResponseWriter, r *http.Request) {
+func (s *Server) v1Replay(w http.ResponseWriter, r *http.Request) {
 	st, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
 	}
-	if err := st.Cancel(r.Context(), id); err != nil {
+	rp, err := st.Replay(r.Context(), id)
+	if err != nil {
 		s.runError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run": id, "status": "cancelling"})
+	writeJSON(w, http.StatusOK, rp)
+}
+
+// v1AbandonRun abandons a run (and answers POST .../cancel, its alias).
+func (s *Server) v1AbandonRun(w http.ResponseWriter, r *http.Request) {
+	_, id, ok := s.storeAndRun(w, r)
+	if !ok {
+		return
+	}
+	var req runs.AbandonRequest
+	body, err := readBody(w, r, 64<<10)
+	if err != nil {
+		writeV1Error(w, v1Err(runs.CodeBadRequest, "reading the body: "+err.Error()))
+		return
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("the body is not an abandonment ({\"reason\"?: \"…\"}): %.300s", err.Error())))
+			return
+		}
+	}
+	if strings.HasSuffix(r.URL.Path, "/cancel") && req.Reason == "" {
+		req.Reason = "cancelled (POST /v1/runs/{id}/cancel)"
+	}
+	rc, err := s.plane.Abandon(r.Context(), id, req.Reason)
+	if err != nil {
+		s.runError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rc)
+}
+
+func (s *Server) v1ResumeRun(w http.ResponseWriter, r *http.Request) {
+	_, id, ok := s.storeAndRun(w, r)
+	if !ok {
+		return
+	}
+	out, driving, err := s.plane.Resume(r.Context(), id)
+	switch {
+	case err != nil:
+		s.planeError(w, r, err)
+	case driving:
+		writeJSON(w, http.StatusAccepted, out)
+	default:
+		writeJSON(w, http.StatusOK, out)
+	}
 }
 
 func (s *Server) v1RunFile(w http.ResponseWriter, r *http.Request) {
@@ -367,7 +398,7 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
 		return
 	}
-	if _, err := st.Status(r.Context(), id); err != nil {
+	if _, err := st.Run(r.Context(), id); err != nil {
 		s.runError(w, r, err)
 		return
 	}
@@ -390,10 +421,10 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 func (s *Server) followRun(ctx context.Context, sse *sseWriter, st *runs.Store, id string, from int64) (next int64, more bool) {
 	changed := st.Changed()
 	tail := st.Follow(id)
-	var status string
+	var run runs.Run
 	if tail == nil {
 		var err error
-		if status, err = st.Status(ctx, id); err != nil {
+		if run, err = st.Run(ctx, id); err != nil {
 			return from, false
 		}
 	} else {
@@ -415,8 +446,10 @@ func (s *Server) followRun(ctx context.Context, sse *sseWriter, st *runs.Store, 
 		return from, false
 	}
 	if tail == nil {
-		if runs.Terminal(status) {
-			sse.frame("end", "", runs.EndFrame{Status: status})
+		// Not driven here: terminal, or running with no driver (the end
+		// frame says detached once every event is out), or about to be.
+		if runs.Terminal(run.Status.State) || (run.Driver == runs.DriverNone && from >= run.EventCount) {
+			sse.frame("end", "", run.End())
 			return from, false
 		}
 		return from, sse.wait(ctx, changed, s.stopping)
@@ -433,8 +466,8 @@ func (s *Server) followRun(ctx context.Context, sse *sseWriter, st *runs.Store, 
 				return from, false
 			}
 			if !ok {
-				if status, ended := tail.Ended(); ended {
-					sse.frame("end", "", runs.EndFrame{Status: status})
+				if end, ended := tail.Ended(); ended {
+					sse.frame("end", "", end)
 					return from, false
 				}
 				return from, true

@@ -31,6 +31,10 @@ type Tool struct {
 	// Prepare, when set, runs on the raw arguments before file inputs are
 	// unwrapped and the schema is checked (the link reads members there).
 	Prepare func(ctx context.Context, call *Call) error
+	// Check, when set, checks a call as Run would before it runs (its
+	// flow read and parsed), running nothing: Registry.Check, for a
+	// start that must refuse a bad request before it creates a run.
+	Check func(ctx context.Context, call *Call) error
 }
 
 // MarshalJSON writes the GET /tools entry of the tool.
@@ -158,36 +162,58 @@ type Options struct {
 // unwrapped, the arguments validated against the schema, the handler run,
 // and every temp file removed before it returns.
 func (r *Registry) Invoke(ctx context.Context, name string, raw []byte, opts Options) (any, error) {
+	call, err := r.call(ctx, name, raw, opts)
+	defer call.done()
+	if err != nil {
+		return nil, err
+	}
+	return call.Tool.Run(ctx, call)
+}
+
+// Check checks a call of the tool name as Invoke would, up to the
+// tool's own Check, and runs nothing: what a call would refuse before it
+// runs is refused here (file inputs, the schema, the tool's check).
+func (r *Registry) Check(ctx context.Context, name string, raw []byte, opts Options) error {
+	call, err := r.call(ctx, name, raw, opts)
+	defer call.done()
+	if err != nil || call.Tool.Check == nil {
+		return err
+	}
+	return call.Tool.Check(ctx, call)
+}
+
+// call reads a call of the tool name, up to the handler: the caller runs
+// done on every path.
+func (r *Registry) call(ctx context.Context, name string, raw []byte, opts Options) (*Call, error) {
 	t, ok := r.Get(name)
 	if !ok {
-		return nil, &fault.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
+		return &Call{}, &fault.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools", name)}
 	}
 	args, err := parseArgs(raw)
 	if err != nil {
-		return nil, err
+		return &Call{}, err
 	}
 	call := &Call{Tool: t, Args: args, Files: map[string]*File{}, Linked: opts.Linked, Remote: r.Remote, Values: map[string]any{}, progress: opts.Progress, leases: r.leases}
-	defer func() {
-		for i := len(call.cleanup) - 1; i >= 0; i-- {
-			call.cleanup[i]()
-		}
-	}()
 	if t.Prepare != nil {
 		if err := t.Prepare(ctx, call); err != nil {
-			return nil, err
+			return call, err
 		}
 	}
 	if err := unwrapFileInputs(call, opts.TempDir, r.Remote); err != nil {
-		return nil, err
+		return call, err
 	}
 	b, err := json.Marshal(call.Args)
 	if err != nil {
-		return nil, err
+		return call, err
 	}
-	if err := t.InputSchema.Validate(b); err != nil {
-		return nil, err
+	return call, t.InputSchema.Validate(b)
+}
+
+// done runs the call's cleanups, newest first.
+func (c *Call) done() {
+	for i := len(c.cleanup) - 1; i >= 0; i-- {
+		c.cleanup[i]()
 	}
-	return t.Run(ctx, call)
 }
 
 func parseArgs(raw []byte) (map[string]json.RawMessage, error) {

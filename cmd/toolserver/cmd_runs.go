@@ -35,7 +35,7 @@ type runsOptions struct {
 type runSource interface {
 	List(ctx context.Context, f runs.Filter) ([]runs.Run, error)
 	Get(ctx context.Context, id string) (*runs.Detail, error)
-	FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (string, error)
+	FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error)
 }
 
 // linked is a tool-server's runs; a dropped stream is said on stderr.
@@ -44,7 +44,7 @@ type linked struct {
 	stderr io.Writer
 }
 
-func (l linked) FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (string, error) {
+func (l linked) FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error) {
 	return l.Follow(ctx, id, from, each, func(err error) {
 		fmt.Fprintf(l.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
 	})
@@ -161,11 +161,13 @@ func newRunsListCommand(s streams) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&f.Status, "status", "", "only runs with this status ("+strings.Join(runs.Statuses, ", ")+")")
+	cmd.Flags().StringVar(&f.Status, "status", "", "only runs in this state ("+strings.Join(runs.States, ", ")+")")
+	cmd.Flags().StringVar(&f.Outcome, "outcome", "", "only completed runs with this outcome ("+strings.Join(runs.Outcomes, ", ")+")")
 	cmd.Flags().StringArrayVar(&labels, "label", nil, "only runs with this label, `KEY:VALUE` (repeatable; all must match)")
 	cmd.Flags().IntVar(&f.Limit, "limit", 50, "at most `N` runs")
 	cmd.Flags().StringVar(&f.Before, "before", "", "the page after the run `ID` (older runs)")
-	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runs.Statuses, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runs.States, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(runs.Outcomes, cobra.ShellCompDirectiveNoFileComp))
 	o.register(cmd)
 	o.registerStore(cmd)
 	return cmd
@@ -180,20 +182,49 @@ func printRuns(w io.Writer, list []runs.Run) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATUS\tFLOW\tDEVICE\tSTARTED\tLABELS")
+	fmt.Fprintln(tw, "RUN\tSTATUS\tFLOW\tDEVICE\tSTARTED\tLAST EVENT\tLABELS")
 	for _, r := range list {
 		var labels []string
 		for k, v := range r.Labels {
 			labels = append(labels, k+":"+v)
 		}
 		slices.Sort(labels)
-		cells := []string{r.ID, r.Status, r.Flow, r.Device, r.StartedAt.Local().Format(time.DateTime), strings.Join(labels, ",")}
+		cells := []string{r.ID, statusWord(r), r.Flow, r.Device, r.FirstRecordedAt.Local().Format(time.DateTime), r.LastRecordedAt.Local().Format(time.DateTime), strings.Join(labels, ",")}
 		for i, c := range cells {
 			cells[i] = printable.String(c)
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
+
+// statusWord is a run's state in a word: a completed run's outcome
+// (passed, failed), a running one with no driver "running (no driver)".
+func statusWord(r runs.Run) string {
+	switch {
+	case r.Outcome != "":
+		return r.Outcome
+	case r.Status.State == runs.Running && r.Driver == runs.DriverNone:
+		return "running (no driver)"
+	}
+	return r.Status.State
+}
+
+// statusLine is the last line of a run's output: its counts, or why it
+// failed or was abandoned.
+func statusLine(st runs.Status) string {
+	switch {
+	case st.Output != nil:
+		o := st.Output
+		return fmt.Sprintf("%d passed, %d failed, %d errored, %d skipped", o.Passed, o.Failed, o.Errored, o.Skipped)
+	case st.Error != "":
+		return "failed: " + printable.String(st.Error)
+	case st.Reason != "":
+		return "abandoned: " + printable.String(st.Reason)
+	case st.State == runs.Abandoned:
+		return "abandoned"
+	}
+	return ""
 }
 
 // runHeader is the first line of runs get: the run, its status, its flow,
@@ -204,7 +235,7 @@ func runHeader(d *runs.Detail) string {
 	if d.Device != "" {
 		on = " on " + printable.String(d.Device)
 	}
-	return fmt.Sprintf("Run %s: %s (flow %q%s, started %s)", printable.String(d.ID), printable.String(d.Status), d.Flow, on, d.StartedAt.Local().Format(time.DateTime))
+	return fmt.Sprintf("Run %s: %s (flow %q%s, started %s)", printable.String(d.ID), printable.String(statusWord(d.Run)), d.Flow, on, d.FirstRecordedAt.Local().Format(time.DateTime))
 }
 
 func newRunsGetCommand(s streams) *cobra.Command {
@@ -235,12 +266,8 @@ func newRunsGetCommand(s streams) *cobra.Command {
 			for _, st := range d.Steps {
 				out.progress(st)
 			}
-			if d.Summary != nil {
-				fmt.Fprintf(o.stdout, "%d passed, %d failed, %d errored, %d skipped", d.Summary.Passed, d.Summary.Failed, d.Summary.Errored, d.Summary.Skipped)
-				if d.Summary.Reason != "" {
-					fmt.Fprintf(o.stdout, " — %s", printable.String(d.Summary.Reason))
-				}
-				fmt.Fprintln(o.stdout)
+			if line := statusLine(d.Status); line != "" {
+				fmt.Fprintln(o.stdout, line)
 			}
 			return nil
 		},
@@ -285,7 +312,7 @@ missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
 // every event as it arrives.
 func followRun(ctx context.Context, c runSource, id string, from int64, format string, s streams) error {
 	out := newRenderer(s.stdout, s.stderr, false)
-	status, err := c.FollowEvents(ctx, id, from, func(e runs.Event) error {
+	end, err := c.FollowEvents(ctx, id, from, func(e runs.Event) error {
 		switch format {
 		case formatJSON:
 			b, _ := json.Marshal(e)
@@ -298,12 +325,14 @@ func followRun(ctx context.Context, c runSource, id string, from int64, format s
 			return printYAML(s.stdout, e)
 		}
 		switch e.Event.Kind {
-		case "step":
+		case runs.KindStepCompleted:
 			var st flow.StepReport
 			if json.Unmarshal(e.Event.Payload, &st) == nil {
 				out.progress(st)
 			}
-		case "run_started":
+		case runs.KindRunResumed:
+			fmt.Fprintf(s.stdout, "Run %s resumed: the flow runs again from its first step\n", id)
+		case runs.KindRunStarted:
 			var b runs.Begin
 			json.Unmarshal(e.Event.Payload, &b)
 			fmt.Fprintf(s.stdout, "Run %s of %q started\n", id, b.Flow)
@@ -314,9 +343,19 @@ func followRun(ctx context.Context, c runSource, id string, from int64, format s
 		return apiError("runs events", err)
 	}
 	if format == "" {
-		fmt.Fprintf(s.stdout, "Run %s %s\n", printable.String(id), printable.String(status))
+		word := end.Status.State
+		if o := end.Status.Outcome(); o != "" {
+			word = o
+		}
+		if end.Detached {
+			word = "is running with no driver (its tool-server stopped); resume it with runs resume"
+		}
+		fmt.Fprintf(s.stdout, "Run %s %s\n", printable.String(id), printable.String(word))
+		if line := statusLine(end.Status); line != "" {
+			fmt.Fprintln(s.stdout, line)
+		}
 	}
-	if status != runs.Passed {
+	if end.Status.Outcome() != runs.Passed {
 		return failed(nil)
 	}
 	return nil
@@ -341,13 +380,14 @@ func newRunsCancelCommand(s streams) *cobra.Command {
 			if dryRun {
 				return cancelDryRun(cmd.Context(), c, args[0], format, o.streams)
 			}
-			if err := c.Cancel(cmd.Context(), args[0]); err != nil {
+			rc, err := c.Abandon(cmd.Context(), args[0], "cancelled (runs cancel)")
+			if err != nil {
 				return apiError("runs cancel", err)
 			}
 			if format != "" {
-				return printData(o.stdout, format, map[string]string{"run": args[0], "status": "cancelling"})
+				return printData(o.stdout, format, rc)
 			}
-			fmt.Fprintf(o.stdout, "Run %s: cancelling\n", printable.String(args[0]))
+			fmt.Fprintf(o.stdout, "Run %s: abandoned\n", printable.String(rc.Run))
 			return nil
 		},
 	}
@@ -364,8 +404,8 @@ func cancelDryRun(ctx context.Context, c *runs.Client, id, format string, s stre
 	if err != nil {
 		return apiError("runs cancel", err)
 	}
-	if d.Status != runs.Running {
-		return failed(fmt.Errorf("runs cancel: run %s is %s, not running: nothing to cancel", printable.String(id), printable.String(d.Status)))
+	if runs.Terminal(d.Status.State) {
+		return failed(fmt.Errorf("runs cancel: run %s is %s, not running: nothing to cancel", printable.String(id), printable.String(d.Status.State)))
 	}
 	if format != "" {
 		return printData(s.stdout, format, map[string]any{"run": id, "status": d.Status, "dry_run": true})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/dashboard"
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server"
 	mcpserver "github.com/toolserver/toolserver/server/mcp"
@@ -31,7 +32,10 @@ type serveOptions struct {
 	keepRuns int
 	// maxStreams caps the /v1 event streams open at once.
 	maxStreams int
-	dashboard  bool
+	// resumeInterrupted re-drives, at start, the runs a previous process
+	// left running.
+	resumeInterrupted bool
+	dashboard         bool
 	// uploadDir is --upload-dir, shared with other replicas;
 	// drainTimeout bounds the calls in flight at SIGTERM.
 	uploadDir    string
@@ -80,6 +84,7 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f.IntVar(&opts.maxStreams, "max-streams", server.DefaultMaxStreams, "keep at most `N` /v1 event streams open at once (runs' and the dashboard's); past it a stream gets 503 with Retry-After")
 	f.BoolVar(&opts.dashboard, "dashboard", false, "serve the runs dashboard at /dashboard")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "keep POST /upload archives in `DIR`, shared with the other replicas behind the same address (one volume), so an upload and the call that uses it may reach different ones (default: this process's own temp dir)")
+	f.BoolVar(&opts.resumeInterrupted, "resume-interrupted", false, "with --state-dir: at start, re-drive the runs a previous process left running (killed, crashed or stopped under them) from their recorded arguments, as POST /v1/runs/{id}/resume does")
 	f.DurationVar(&opts.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long calls in flight get to finish (readiness turns false at once, new calls get 503)")
 	_ = cmd.MarkFlagDirname("upload-dir")
 	_ = cmd.MarkFlagDirname("state-dir")
@@ -105,6 +110,9 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	if opts.maxStreams < 1 {
 		return usageError("serve: --max-streams %d: allow at least one stream", opts.maxStreams)
+	}
+	if opts.resumeInterrupted && opts.stateDir == "" {
+		return usageError("serve: --resume-interrupted re-drives the runs of a run store: give --state-dir")
 	}
 	if opts.dashboard && opts.stateDir == "" {
 		return usageError("serve: --dashboard shows the run store: give --state-dir")
@@ -165,6 +173,15 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	fmt.Fprintf(stderr, "toolserver %s listening on http://%s (%s)\n", version, srv.Addr(), auth)
 	if cfg.Runs != nil {
 		fmt.Fprintf(stderr, "toolserver: runs kept in %s (newest %d)\n", opts.stateDir, opts.keepRuns)
+	}
+	if opts.resumeInterrupted {
+		ids, err := srv.ResumeInterrupted(ctx)
+		for _, id := range ids {
+			fmt.Fprintf(stderr, "toolserver: resumed run %s\n", id)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "toolserver: --resume-interrupted: %s\n", printable.String(err.Error()))
+		}
 	}
 	if hosts != nil {
 		fmt.Fprintf(stderr, "toolserver: pages only from %s\n", hosts)

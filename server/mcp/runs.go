@@ -24,7 +24,7 @@ type Runs interface {
 }
 
 // RunStatuses are the statuses list_runs filters on.
-var RunStatuses = runs.Statuses
+var RunStatuses = runs.States
 
 // StoreRuns is a run store as Runs: the /v1 shapes, an unknown run a
 // not-found tool error the agent reads.

@@ -90,7 +90,44 @@ func (t *Tools) execute() *tool.Tool {
 		LongRunning: true,
 		Prepare:     t.prepareLinked,
 		Run:         t.runRecorded,
+		Check:       t.checkExecute,
 	}
+}
+
+// checkPlatform refuses a platform other than chromium.
+func checkPlatform(p string) error {
+	if p != "" && p != "chromium" {
+		return &fault.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + p + ")"}
+	}
+	return nil
+}
+
+// checkExecute reads and checks a call's flow as runExecute does before
+// it runs it, running nothing: POST /v1/runs refuses here what the run
+// would fail on at once (a flow that does not exist or does not parse,
+// a member missing, another platform).
+func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
+	a, err := tool.Decode[struct {
+		Platform string `json:"platform"`
+	}](call)
+	if err != nil {
+		return err
+	}
+	if err := checkPlatform(a.Platform); err != nil {
+		return err
+	}
+	src, err := t.callSource(call)
+	if err != nil {
+		return err
+	}
+	p, err := run.Prepare(src.entry)
+	if err != nil {
+		return prepareError(err)
+	}
+	if src.check != nil {
+		return src.check(p.Flow)
+	}
+	return nil
 }
 
 // runRecorded runs flow-execute as a run of the run store: into the
@@ -143,8 +180,8 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if err != nil {
 		return nil, err
 	}
-	if a.Platform != "" && a.Platform != "chromium" {
-		return nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + a.Platform + ")"}
+	if err := checkPlatform(a.Platform); err != nil {
+		return nil, err
 	}
 	src, err := t.callSource(call)
 	if err != nil {

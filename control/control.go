@@ -1,0 +1,226 @@
+// Package control owns the verbs of the control plane over a run store
+// and the tools that run flows: start a run (checked before it exists,
+// then driven in the background), resume one no driver runs, abandon one.
+// The /v1 surface (package server) and MCP's run tools both call it, so
+// the two cannot disagree on what a start refuses or a resume does.
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/runs"
+	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
+)
+
+// Config is what a Plane works with.
+type Config struct {
+	Runs    *runs.Store
+	Tools   *tool.Registry
+	TempDir string
+	Log     *slog.Logger
+	// Base is the context the runs live in; nil: the background.
+	Base func() context.Context
+	// Enter counts a run in flight (a stopping server's drain waits for
+	// it) and false refuses it; Leave uncounts it. Nil: nothing counts.
+	Enter func() bool
+	Leave func()
+}
+
+// Plane starts, resumes and abandons the runs of a store.
+type Plane struct {
+	cfg Config
+	wg  sync.WaitGroup
+}
+
+// New returns the plane of cfg.
+func New(cfg Config) *Plane {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Base == nil {
+		cfg.Base = context.Background
+	}
+	if cfg.Enter == nil {
+		cfg.Enter = func() bool { return true }
+	}
+	if cfg.Leave == nil {
+		cfg.Leave = func() {}
+	}
+	return &Plane{cfg: cfg}
+}
+
+// Error is a request the plane refuses: its /v1 code (runs.Code*) and
+// the reason.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func refuse(code, format string, args ...any) error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// stopping is the refusal of a plane whose server is stopping.
+func stopping(verb string) error {
+	return refuse(runs.CodeUnavailable, "this tool-server is stopping and %s no run; send it to another replica", verb)
+}
+
+// Start checks a run request as the run would (its arguments' caps, its
+// labels and id, the flow read and parsed), creates the run, and drives
+// it in the background. A refused request creates no run.
+func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started, error) {
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(req.ToolArgs, &args); err != nil || args == nil {
+		return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args must be an object: flow-execute's arguments")
+	}
+	if err := runs.CheckLabels(req.Labels); err != nil {
+		return runs.Started{}, refuse(runs.CodeBadRequest, "labels: %v", err)
+	}
+	if req.RunID != "" && !runs.ValidID(req.RunID) {
+		return runs.Started{}, refuse(runs.CodeBadRequest, "run_id %.64q is not a UUID", req.RunID)
+	}
+	b, err := flowargs.Begin(args)
+	if err != nil {
+		return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %v", err)
+	}
+	if err := p.cfg.Tools.Check(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: p.cfg.TempDir}); err != nil {
+		if fe := fault.AsError(err); !fe.Internal() {
+			return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %s", fe.Message)
+		}
+		return runs.Started{}, err
+	}
+	b.ID, b.Labels, b.Source, b.Args = req.RunID, req.Labels, "v1", compact(req.ToolArgs)
+	if !p.cfg.Enter() {
+		return runs.Started{}, stopping("starts")
+	}
+	rec, err := p.cfg.Runs.Start(ctx, b)
+	if err != nil {
+		p.cfg.Leave()
+		return runs.Started{}, err
+	}
+	p.drive(rec, b.Args, b.Linked)
+	return runs.Started{Run: rec.ID(), Status: runs.Running}, nil
+}
+
+// compact is raw without insignificant space, as a run records it.
+func compact(raw json.RawMessage) json.RawMessage {
+	if b, err := json.Marshal(raw); err == nil {
+		return b
+	}
+	return raw
+}
+
+// drive runs flow-execute with args into rec in the background, counted
+// in flight (the caller entered), to the run's end.
+func (p *Plane) drive(rec *runs.Recorder, args json.RawMessage, linked bool) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer p.cfg.Leave()
+		ctx := runs.WithRecorder(p.cfg.Base(), rec)
+		_, err := p.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, args, tool.Options{Linked: linked, TempDir: p.cfg.TempDir})
+		// A call refused before the flow ran ends here; one that ran has
+		// ended already, and End keeps its first end. The record shows an
+		// internal fault as runs.InternalReason; its detail goes to the
+		// log, by the run's id.
+		if err != nil && fault.AsError(err).Internal() {
+			p.cfg.Log.Error("internal error in a run", "run", rec.ID(), "err", err)
+		}
+		rec.End(nil, err, nil)
+	}()
+}
+
+// Wait waits for the runs the plane drives to end.
+func (p *Plane) Wait() { p.wg.Wait() }
+
+// Resume re-drives a run no driver runs: a new attempt of its recorded
+// arguments, from the flow's first step. driving is true for a run now
+// driving (already, or by this call); for a finished run it is false and
+// the answer reports its status, changing nothing.
+func (p *Plane) Resume(ctx context.Context, id string) (out runs.Resumed, driving bool, err error) {
+	run, err := p.cfg.Runs.Run(ctx, id)
+	if err != nil {
+		return out, false, err
+	}
+	if runs.Terminal(run.Status.State) {
+		return finished(run), false, nil
+	}
+	err = p.resume(ctx, run.ID)
+	switch {
+	case err == nil, errors.Is(err, runs.ErrAttached):
+		return runs.Resumed{Run: run.ID, Outcome: runs.ResumeDriving, Status: json.RawMessage(`"running"`)}, true, nil
+	case errors.Is(err, runs.ErrWrongState):
+		// It may have ended between the read and the resume.
+		if now, rerr := p.cfg.Runs.Run(ctx, run.ID); rerr == nil && runs.Terminal(now.Status.State) {
+			return finished(now), false, nil
+		}
+	}
+	return out, false, err
+}
+
+// finished is the resume answer of a terminal run.
+func finished(run runs.Run) runs.Resumed {
+	b, _ := json.Marshal(run.Status)
+	return runs.Resumed{Run: run.ID, Outcome: run.Status.State, Status: b}
+}
+
+func (p *Plane) resume(ctx context.Context, id string) error {
+	if !p.cfg.Enter() {
+		return stopping("resumes")
+	}
+	rec, args, err := p.cfg.Runs.Resume(ctx, id)
+	if err != nil {
+		p.cfg.Leave()
+		return err
+	}
+	var m map[string]json.RawMessage
+	json.Unmarshal(args, &m)
+	b, _ := flowargs.Begin(m)
+	p.drive(rec, args, b.Linked)
+	return nil
+}
+
+// ResumeInterrupted re-drives every run of the store that is running with
+// no driver and can be re-driven (serve --resume-interrupted), and
+// returns their ids.
+func (p *Plane) ResumeInterrupted(ctx context.Context) ([]string, error) {
+	var ids []string
+	f := runs.Filter{Status: runs.Running, Limit: 500}
+	for {
+		page, err := p.cfg.Runs.ListPage(ctx, f)
+		if err != nil {
+			return ids, err
+		}
+		for _, run := range page.Runs {
+			if run.Driver != runs.DriverNone || !run.Resumable {
+				continue
+			}
+			if err := p.resume(ctx, run.ID); err != nil {
+				if errors.Is(err, runs.ErrAttached) || errors.Is(err, runs.ErrWrongState) {
+					continue
+				}
+				return ids, fmt.Errorf("resuming run %s: %w", run.ID, err)
+			}
+			ids = append(ids, run.ID)
+		}
+		if page.NextBefore == "" {
+			return ids, nil
+		}
+		f.Before = page.NextBefore
+	}
+}
+
+// Abandon retires a run that is not terminal (runs.Store.Abandon).
+func (p *Plane) Abandon(ctx context.Context, id, reason string) (runs.Receipt, error) {
+	return p.cfg.Runs.Abandon(ctx, id, reason)
+}
