@@ -47,7 +47,7 @@ func TestRecordBounds(t *testing.T) {
 	long := strings.Repeat("é", 1<<19) // 1 MiB, two bytes a character
 	r, ev := ended(t, st, runs.Begin{Flow: long, Device: long, Source: "v1"},
 		&fault.Error{Kind: fault.Validation, Field: "device", Message: `bad device id "` + long + `"`})
-	for what, s := range map[string]string{"flow": r.Flow, "device": r.Device, "reason": r.Summary.Reason} {
+	for what, s := range map[string]string{"flow": r.Flow, "device": r.Device, "reason": r.Status.Error} {
 		limit := runs.MaxNameBytes
 		if what == "reason" {
 			limit = runs.MaxReasonBytes
@@ -56,8 +56,8 @@ func TestRecordBounds(t *testing.T) {
 			t.Errorf("%s: %d bytes ending %q, want at most %d ending in …", what, len(s), s[max(0, len(s)-8):], limit)
 		}
 	}
-	if !strings.HasPrefix(r.Summary.Reason, `bad device id "éé`) {
-		t.Errorf("reason %.40q…: want the error's first bytes", r.Summary.Reason)
+	if !strings.HasPrefix(r.Status.Error, `bad device id "éé`) {
+		t.Errorf("reason %.40q…: want the error's first bytes", r.Status.Error)
 	}
 	for kind, p := range ev {
 		if len(p) > 2*runs.MaxReasonBytes {
@@ -83,13 +83,13 @@ func TestInternalReason(t *testing.T) {
 		{"a client's mistake", &fault.Error{Kind: fault.Validation, Message: "name: required"}, "name: required"},
 	} {
 		r, ev := ended(t, st, runs.Begin{Flow: "home", Source: "tools"}, tc.err)
-		if r.Status != runs.Errored || r.Summary.Reason != tc.want || strings.Contains(ev["run_ended"], "/srv/") {
-			t.Errorf("%s: %s with reason %q, run_ended %s; want errored with %q", tc.name, r.Status, r.Summary.Reason, ev["run_ended"], tc.want)
+		if r.Status.State != runs.Failed || r.Status.Error != tc.want || strings.Contains(ev[runs.KindRunFailed], "/srv/") {
+			t.Errorf("%s: %+v, RunFailed %s; want failed with %q", tc.name, r.Status, ev[runs.KindRunFailed], tc.want)
 		}
 	}
 }
 
-// TestRunStartedOmitsWhatIsUnknown: run_started carries no device before
+// TestRunStartedOmitsWhatIsUnknown: RunStarted carries no device before
 // the run has one, and no labels when it has none, rather than "" and
 // null; the device recorded later is the run's.
 func TestRunStartedOmitsWhatIsUnknown(t *testing.T) {
@@ -107,13 +107,13 @@ func TestRunStartedOmitsWhatIsUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var started map[string]any
-	if err := json.Unmarshal(evs[0].Event.Payload, &started); err != nil || evs[0].Event.Kind != "run_started" {
+	if err := json.Unmarshal(evs[0].Event.Payload, &started); err != nil || evs[0].Event.Kind != runs.KindRunStarted {
 		t.Fatalf("the first event: %s %s", evs[0].Event.Kind, evs[0].Event.Payload)
 	}
 	_, device := started["device"]
 	_, labels := started["labels"]
 	if device || labels || started["flow"] != "home" || started["source"] != "v1" || started["linked"] != false {
-		t.Errorf("run_started: %s; want flow, linked and source only", evs[0].Event.Payload)
+		t.Errorf("RunStarted: %s; want flow, linked and source only", evs[0].Event.Payload)
 	}
 	d, err := st.Get(context.Background(), rec.ID())
 	if err != nil || d.Device != "chromium-cdp-640x480" {

@@ -66,7 +66,7 @@ func TestFollowReconnectsWithItsCursor(t *testing.T) {
 	var seqs []int64
 	drops := 0
 	fourth := make(chan struct{})
-	done := make(chan string, 1)
+	done := make(chan runs.EndFrame, 1)
 	go func() {
 		status, err := c.Follow(t.Context(), rec.ID(), 0, func(e runs.Event) error {
 			seqs = append(seqs, e.Seq)
@@ -83,8 +83,8 @@ func TestFollowReconnectsWithItsCursor(t *testing.T) {
 	<-fourth // the first connection dropped after seq 2; the second has 3 and 4
 	rec.Step(flow.StepReport{Index: 4, Kind: "tap", Status: flow.StatusPass})
 	rec.End(&flow.Report{OK: true, Passed: 5}, nil, nil)
-	if status := <-done; status != runs.Passed {
-		t.Fatalf("final status %q", status)
+	if end := <-done; end.Status.Outcome() != runs.Passed {
+		t.Fatalf("final status %+v", end)
 	}
 	for i, s := range seqs {
 		if s != int64(i) {
@@ -121,7 +121,7 @@ func TestFollowWaitsOutAFullServer(t *testing.T) {
 	refused := make(chan error, 1)
 	c := runs.NewClient(srv.URL, "")
 	done := make(chan error, 1)
-	var status string
+	var status runs.EndFrame
 	go func() {
 		var err error
 		status, err = c.Follow(t.Context(), id, 0, func(runs.Event) error { return nil }, func(err error) {
@@ -139,10 +139,10 @@ func TestFollowWaitsOutAFullServer(t *testing.T) {
 			t.Fatalf("the refusal Follow heard of: %v, want 503 with Retry-After", err)
 		}
 	case err := <-done:
-		t.Fatalf("Follow ended at the full server (%q, %v) instead of waiting for room", status, err)
+		t.Fatalf("Follow ended at the full server (%+v, %v) instead of waiting for room", status, err)
 	}
 	held.Body.Close() // the slot frees; Follow's next try gets it
-	if err := <-done; err != nil || status != runs.Passed {
-		t.Fatalf("Follow after the server had room: %q, %v", status, err)
+	if err := <-done; err != nil || status.Status.Outcome() != runs.Passed {
+		t.Fatalf("Follow after the server had room: %+v, %v", status, err)
 	}
 }

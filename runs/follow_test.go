@@ -25,7 +25,7 @@ func TestAppendNeverWaitsForATail(t *testing.T) {
 	}
 	defer tail.Close()
 	for i := range runs.TailBuffer + 10 {
-		if err := rec.Append("step", map[string]int{"i": i}); err != nil {
+		if err := rec.Append(runs.KindStepCompleted, map[string]int{"i": i}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestFollowersSeeEveryEventOnce(t *testing.T) {
 			if i == 50 {
 				close(started)
 			}
-			rec.Append("step", map[string]int{"i": i})
+			rec.Append(runs.KindStepCompleted, map[string]int{"i": i})
 		}
 		rec.End(&flow.Report{OK: true}, nil, nil)
 	}()
@@ -108,8 +108,8 @@ func follow(t *testing.T, st *runs.Store, id string, want int64) error {
 			next++
 		}
 		if tail == nil {
-			if s, _ := st.Status(t.Context(), id); s != runs.Passed || next != want {
-				return fmt.Errorf("the end: %s after %d events, want passed after %d", s, next, want)
+			if r, _ := st.Run(t.Context(), id); r.Outcome != runs.Passed || next != want {
+				return fmt.Errorf("the end: %+v after %d events, want passed after %d", r.Status, next, want)
 			}
 			return nil
 		}
@@ -124,8 +124,8 @@ func follow(t *testing.T, st *runs.Store, id string, want int64) error {
 		}
 		tail.Close()
 		if s, ended := tail.Ended(); ended {
-			if s != runs.Passed || next != want {
-				return fmt.Errorf("the tail's end: %s after %d events, want passed after %d", s, next, want)
+			if s.Status.Outcome() != runs.Passed || next != want {
+				return fmt.Errorf("the tail's end: %+v after %d events, want passed after %d", s, next, want)
 			}
 			return nil
 		}

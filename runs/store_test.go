@@ -30,19 +30,33 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// The runs the child records: one of a /tools call, two of POST /v1/runs
+// (their arguments recorded).
+const (
+	toolsRun = "11111111-2222-4333-8444-555555555555"
+	v1Run    = "21111111-2222-4333-8444-555555555555"
+	idleRun  = "31111111-2222-4333-8444-555555555555"
+)
+
 func child(dir string) {
 	st, err := runs.Open(dir, 0)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	rec, err := st.Start(context.Background(), runs.Begin{ID: "11111111-2222-4333-8444-555555555555", Flow: "checkout", Source: "tools"})
-	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
-	for i := range 5 {
-		rec.Step(flow.StepReport{Index: i, Kind: "tap", Flow: "checkout", Status: flow.StatusPass})
+	for _, b := range []runs.Begin{
+		{ID: toolsRun, Flow: "checkout", Source: "tools"},
+		{ID: v1Run, Flow: "checkout", Source: "v1", Args: json.RawMessage(`{"name":"checkout"}`)},
+		{ID: idleRun, Flow: "basket", Source: "v1", Args: json.RawMessage(`{"name":"basket"}`)},
+	} {
+		rec, err := st.Start(context.Background(), b)
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		for i := range 5 {
+			rec.Step(flow.StepReport{Index: i, Kind: "tap", Flow: "checkout", Status: flow.StatusPass})
+		}
 	}
 	fmt.Println("recorded")
 	select {} // until killed
@@ -96,8 +110,8 @@ func TestListGetFiltersAndPages(t *testing.T) {
 	if err != nil || len(all) != 5 || all[0].ID != ids[4] || all[4].ID != ids[0] {
 		t.Fatalf("list: %v %+v, want 5 newest first", err, all)
 	}
-	failed, _ := st.List(t.Context(), runs.Filter{Status: runs.Failed})
-	if len(failed) != 2 || failed[0].Flow != "flow-3" || failed[0].Summary == nil || failed[0].Summary.Failed != 1 {
+	failed, _ := st.List(t.Context(), runs.Filter{Outcome: runs.FailedChecks})
+	if len(failed) != 2 || failed[0].Flow != "flow-3" || failed[0].Status.State != runs.Completed || failed[0].Status.Output == nil || failed[0].Status.Output.Failed != 1 {
 		t.Errorf("status filter: %+v", failed)
 	}
 	labelled, _ := st.List(t.Context(), runs.Filter{Labels: map[string]string{"build": "0", "env": "ci"}})
@@ -138,7 +152,7 @@ func TestListGetFiltersAndPages(t *testing.T) {
 		}
 	}
 	d, err := st.Get(t.Context(), ids[1])
-	if err != nil || d.Status != runs.Failed || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
+	if err != nil || d.Status.State != runs.Completed || d.Outcome != runs.FailedChecks || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
 		t.Fatalf("get: %v %+v", err, d)
 	}
 	if _, err := st.Get(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
@@ -152,7 +166,7 @@ func TestListGetFiltersAndPages(t *testing.T) {
 		}
 		kinds = append(kinds, e.Event.Kind)
 	}
-	if strings.Join(kinds, " ") != "run_started step run_ended" {
+	if strings.Join(kinds, " ") != "RunStarted StepCompleted RunCompleted" {
 		t.Errorf("events: %q", kinds)
 	}
 }
@@ -181,7 +195,11 @@ func TestStartRefuses(t *testing.T) {
 	}
 }
 
-func TestCancel(t *testing.T) {
+// TestAbandon: abandoning a running run records one terminal
+// RunAbandoned event with the reason, stops the run (its context's cause
+// is ErrAbandoned) and keeps anything it does later out of its log; a
+// terminal run cannot be abandoned, an unknown one is unknown.
+func TestAbandon(t *testing.T) {
 	t.Parallel()
 	st := open(t, t.TempDir(), 0)
 	rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
@@ -190,22 +208,45 @@ func TestCancel(t *testing.T) {
 	}
 	ctx, cancel := rec.Bind(context.Background())
 	defer cancel(nil)
-	if err := st.Cancel(t.Context(), rec.ID()); err != nil {
+	tail := st.Follow(rec.ID())
+	rc, err := st.Abandon(t.Context(), strings.ToUpper(rec.ID()), "the husk is dead")
+	if err != nil {
 		t.Fatal(err)
 	}
+	want := runs.Receipt{Run: rec.ID(), Abandoned: true, AppendedSeq: 1, Status: runs.Status{State: runs.Abandoned, Reason: "the husk is dead"}}
+	if rc != want {
+		t.Errorf("receipt %+v, want %+v", rc, want)
+	}
 	<-ctx.Done()
-	if !errors.Is(context.Cause(ctx), runs.ErrCancelled) {
+	if !errors.Is(context.Cause(ctx), runs.ErrAbandoned) {
 		t.Fatalf("cause: %v", context.Cause(ctx))
 	}
+	for range tail.C {
+	}
+	if end, ok := tail.Ended(); !ok || end.Status != want.Status || end.Detached {
+		t.Errorf("the tail's end: %+v %v", end, ok)
+	}
+	// What the stopped run does after is not recorded.
+	if err := rec.Step(flow.StepReport{Kind: "tap", Status: flow.StatusPass}); err == nil {
+		t.Error("a step after the abandonment was recorded")
+	}
 	rec.End(&flow.Report{Aborted: true, Skipped: 1}, nil, context.Cause(ctx))
-	if s, _ := st.Status(t.Context(), rec.ID()); s != runs.Cancelled {
-		t.Errorf("status %q, want cancelled", s)
+	d, _ := st.Get(t.Context(), rec.ID())
+	if d.Status != want.Status || d.Driver != "" || d.EventCount != 2 || d.Outcome != "" {
+		t.Errorf("the run: %+v", d.Run)
 	}
-	if err := st.Cancel(t.Context(), rec.ID()); !errors.Is(err, runs.ErrWrongState) {
-		t.Errorf("cancel an ended run: %v", err)
+	evs, _ := st.Events(t.Context(), rec.ID(), 0)
+	if last := evs[len(evs)-1]; last.Event.Kind != runs.KindRunAbandoned || string(last.Event.Payload) != `{"state":"abandoned","reason":"the husk is dead"}` {
+		t.Errorf("the last event: %s %s", last.Event.Kind, last.Event.Payload)
 	}
-	if err := st.Cancel(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
-		t.Errorf("cancel an unknown run: %v", err)
+	if _, err := st.Abandon(t.Context(), rec.ID(), ""); !errors.Is(err, runs.ErrWrongState) {
+		t.Errorf("abandon an ended run: %v", err)
+	}
+	if _, err := st.Abandon(t.Context(), "99999999-2222-4333-8444-555555555555", ""); !errors.Is(err, runs.ErrUnknownRun) {
+		t.Errorf("abandon an unknown run: %v", err)
+	}
+	if _, err := st.Abandon(t.Context(), rec.ID(), strings.Repeat("x", runs.MaxReasonBytes+1)); !errors.Is(err, runs.ErrBadRequest) {
+		t.Errorf("a reason over its bound: %v", err)
 	}
 }
 
@@ -250,8 +291,12 @@ func TestRetentionPrunesRunsAndFiles(t *testing.T) {
 	}
 }
 
-// TestKilledMidRun: a process killed with SIGKILL during a run loses none
-// of the run's recorded events; the next process lists it interrupted.
+// TestKilledMidRun: a process killed with SIGKILL during its runs loses
+// none of their recorded events. The next process ends the run of a
+// /tools call failed (nothing can re-drive it) and leaves the runs of
+// POST /v1/runs running with no driver: one is resumed (a RunResumed
+// event, the steps counted anew, attempt 2) and completes; the other is
+// abandoned as it lies.
 func TestKilledMidRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -275,19 +320,104 @@ func TestKilledMidRun(t *testing.T) {
 	}
 	cmd.Wait()
 	st := open(t, dir, 0)
-	id := "11111111-2222-4333-8444-555555555555"
-	d, err := st.Get(t.Context(), id)
+	d, err := st.Get(t.Context(), toolsRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != runs.Interrupted || len(d.Steps) != 5 || d.EventCount != 7 {
-		t.Fatalf("after kill -9: status %s, %d steps, %d events; want interrupted, 5, 7", d.Status, len(d.Steps), d.EventCount)
+	if d.Status.State != runs.Failed || !strings.Contains(d.Status.Error, "cannot be re-driven") || len(d.Steps) != 5 || d.EventCount != 7 || d.Driver != "" {
+		t.Fatalf("the /tools run after kill -9: %+v, %d steps; want failed, 5 steps, 7 events", d.Run, len(d.Steps))
 	}
-	evs, _ := st.Events(t.Context(), id, 0)
-	var end struct{ Status string }
-	json.Unmarshal(evs[len(evs)-1].Event.Payload, &end)
-	if evs[len(evs)-1].Event.Kind != "run_ended" || end.Status != runs.Interrupted {
+	evs, _ := st.Events(t.Context(), toolsRun, 0)
+	if evs[len(evs)-1].Event.Kind != runs.KindRunFailed {
 		t.Errorf("last event: %+v", evs[len(evs)-1])
+	}
+	for _, id := range []string{v1Run, idleRun} {
+		r, err := st.Run(t.Context(), id)
+		if err != nil || r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable || r.EventCount != 6 || r.StepCount != 5 {
+			t.Fatalf("the /v1 run after kill -9: %+v, %v; want running, no driver, resumable, 6 events, 5 steps", r, err)
+		}
+	}
+
+	rec, args, err := st.Resume(t.Context(), v1Run)
+	if err != nil || string(args) != `{"name":"checkout"}` {
+		t.Fatalf("resume: %v, args %s", err, args)
+	}
+	if _, _, err := st.Resume(t.Context(), v1Run); !errors.Is(err, runs.ErrAttached) {
+		t.Errorf("a second resume while it runs: %v, want ErrAttached", err)
+	}
+	r, _ := st.Run(t.Context(), v1Run)
+	if r.Driver != runs.DriverAttached || r.StepCount != 0 || r.Attempt != 2 || r.Resumable {
+		t.Errorf("the resumed run: %+v", r)
+	}
+	rec.Step(flow.StepReport{Index: 0, Kind: "tap", Flow: "checkout", Status: flow.StatusPass})
+	if err := rec.End(&flow.Report{OK: true, Passed: 1}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = st.Get(t.Context(), v1Run)
+	if d.Status.State != runs.Completed || d.Outcome != runs.Passed || len(d.Steps) != 1 || d.StepCount != 1 || d.EventCount != 9 {
+		t.Errorf("the resumed run at its end: %+v with %d steps; want completed, passed, 1 step, 9 events", d.Run, len(d.Steps))
+	}
+	evs, _ = st.Events(t.Context(), v1Run, 0)
+	if evs[6].Event.Kind != runs.KindRunResumed || string(evs[6].Event.Payload) != `{"attempt":2}` {
+		t.Errorf("event 6: %s %s, want RunResumed of attempt 2", evs[6].Event.Kind, evs[6].Event.Payload)
+	}
+	if _, _, err := st.Resume(t.Context(), v1Run); !errors.Is(err, runs.ErrWrongState) {
+		t.Errorf("resume of a completed run: %v, want ErrWrongState", err)
+	}
+	rc, err := st.Abandon(t.Context(), idleRun, "")
+	if err != nil || rc.AppendedSeq != 6 || rc.Status != (runs.Status{State: runs.Abandoned}) {
+		t.Errorf("abandon of the run with no driver: %+v, %v", rc, err)
+	}
+}
+
+// TestResumeRefusesAToolsRun: the run of a /tools call records no
+// arguments, so nothing can re-drive it.
+func TestResumeRefusesAToolsRun(t *testing.T) {
+	t.Parallel()
+	st := open(t, t.TempDir(), 0)
+	rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "tools"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Resume(t.Context(), rec.ID()); !errors.Is(err, runs.ErrAttached) {
+		t.Errorf("resume of a driven run: %v", err)
+	}
+	rec.End(nil, errors.New("x"), runs.ErrStopping)
+	r, _ := st.Run(t.Context(), rec.ID())
+	if r.Status.State != runs.Failed || r.Status.Error != "the tool-server stopped while the run was going on" {
+		t.Errorf("a /tools run the server stopped under: %+v, want failed", r.Status)
+	}
+}
+
+// TestStoppingLeavesAResumableRunRunning: a run of POST /v1/runs that the
+// server stops under stays running, with no driver and a RunInterrupted
+// event; its followers' end frame says detached.
+func TestStoppingLeavesAResumableRunRunning(t *testing.T) {
+	t.Parallel()
+	st := open(t, t.TempDir(), 0)
+	rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "v1", Args: json.RawMessage(`{"name":"home"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := rec.Bind(context.Background())
+	defer cancel(nil)
+	tail := st.Follow(rec.ID())
+	st.Stopping()
+	<-ctx.Done()
+	if err := rec.End(nil, ctx.Err(), context.Cause(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for e := range tail.C {
+		kinds = append(kinds, e.Event.Event.Kind)
+	}
+	end, ok := tail.Ended()
+	if !ok || !end.Detached || end.Status.State != runs.Running || !slices.Equal(kinds, []string{runs.KindRunInterrupted}) {
+		t.Errorf("the tail: %v, end %+v %v; want RunInterrupted then a detached end", kinds, end, ok)
+	}
+	r, _ := st.Run(t.Context(), rec.ID())
+	if r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable || r.End() != end {
+		t.Errorf("the run: %+v", r)
 	}
 }
 
@@ -369,19 +499,19 @@ func TestReaderBesideTheHolder(t *testing.T) {
 	}
 	defer rd.Close()
 	list, err := rd.List(t.Context(), runs.Filter{})
-	if err != nil || len(list) != 1 || list[0].ID != rec.ID() || list[0].Status != runs.Running {
+	if err != nil || len(list) != 1 || list[0].ID != rec.ID() || list[0].Status.State != runs.Running || list[0].Driver != runs.DriverAttached {
 		t.Fatalf("the reader's list: %+v, %v", list, err)
 	}
 	type result struct {
-		seqs   []int64
-		status string
-		err    error
+		seqs []int64
+		end  runs.EndFrame
+		err  error
 	}
 	done := make(chan result, 1)
 	seen := make(chan struct{}, 1)
 	go func() {
 		var r result
-		r.status, r.err = rd.FollowEvents(t.Context(), rec.ID(), 0, func(e runs.Event) error {
+		r.end, r.err = rd.FollowEvents(t.Context(), rec.ID(), 0, func(e runs.Event) error {
 			r.seqs = append(r.seqs, e.Seq)
 			select {
 			case seen <- struct{}{}:
@@ -401,8 +531,8 @@ func TestReaderBesideTheHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := <-done
-	if r.err != nil || r.status != runs.Passed || !slices.Equal(r.seqs, []int64{0, 1, 2, 3, 4}) {
-		t.Fatalf("followed: %v %s %v; want seqs 0..4 and passed", r.err, r.status, r.seqs)
+	if r.err != nil || r.end.Status.Outcome() != runs.Passed || !slices.Equal(r.seqs, []int64{0, 1, 2, 3, 4}) {
+		t.Fatalf("followed: %v %+v %v; want seqs 0..4 and passed", r.err, r.end, r.seqs)
 	}
 	if _, err := rd.Start(t.Context(), runs.Begin{Flow: "x", Source: "v1"}); err == nil {
 		t.Error("a reader started a run")

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 )
 
@@ -109,12 +111,18 @@ func checkPlatform(p string) error {
 func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
 	a, err := tool.Decode[struct {
 		Platform string `json:"platform"`
+		Device   string `json:"device"`
 	}](call)
 	if err != nil {
 		return err
 	}
 	if err := checkPlatform(a.Platform); err != nil {
 		return err
+	}
+	if a.Device != "" {
+		if _, _, err := cdp.ParseID(a.Device); err != nil {
+			return devicetool.DeviceError(err)
+		}
 	}
 	src, err := t.callSource(call)
 	if err != nil {
