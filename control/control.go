@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/toolserver/toolserver/fault"
@@ -95,7 +96,11 @@ func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started,
 	}
 	if err := p.cfg.Tools.Check(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: p.cfg.TempDir}); err != nil {
 		if fe := fault.AsError(err); !fe.Internal() {
-			return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %s", fe.Message)
+			msg := fe.Error()
+			if fe.Field != "" && !strings.HasPrefix(msg, fe.Field) {
+				msg = fe.Field + ": " + msg
+			}
+			return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %s", msg)
 		}
 		return runs.Started{}, err
 	}

@@ -40,7 +40,7 @@ func (r *v1Rig) runOf(t *testing.T, code int, b []byte) (runs.Detail, map[string
 		t.Fatal(err)
 	}
 	evs, err := r.store.Events(t.Context(), st.Run, 0)
-	if err != nil || len(evs) == 0 || evs[0].Event.Kind != "run_started" {
+	if err != nil || len(evs) == 0 || evs[0].Event.Kind != runs.KindRunStarted {
 		t.Fatalf("events of %s: %v %+v", st.Run, err, evs)
 	}
 	var started map[string]any
@@ -88,29 +88,28 @@ func TestV1RefusesOverlongArguments(t *testing.T) {
 	}
 }
 
-// TestV1BadDeviceReason: the longest device id taken, a bad one, ends the
-// run errored with a reason that quotes it within a few hundred bytes,
-// and no device recorded: the run never had one.
-func TestV1BadDeviceReason(t *testing.T) {
+// TestV1BadDeviceBeforeTheRun: a bad device id (the longest taken) is
+// refused before the run exists: 400 quoting the id within a few hundred
+// bytes, and no run.
+func TestV1BadDeviceBeforeTheRun(t *testing.T) {
 	t.Parallel()
 	r := newV1Rig(t, "", "")
 	root := t.TempDir()
 	writeFlow(t, root, "home", "steps:\n  - launch: \"{{URL}}/app.html\"\n")
 	bad := strings.Repeat("A", flowargs.MaxDeviceBytes)
 	code, b := r.do(t, "POST", "/v1/runs", fmt.Sprintf(`{"tool_args":{"name":"home","project_root":%q,"device":%q}}`, root, bad))
-	d, started := r.runOf(t, code, b)
-	if d.Status != runs.Errored || d.Summary == nil || !strings.Contains(d.Summary.Reason, `bad device id "`+bad+`"`) || len(d.Summary.Reason) > 300 {
-		t.Errorf("the run: %s, summary %+v; want errored quoting the id, in at most 300 bytes", d.Status, d.Summary)
+	if code != 400 || !strings.Contains(string(b), `"bad_request"`) || !strings.Contains(string(b), `bad device id \"`+bad+`\"`) || len(b) > 400 {
+		t.Errorf("a bad device: %d %s; want 400 quoting the id, in at most 400 bytes", code, b)
 	}
-	if _, ok := started["device"]; ok || d.Device != "" {
-		t.Errorf("device %q, run_started %v: want none recorded", d.Device, started)
+	if list := r.list(t); len(list) != 0 {
+		t.Errorf("the refused start created %d runs", len(list))
 	}
 }
 
 // TestV1FlowPathTooLongForTheFileSystem: a flow file whose path the file
 // system refuses as too long (a name in it over 255 bytes) is the
-// caller's mistake: a 400 on /tools, and on /v1 a run whose reason says
-// so without the path.
+// caller's mistake: a 400 on /tools and on /v1 that names the argument,
+// not the path, and no run.
 func TestV1FlowPathTooLongForTheFileSystem(t *testing.T) {
 	t.Parallel()
 	r := newV1Rig(t, "", "")
@@ -126,9 +125,13 @@ func TestV1FlowPathTooLongForTheFileSystem(t *testing.T) {
 			t.Errorf("/tools with a long %s: %d %.400s, want 400 naming %s, not the path", tc.field, code, b, tc.field)
 		}
 		code, b = r.do(t, "POST", "/v1/runs", `{"tool_args":`+tc.args+`}`)
-		d, _ := r.runOf(t, code, b)
-		if d.Status != runs.Errored || d.Summary == nil || !strings.HasPrefix(d.Summary.Reason, tc.field+": ") || !strings.Contains(d.Summary.Reason, "ENAMETOOLONG") || strings.Contains(d.Summary.Reason, long) {
-			t.Errorf("/v1 with a long %s: %s %+v, want errored with the reason naming %s, not the path", tc.field, d.Status, d.Summary, tc.field)
+		if code != 400 || !strings.Contains(string(b), `"bad_request"`) || !strings.Contains(string(b), "tool_args: "+tc.field+": ") || !strings.Contains(string(b), "ENAMETOOLONG") || strings.Contains(string(b), long) {
+			t.Errorf("/v1 with a long %s: %d %.400s, want 400 naming %s, not the path", tc.field, code, b, tc.field)
+		}
+	}
+	for _, run := range r.list(t) {
+		if run.Source == "v1" {
+			t.Errorf("a refused start created run %+v", run)
 		}
 	}
 }
@@ -193,8 +196,8 @@ func TestV1RecordsLinkAndDevice(t *testing.T) {
 		code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":`+string(toolArgs)+`}`)
 		d, started := r.runOf(t, code, b)
 		_, hasDevice := started["device"]
-		if d.Status != runs.Passed || d.Linked != tc.linked || started["linked"] != tc.linked || d.Device != tc.device || hasDevice {
-			t.Errorf("%s (linked %v): %s, linked %v, device %q, run_started %v; want passed, linked %v, device %q, none in run_started",
+		if d.Outcome != runs.Passed || d.Linked != tc.linked || started["linked"] != tc.linked || d.Device != tc.device || hasDevice {
+			t.Errorf("%s (linked %v): %+v, linked %v, device %q, RunStarted %v; want passed, linked %v, device %q, none in RunStarted",
 				tc.name, tc.linked, d.Status, d.Linked, d.Device, started, tc.linked, tc.device)
 		}
 	}
@@ -215,8 +218,8 @@ func TestPrerequisiteNoticeOfARecordedCall(t *testing.T) {
 		t.Fatalf("got %d %s, want 200 with the notice", code, b)
 	}
 	list := r.list(t)
-	if len(list) != 1 || list[0].Status != runs.Errored || list[0].Summary == nil || !strings.HasPrefix(list[0].Summary.Reason, "not run: ") {
-		t.Errorf("the recorded run: %+v, want one, errored, saying why it did not run", list)
+	if len(list) != 1 || list[0].Status.State != runs.Failed || !strings.HasPrefix(list[0].Status.Error, "not run: ") {
+		t.Errorf("the recorded run: %+v, want one, failed, saying why it did not run", list)
 	}
 }
 

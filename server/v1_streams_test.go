@@ -136,7 +136,7 @@ func TestV1StreamCap(t *testing.T) {
 		}
 	}
 	// The open run stream still follows its run.
-	rec.Append("step", map[string]string{"k": "v"})
+	rec.Append(runs.KindStepCompleted, map[string]string{"k": "v"})
 	frames := readFrames(t, run.Body, func(f sseFrame) bool { return f.id == "1" })
 	if len(frames) != 2 {
 		t.Errorf("the open stream: %+v, want seq 0 and 1", frames)
@@ -171,7 +171,7 @@ func TestV1StreamDropsAClientThatDoesNotRead(t *testing.T) {
 	big := strings.Repeat("x", 64<<10)
 	const n = 200
 	for range n {
-		if err := rec.Append("step", map[string]string{"pad": big}); err != nil {
+		if err := rec.Append(runs.KindStepCompleted, map[string]string{"pad": big}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -232,7 +232,7 @@ func TestV1ChangesStream(t *testing.T) {
 		return nil
 	}
 	for i := range bodies {
-		if first := next(i); len(first) != 1 || first[0].Flow != "old" || first[0].Status != runs.Passed {
+		if first := next(i); len(first) != 1 || first[0].Flow != "old" || first[0].Outcome != runs.Passed {
 			t.Fatalf("stream %d's first frame: %+v, want the old run", i, first)
 		}
 	}
@@ -247,7 +247,7 @@ func TestV1ChangesStream(t *testing.T) {
 			if len(f) != 1 || f[0].Flow != "new" {
 				t.Fatalf("stream %d: %+v, want only the new run", i, f)
 			}
-			if f[0].Status == runs.Passed {
+			if f[0].Outcome == runs.Passed {
 				break
 			}
 		}
@@ -265,7 +265,7 @@ func TestV1CursorPastTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Append("step", map[string]string{"k": "v"})
+	rec.Append(runs.KindStepCompleted, map[string]string{"k": "v"})
 	rec.End(&flow.Report{OK: true}, nil, nil)
 	path := "/v1/runs/" + rec.ID() + "/events"
 	for _, c := range []struct {
@@ -280,7 +280,7 @@ func TestV1CursorPastTheEnd(t *testing.T) {
 	} {
 		resp, _ := r.get(t, path+c.query, c.hdr...)
 		frames := readFrames(t, resp.Body, nil)
-		if resp.StatusCode != http.StatusOK || len(frames) != 1 || frames[0].event != "end" || !strings.Contains(frames[0].data, `"passed"`) {
+		if resp.StatusCode != http.StatusOK || len(frames) != 1 || frames[0].event != "end" || !strings.Contains(frames[0].data, `"state":"completed"`) {
 			t.Errorf("cursor %q %q: %s %+v, want the end frame alone", c.query, c.hdr, resp.Status, frames)
 		}
 	}

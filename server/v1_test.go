@@ -109,24 +109,41 @@ func (r *v1Rig) start(t *testing.T, root, name, device, extra string) string {
 }
 
 // waitStatus waits until the run's status is final, and returns it.
-func (r *v1Rig) waitStatus(t *testing.T, id string) string {
+func (r *v1Rig) waitStatus(t *testing.T, id string) runs.Status {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		changed := r.store.Changed()
-		s, err := r.store.Status(t.Context(), id)
+		run, err := r.store.Run(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if runs.Terminal(s) {
-			return s
+		if runs.Terminal(run.Status.State) {
+			return run.Status
 		}
 		select {
 		case <-changed:
 		case <-time.After(time.Until(deadline)):
-			t.Fatalf("run %s still %s after a minute", id, s)
+			t.Fatalf("run %s still %+v after a minute", id, run.Status)
 		}
 	}
+}
+
+// quick starts a run of a flow that needs no device (one echo step) and
+// waits for its end; its id.
+func (r *v1Rig) quick(t *testing.T, extra string) string {
+	t.Helper()
+	root := t.TempDir()
+	writeFlow(t, root, "quick", "steps:\n  - echo: hi\n")
+	code, b := r.do(t, "POST", "/v1/runs", fmt.Sprintf(`{"tool_args":{"name":"quick","project_root":%q}%s}`, root, extra))
+	var st runs.Started
+	if err := json.Unmarshal(b, &st); code != http.StatusCreated || err != nil {
+		t.Fatalf("POST /v1/runs: %d %s", code, b)
+	}
+	if s := r.waitStatus(t, st.Run); s.Outcome() != runs.Passed {
+		t.Fatalf("the quick run: %+v", s)
+	}
+	return st.Run
 }
 
 // sseFrame is one frame of an event stream.
@@ -215,9 +232,9 @@ func TestV1RunOutlivesItsClientAndStreamsResume(t *testing.T) {
 	resp.Body.Close()
 	// Nobody is connected now; the run goes on once the page answers.
 	r.release()
-	if s := r.waitStatus(t, id); s != runs.Passed {
+	if s := r.waitStatus(t, id); s.Outcome() != runs.Passed {
 		d, _ := r.store.Get(t.Context(), id)
-		t.Fatalf("status %s, want passed: %+v", s, d)
+		t.Fatalf("status %+v, want completed and passed: %+v", s, d)
 	}
 	resp2, cancel2 := r.stream(t, "/v1/runs/"+id+"/events", "Last-Event-ID", "3")
 	rest := readFrames(t, resp2.Body, nil)
@@ -226,8 +243,9 @@ func TestV1RunOutlivesItsClientAndStreamsResume(t *testing.T) {
 
 	all := append(first, rest...)
 	end := all[len(all)-1]
-	if end.event != "end" || !strings.Contains(end.data, `"status":"passed"`) {
-		t.Fatalf("the last frame: %+v, want the end frame with passed", end)
+	var endFrame runs.EndFrame
+	if json.Unmarshal([]byte(end.data), &endFrame); end.event != "end" || endFrame.Status.State != runs.Completed || endFrame.Status.Outcome() != runs.Passed || endFrame.Detached {
+		t.Fatalf("the last frame: %+v, want the end frame, completed and ok", end)
 	}
 	var kinds []string
 	for i, f := range all[:len(all)-1] {
@@ -235,12 +253,12 @@ func TestV1RunOutlivesItsClientAndStreamsResume(t *testing.T) {
 		if err := json.Unmarshal([]byte(f.data), &e); err != nil {
 			t.Fatalf("frame %d: %v", i, err)
 		}
-		if f.event != "" || f.id != fmt.Sprint(i) || e.Seq != int64(i) || e.RunID != id || e.RecordedAt.IsZero() {
+		if f.event != "" || f.id != fmt.Sprint(i) || e.Seq != int64(i) || e.RunID != id || e.RecordedAt.IsZero() || e.SchemaVersion != 1 || !strings.Contains(f.data, `"schema_version":1`) {
 			t.Fatalf("frame %d: %+v (seq %d), want id %d, no event field", i, f, e.Seq, i)
 		}
 		kinds = append(kinds, e.Event.Kind)
 	}
-	if got := strings.Join(kinds, " "); got != "run_started step step step step step run_ended" {
+	if got := strings.Join(kinds, " "); got != "RunStarted StepCompleted StepCompleted StepCompleted StepCompleted StepCompleted RunCompleted" {
 		t.Errorf("events: %q", got)
 	}
 	// from_seq, after the end: the tail from 2 and the end frame.
@@ -253,7 +271,7 @@ func TestV1RunOutlivesItsClientAndStreamsResume(t *testing.T) {
 	}
 
 	// The run in the list, with its labels; the filters; get.
-	code, b := r.do(t, "GET", "/v1/runs?status=passed&label=suite:v1&label=build:7", "")
+	code, b := r.do(t, "GET", "/v1/runs?status=completed&outcome=passed&label=suite:v1&label=build:7", "")
 	var list struct{ Runs []runs.Run }
 	json.Unmarshal(b, &list)
 	if code != 200 || len(list.Runs) != 1 || list.Runs[0].ID != id || list.Runs[0].Flow != "outlive" || list.Runs[0].Device != device || list.Runs[0].Labels["suite"] != "v1" {
@@ -265,14 +283,15 @@ func TestV1RunOutlivesItsClientAndStreamsResume(t *testing.T) {
 	code, b = r.do(t, "GET", "/v1/runs/"+id, "")
 	var d runs.Detail
 	json.Unmarshal(b, &d)
-	if code != 200 || len(d.Steps) != 5 || d.Summary == nil || d.Summary.Passed != 5 {
+	if code != 200 || len(d.Steps) != 5 || d.Status.Output == nil || d.Status.Output.Passed != 5 || d.StepCount != 5 || d.Outcome != runs.Passed {
 		t.Fatalf("get: %d %s", code, b)
 	}
 }
 
-// TestV1Cancel: a running run is cancelled; cancelling it again is
-// wrong_state.
-func TestV1Cancel(t *testing.T) {
+// TestV1Abandon: a running run is abandoned with a reason: 200 with the
+// receipt, its stream ends abandoned; abandoning it again is 409
+// wrong_state; cancel is the same verb.
+func TestV1Abandon(t *testing.T) {
 	t.Parallel()
 	r := newV1Rig(t, "", "")
 	root := t.TempDir()
@@ -284,15 +303,30 @@ func TestV1Cancel(t *testing.T) {
 	cdptest.Claim(t, device)
 	t.Cleanup(func() { cdptest.Stop(t, device) })
 	id := r.start(t, root, "held", device, "")
-	if code, b := r.do(t, "POST", "/v1/runs/"+id+"/cancel", ""); code != http.StatusAccepted {
-		t.Fatalf("cancel: %d %s", code, b)
+	resp, cancel := r.stream(t, "/v1/runs/"+id+"/events")
+	defer cancel()
+	code, b := r.do(t, "POST", "/v1/runs/"+id+"/abandon", `{"reason":"not worth it"}`)
+	var rc runs.Receipt
+	if json.Unmarshal(b, &rc); code != http.StatusOK || rc.Run != id || !rc.Abandoned || rc.AppendedSeq < 1 || rc.Status != (runs.Status{State: runs.Abandoned, Reason: "not worth it"}) {
+		t.Fatalf("abandon: %d %s", code, b)
 	}
-	if s := r.waitStatus(t, id); s != runs.Cancelled {
-		t.Fatalf("status %s, want cancelled", s)
+	frames := readFrames(t, resp.Body, func(f sseFrame) bool { return f.event == "end" })
+	if last := frames[len(frames)-1]; last.event != "end" || last.data != `{"status":{"state":"abandoned","reason":"not worth it"}}` || frames[len(frames)-2].id != fmt.Sprint(rc.AppendedSeq) {
+		t.Errorf("the stream's last frames: %+v", frames[max(0, len(frames)-2):])
 	}
-	code, b := r.do(t, "POST", "/v1/runs/"+id+"/cancel", "")
+	if s := r.waitStatus(t, id); s.State != runs.Abandoned {
+		t.Fatalf("status %+v, want abandoned", s)
+	}
+	r.srv.Wait() // the stopped run lets go of its device
+	code, b = r.do(t, "POST", "/v1/runs/"+id+"/abandon", "")
 	if code != http.StatusConflict || !strings.Contains(string(b), `"code":"wrong_state"`) {
-		t.Errorf("cancel an ended run: %d %s", code, b)
+		t.Errorf("abandon an ended run: %d %s", code, b)
+	}
+	// cancel, the alias: the same receipt, with its own reason.
+	id = r.start(t, root, "held", device, "")
+	code, b = r.do(t, "POST", "/v1/runs/"+id+"/cancel", "")
+	if code != http.StatusOK || !strings.Contains(string(b), `"status":{"state":"abandoned","reason":"cancelled (POST /v1/runs/{id}/cancel)"}`) {
+		t.Errorf("cancel: %d %s", code, b)
 	}
 }
 
@@ -307,13 +341,11 @@ func TestV1Errors(t *testing.T) {
 	}
 	manyJSON, _ := json.Marshal(many)
 	// A run to conflict with and to find ended.
-	code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none","project_root":"/nonexistent"},"run_id":"`+id+`"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("start: %d %s", code, b)
-	}
-	if s := r.waitStatus(t, id); s != runs.Errored {
-		t.Fatalf("a run of a missing flow: %s, want errored", s)
-	}
+	r.quick(t, `,"run_id":"`+id+`"`)
+	root := t.TempDir()
+	writeFlow(t, root, "quick", "steps:\n  - echo: hi\n")
+	writeFlow(t, root, "broken", "steps:\n  - click: x\n")
+	quickArgs := fmt.Sprintf(`{"name":"quick","project_root":%q}`, root)
 	for _, tc := range []struct {
 		name, method, path, body string
 		hdr                      []string
@@ -331,7 +363,19 @@ func TestV1Errors(t *testing.T) {
 		{"bad status", "GET", "/v1/runs?status=happy", "", nil, 400, "bad_request"},
 		{"bad limit", "GET", "/v1/runs?limit=0", "", nil, 400, "bad_request"},
 		{"bad cursor", "GET", "/v1/runs/" + id + "/events", "", []string{"Last-Event-ID", "x"}, 400, "bad_request"},
-		{"used run id", "POST", "/v1/runs", `{"tool_args":{"name":"none"},"run_id":"` + id + `"}`, nil, 409, "run_exists"},
+		{"used run id", "POST", "/v1/runs", `{"tool_args":` + quickArgs + `,"run_id":"` + id + `"}`, nil, 409, "run_exists"},
+		{"a flow that does not exist", "POST", "/v1/runs", `{"tool_args":{"name":"none","project_root":"/nonexistent"}}`, nil, 400, "bad_request"},
+		{"a flow that does not parse", "POST", "/v1/runs", `{"tool_args":{"name":"broken","project_root":"` + root + `"}}`, nil, 400, "bad_request"},
+		{"a bad device id", "POST", "/v1/runs", `{"tool_args":{"name":"quick","project_root":"` + root + `","device":"iphone"}}`, nil, 400, "bad_request"},
+		{"another platform", "POST", "/v1/runs", `{"tool_args":{"name":"quick","project_root":"` + root + `","platform":"ios"}}`, nil, 400, "bad_request"},
+		{"bad outcome", "GET", "/v1/runs?outcome=errored", "", nil, 400, "bad_request"},
+		{"abandon an ended run", "POST", "/v1/runs/" + id + "/abandon", "", nil, 409, "wrong_state"},
+		{"abandon with an unknown field", "POST", "/v1/runs/" + id + "/abandon", `{"why":"x"}`, nil, 400, "bad_request"},
+		{"abandon with a long reason", "POST", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/abandon", `{"reason":"` + strings.Repeat("r", 2049) + `"}`, nil, 400, "bad_request"},
+		{"abandon an unknown run", "POST", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/abandon", "", nil, 404, "unknown_run"},
+		{"resume an unknown run", "POST", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/resume", "", nil, 404, "unknown_run"},
+		{"replay an unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/replay", "", nil, 404, "unknown_run"},
+		{"resume a malformed run id", "POST", "/v1/runs/not-a-uuid/resume", "", nil, 400, "bad_request"},
 		{"unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f", "", nil, 404, "unknown_run"},
 		{"events of an unknown run", "GET", "/v1/runs/6b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f/events", "", nil, 404, "unknown_run"},
 		{"cancel an ended run", "POST", "/v1/runs/" + id + "/cancel", "", nil, 409, "wrong_state"},
@@ -361,7 +405,7 @@ func TestV1Errors(t *testing.T) {
 	// request, never the store's own error.
 	broken := newV1Rig(t, "", "")
 	broken.store.Close()
-	code, b = broken.do(t, "GET", "/v1/runs", "")
+	code, b := broken.do(t, "GET", "/v1/runs", "")
 	if code != 500 || !strings.Contains(string(b), `"code":"internal"`) || !strings.Contains(string(b), "internal error (request ") || strings.Contains(string(b), "sql") {
 		t.Errorf("a store failure: %d %s", code, b)
 	}
@@ -399,8 +443,7 @@ func TestV1ListPages(t *testing.T) {
 	r := newV1Rig(t, "", "")
 	var ids []string
 	for range 3 {
-		ids = append(ids, r.start(t, "/nonexistent", "none", "", ""))
-		r.waitStatus(t, ids[len(ids)-1])
+		ids = append(ids, r.quick(t, ""))
 	}
 	code, b := r.do(t, "GET", "/v1/runs?limit=2", "")
 	var page runs.Page
@@ -425,12 +468,11 @@ func TestV1RunIDsIgnoreCase(t *testing.T) {
 	t.Parallel()
 	r := newV1Rig(t, "", "")
 	upper, lower := "0B6F1F4E-3C1A-4C8E-9D2F-6A7B8C9D0E1F", "0b6f1f4e-3c1a-4c8e-9d2f-6a7b8c9d0e1f"
-	code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none","project_root":"/nonexistent"},"run_id":"`+upper+`"}`)
-	var started runs.Started
-	if json.Unmarshal(b, &started); code != http.StatusCreated || started.Run != lower {
-		t.Fatalf("start with an upper-case run_id: %d %s, want 201 with run %s", code, b, lower)
+	if got := r.quick(t, `,"run_id":"`+upper+`"`); got != lower {
+		t.Fatalf("start with an upper-case run_id: run %s, want %s", got, lower)
 	}
-	r.waitStatus(t, lower)
+	root := t.TempDir()
+	writeFlow(t, root, "quick", "steps:\n  - echo: hi\n")
 	for _, id := range []string{upper, lower} {
 		if code, b := r.do(t, "GET", "/v1/runs/"+id, ""); code != 200 || !strings.Contains(string(b), `"run":"`+lower+`"`) {
 			t.Errorf("GET /v1/runs/%s: %d %.200s", id, code, b)
@@ -446,7 +488,7 @@ func TestV1RunIDsIgnoreCase(t *testing.T) {
 		}
 	}
 	for _, id := range []string{upper, lower} {
-		code, b := r.do(t, "POST", "/v1/runs", `{"tool_args":{"name":"none"},"run_id":"`+id+`"}`)
+		code, b := r.do(t, "POST", "/v1/runs", fmt.Sprintf(`{"tool_args":{"name":"quick","project_root":%q},"run_id":%q}`, root, id))
 		if code != 409 || !strings.Contains(string(b), `"run_exists"`) {
 			t.Errorf("a second start as %s: %d %.200s, want 409 run_exists", id, code, b)
 		}

@@ -298,6 +298,27 @@ func TestDrain(t *testing.T) {
 // the token and its own browsers, and returns its URL and process.
 func startServeProcess(t *testing.T, token string, args ...string) (string, *os.Process) {
 	t.Helper()
+	p := startServeProc(t, token, args...)
+	return p.url, p.proc
+}
+
+// serveProc is a serve process: its URL, its stderr, and a channel
+// closed once it has exited.
+type serveProc struct {
+	url    string
+	proc   *os.Process
+	stderr *lineWatch
+	exited chan struct{}
+}
+
+// kill kills the process with SIGKILL and waits for it to exit.
+func (p *serveProc) kill() {
+	p.proc.Kill()
+	<-p.exited
+}
+
+func startServeProc(t *testing.T, token string, args ...string) *serveProc {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -330,5 +351,5 @@ func startServeProcess(t *testing.T, token string, args ...string) (string, *os.
 	if m == nil {
 		t.Fatalf("no address in %q", stderr)
 	}
-	return m[1], cmd.Process
+	return &serveProc{url: m[1], proc: cmd.Process, stderr: stderr, exited: exited}
 }
