@@ -77,6 +77,9 @@ type Capabilities struct {
 	Capabilities struct {
 		Runs      bool `json:"runs"`
 		Events    bool `json:"events"`
+		Replay    bool `json:"replay"`
+		Abandon   bool `json:"abandon"`
+		Resume    bool `json:"resume"`
 		Dashboard bool `json:"dashboard"`
 		MCP       bool `json:"mcp"`
 	} `json:"capabilities"`
@@ -90,6 +93,9 @@ func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
 	var c Capabilities
 	c.Capabilities.Runs = s.cfg.Runs != nil
 	c.Capabilities.Events = s.cfg.Runs != nil
+	c.Capabilities.Replay = s.cfg.Runs != nil
+	c.Capabilities.Abandon = s.cfg.Runs != nil
+	c.Capabilities.Resume = s.cfg.Runs != nil
 	c.Capabilities.Dashboard = s.cfg.Dashboard != nil
 	c.Capabilities.MCP = s.cfg.MCP != nil
 	c.Server.Version, c.Server.Commit = s.cfg.Version, s.cfg.Commit
