@@ -16,6 +16,7 @@ type callOptions struct {
 	streams
 	args   string
 	link   string
+	dryRun bool
 	output outputFlags
 }
 
@@ -40,6 +41,7 @@ progress goes to stderr.`,
 	setExitStatus(cmd, exitStatusCall)
 	f := cmd.Flags()
 	f.StringVar(&opts.args, "args", "{}", "the tool's arguments as a JSON object")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "run nothing: check the arguments as the call would (the tool's schema and file inputs; for flow-execute, the flow read and parsed) and print {\"data\": {\"dry_run\": true, \"valid\": true}} or the error (in-process only)")
 	f.StringVar(&opts.link, "link", "", "call the tool on the tool-server at `URL`, file inputs sent with the call (default $"+envToolsURL+"; token from $"+envAuthToken+")")
 	opts.output.register(cmd, f)
 	return cmd
@@ -54,6 +56,9 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 	}
 	name := args[0]
 	if u := opts.linkURL(opts.link); u != "" {
+		if opts.dryRun {
+			return usageError("call: --dry-run checks a call in-process; it cannot with --link (a tool-server runs what it is sent)")
+		}
 		return runLinkedCall(ctx, u, name, opts.args, format, opts.streams)
 	}
 	a, err := newApp(appOptions{stderr: opts.stderr, pool: opts.pool})
@@ -61,6 +66,12 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 		return err
 	}
 	defer a.Close()
+	if opts.dryRun {
+		if err := a.tools.Check(ctx, name, []byte(opts.args), tool.Options{TempDir: a.tmp}); err != nil {
+			return callFailed(opts.streams, format, err)
+		}
+		return printData(opts.stdout, format, map[string]any{"data": map[string]bool{"dry_run": true, "valid": true}})
+	}
 	res, err := a.tools.Invoke(ctx, name, []byte(opts.args), tool.Options{
 		TempDir: a.tmp,
 		Progress: func(v any) {
@@ -69,11 +80,16 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 		},
 	})
 	if err != nil {
-		te := fault.AsError(err)
-		printData(opts.stdout, format, map[string]any{"error": te.Error(), "error_code": te.Code, "error_kind": te.Kind})
-		return failed(nil)
+		return callFailed(opts.streams, format, err)
 	}
 	// Artifacts live in this process's temp dir, removed on exit: copy them
 	// next to the caller.
 	return printData(opts.stdout, format, map[string]any{"data": keepArtifacts(res, opts.getenv("ARGENT_ARTIFACTS_DIR"))})
+}
+
+// callFailed prints a tool's error as the call's answer: exit 1.
+func callFailed(s streams, format string, err error) error {
+	te := fault.AsError(err)
+	printData(s.stdout, format, map[string]any{"error": te.Error(), "error_code": te.Code, "error_kind": te.Kind})
+	return failed(nil)
 }
