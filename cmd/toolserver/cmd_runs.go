@@ -18,9 +18,9 @@ import (
 	"github.com/toolserver/toolserver/runs"
 )
 
-const exitStatusRuns = `0  the command succeeded (runs events: the run passed)
-1  runs events: the run failed, errored, was cancelled or interrupted; runs cancel: the run had ended
-2  a usage error, an unknown run, or the tool-server unreachable`
+const exitStatusRuns = `0  the command succeeded (runs events: the run completed and passed; runs resume: the run is driving, or had finished and is left alone)
+1  runs events: the run did not pass (its checks failed, it failed, it was abandoned, or it is running with no driver); runs abandon: the run had ended; runs resume: the run cannot be re-driven
+2  a usage error, an unknown run, the tool-server unreachable, or a run store a serve holds (runs abandon without --link)`
 
 // runsOptions are the flags every runs command shares.
 type runsOptions struct {
@@ -33,8 +33,9 @@ type runsOptions struct {
 // runSource is where the reading commands get runs: a tool-server over
 // /v1, or a run store read directly.
 type runSource interface {
-	List(ctx context.Context, f runs.Filter) ([]runs.Run, error)
+	ListPage(ctx context.Context, f runs.Filter) (runs.Page, error)
 	Get(ctx context.Context, id string) (*runs.Detail, error)
+	Replay(ctx context.Context, id string) (runs.Replay, error)
 	FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error)
 }
 
@@ -50,52 +51,71 @@ func (l linked) FollowEvents(ctx context.Context, id string, from int64, each fu
 	})
 }
 
+// where is what a runs command works on: --state-dir's store; else the
+// server of --link or $ARGENT_TOOLS_URL (link set); else the local store,
+// serve's default state directory (dir set).
+func (o runsOptions) where(cmd string) (link, dir string, err error) {
+	switch {
+	case o.stateDir != "" && o.link != "":
+		return "", "", usageError("%s: give --state-dir or --link, not both", cmd)
+	case o.stateDir != "":
+		return "", o.stateDir, nil
+	}
+	if u := o.linkURL(o.link); u != "" {
+		return u, "", nil
+	}
+	if dir = defaultStateDir(o.getenv); dir == "" {
+		return "", "", usageError("%s: name the run store with --state-dir DIR, or the tool-server with --link URL or $%s", cmd, envToolsURL)
+	}
+	return "", dir, nil
+}
+
 // source is the runs a reading command reads: --state-dir's store, read
 // directly (no server, beside the one that may hold it); else the server
 // of --link or $ARGENT_TOOLS_URL; else the local store, serve's default
 // state directory. close releases it.
 func (o runsOptions) source(cmd string) (src runSource, close func(), err error) {
-	if o.stateDir != "" && o.link != "" {
-		return nil, nil, usageError("%s: give --state-dir or --link, not both", cmd)
-	}
-	dir := o.stateDir
-	if dir == "" {
-		if u := o.linkURL(o.link); u != "" {
-			return linked{runs.NewClient(u, o.getenv(envAuthToken)), o.stderr}, func() {}, nil
-		}
-		if dir = defaultStateDir(o.getenv); dir == "" {
-			return nil, nil, usageError("%s: name the run store with --state-dir DIR, or the tool-server with --link URL or $%s", cmd, envToolsURL)
-		}
-	}
-	st, err := runs.OpenReader(dir)
-	if errors.Is(err, runs.ErrNoStore) && o.stateDir == "" {
-		return nil, nil, usageError("%s: %v; name the run store with --state-dir DIR, or the tool-server with --link URL or $%s", cmd, err, envToolsURL)
-	}
+	u, dir, err := o.where(cmd)
 	if err != nil {
-		return nil, nil, usageError("%s: %v", cmd, err)
+		return nil, nil, err
+	}
+	if u != "" {
+		return linked{runs.NewClient(u, o.getenv(envAuthToken)), o.stderr}, func() {}, nil
+	}
+	st, err := o.openReader(cmd, dir)
+	if err != nil {
+		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
 }
 
-// client is the /v1 client of --link (or $ARGENT_TOOLS_URL) with the
-// token of $ARGENT_AUTH_TOKEN.
-func (o runsOptions) client(cmd string) (*runs.Client, error) {
-	u := o.linkURL(o.link)
-	if u == "" {
-		return nil, usageError("%s: name the tool-server with --link URL or $%s", cmd, envToolsURL)
+// openReader opens the store in dir to read it (runs.OpenReader); a
+// directory without one is a usage error, which names the other ways
+// when dir was the default.
+func (o runsOptions) openReader(cmd, dir string) (*runs.Store, error) {
+	st, err := runs.OpenReader(dir)
+	if errors.Is(err, runs.ErrNoStore) && o.stateDir == "" {
+		return nil, usageError("%s: %v; name the run store with --state-dir DIR, or the tool-server with --link URL or $%s", cmd, err, envToolsURL)
 	}
-	return runs.NewClient(u, o.getenv(envAuthToken)), nil
+	if err != nil {
+		return nil, usageError("%s: %v", cmd, err)
+	}
+	return st, nil
 }
 
 func newRunsCommand(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "List, follow and cancel the runs a tool-server keeps",
+		Short: "List, follow, replay, abandon and resume the runs a tool-server keeps",
 		Long: `The runs a tool-server keeps (serve --state-dir): every flow-execute call
-and every run started with flow run --detach or POST /v1/runs.`,
+and every run started with flow run --detach or POST /v1/runs. The commands
+read the run store directly (--state-dir DIR, or serve's default state
+directory), no server needed, even while a serve holds it; with --link URL
+(or $ARGENT_TOOLS_URL) they ask that tool-server.`,
 	}
 	asGroup(cmd)
-	cmd.AddCommand(newRunsListCommand(s), newRunsGetCommand(s), newRunsEventsCommand(s), newRunsCancelCommand(s))
+	cmd.AddCommand(newRunsListCommand(s), newRunsGetCommand(s), newRunsEventsCommand(s), newRunsReplayCommand(s),
+		newRunsAbandonCommand(s), newRunsResumeCommand(s))
 	return cmd
 }
 
@@ -106,25 +126,34 @@ func (o *runsOptions) register(cmd *cobra.Command) {
 	setExitStatus(cmd, exitStatusRuns)
 }
 
-// registerStore adds --state-dir to a command that only reads.
+// registerStore adds --state-dir, the store a command reads directly.
 func (o *runsOptions) registerStore(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.stateDir, "state-dir", "", "read the run store in `DIR` directly, no server needed, even while a serve holds it (default without --link or $"+envToolsURL+": serve's default state directory)")
+	o.registerStoreUsage(cmd, "read the run store in `DIR` directly, no server needed, even while a serve holds it (default without --link or $"+envToolsURL+": serve's default state directory)")
+}
+
+// registerStoreUsage adds --state-dir with the usage line of a command
+// that does more than read it.
+func (o *runsOptions) registerStoreUsage(cmd *cobra.Command, usage string) {
+	cmd.Flags().StringVar(&o.stateDir, "state-dir", "", usage)
 	_ = cmd.MarkFlagDirname("state-dir")
 }
 
-// apiError gives an error of the API its exit: a run that is not in the
-// state the command needs (cancelling a run that ended) is a failed
-// result (1); an unknown run or a bad request is the caller's (2, usage);
-// the rest the machinery's (2).
+// apiError gives an error of the API, or of a store read or written
+// directly, its exit: a run that is not in the state the command needs
+// (abandoning a run that ended) is a failed result (1); an unknown run or
+// a bad request is the caller's (2, usage); the rest the machinery's (2).
 func apiError(cmd string, err error) error {
 	var api *runs.APIError
+	isAPI := errors.As(err, &api)
 	switch {
-	case errors.Is(err, runs.ErrUnknownRun), errors.Is(err, runs.ErrBadCursor):
-		return badInput(fmt.Errorf("%s: %w", cmd, err))
-	case errors.As(err, &api) && api.Code == runs.CodeWrongState:
+	case isAPI && api.Code == runs.CodeWrongState:
 		return failed(fmt.Errorf("%s: %s", cmd, api.Message))
-	case errors.As(err, &api):
+	case isAPI:
 		return badInput(fmt.Errorf("%s: %s", cmd, api.Message))
+	case errors.Is(err, runs.ErrWrongState):
+		return failed(fmt.Errorf("%s: %w", cmd, err))
+	case errors.Is(err, runs.ErrUnknownRun), errors.Is(err, runs.ErrBadCursor), errors.Is(err, runs.ErrBadRequest):
+		return badInput(fmt.Errorf("%s: %w", cmd, err))
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
 }
@@ -134,15 +163,17 @@ func newRunsListCommand(s streams) *cobra.Command {
 	var f runs.Filter
 	var labels []string
 	cmd := &cobra.Command{
-		Use:   "list [--status S] [--label KEY:VALUE]... [--limit N] [--before ID]",
+		Use:   "list [--status S] [--outcome O] [--label KEY:VALUE]... [--limit N] [--before ID]",
 		Short: "List runs, newest first",
-		Args:  noArgs,
+		Long: `List runs, newest first, a page of --limit at a time. When older runs
+match, the last line says the --before of the next page (-o json|yaml:
+the page's next_before).`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, done, err := o.source("runs list")
-			if err != nil {
+			if err := checkFilter(f); err != nil {
 				return err
 			}
-			defer done()
+			var err error
 			if f.Labels, err = runs.ParseLabels(labels); err != nil {
 				return usageError("runs list: --label %v", err)
 			}
@@ -150,14 +181,22 @@ func newRunsListCommand(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := c.List(cmd.Context(), f)
+			c, done, err := o.source("runs list")
+			if err != nil {
+				return err
+			}
+			defer done()
+			page, err := c.ListPage(cmd.Context(), f)
 			if err != nil {
 				return apiError("runs list", err)
 			}
 			if format != "" {
-				return printData(o.stdout, format, map[string]any{"runs": list})
+				return printData(o.stdout, format, page)
 			}
-			printRuns(o.stdout, list)
+			printRuns(o.stdout, page.Runs)
+			if page.NextBefore != "" {
+				fmt.Fprintf(o.stdout, "more: --before %s\n", printable.String(page.NextBefore))
+			}
 			return nil
 		},
 	}
@@ -171,6 +210,21 @@ func newRunsListCommand(s streams) *cobra.Command {
 	o.register(cmd)
 	o.registerStore(cmd)
 	return cmd
+}
+
+// checkFilter refuses a state or an outcome no run can have, which a
+// store read directly would answer with no runs.
+func checkFilter(f runs.Filter) error {
+	if f.Status != "" && !slices.Contains(runs.States, f.Status) {
+		return usageError("runs list: --status %q: want one of %s", f.Status, strings.Join(runs.States, ", "))
+	}
+	if f.Outcome != "" && !slices.Contains(runs.Outcomes, f.Outcome) {
+		return usageError("runs list: --outcome %q: want one of %s", f.Outcome, strings.Join(runs.Outcomes, ", "))
+	}
+	if f.Limit < 1 || f.Limit > 500 {
+		return usageError("runs list: --limit %d: want a number from 1 to 500", f.Limit)
+	}
+	return nil
 }
 
 // printRuns prints runs as a table. Every cell but the time is the
@@ -285,7 +339,10 @@ func newRunsEventsCommand(s streams) *cobra.Command {
 		Short: "Follow a run's events until it ends",
 		Long: `Print a run's events from the start (or --from-seq) and follow it until it
 ends; a dropped connection is reconnected with its cursor, so no event is
-missed or repeated. Exit 0 when the run passed, 1 when it did not.`,
+missed or repeated. Exit 0 when the run completed and passed, 1 when it
+did not: its checks failed, it failed or was abandoned, or it is running
+with no driver (its tool-server stopped under it; runs resume re-drives
+it).`,
 		Args: exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, done, err := o.source("runs events")
@@ -343,73 +400,80 @@ func followRun(ctx context.Context, c runSource, id string, from int64, format s
 		return apiError("runs events", err)
 	}
 	if format == "" {
-		word := end.Status.State
-		if o := end.Status.Outcome(); o != "" {
-			word = o
-		}
-		if end.Detached {
-			word = "is running with no driver (its tool-server stopped); resume it with runs resume"
-		}
-		fmt.Fprintf(s.stdout, "Run %s %s\n", printable.String(id), printable.String(word))
-		if line := statusLine(end.Status); line != "" {
-			fmt.Fprintln(s.stdout, line)
-		}
+		printEnd(s.stdout, id, end)
 	}
-	if end.Status.Outcome() != runs.Passed {
+	if end.Detached || end.Status.Outcome() != runs.Passed {
 		return failed(nil)
 	}
 	return nil
 }
 
-func newRunsCancelCommand(s streams) *cobra.Command {
+// printEnd says how a run's stream ended: its outcome or state and its
+// status line; a run running with no driver, how to resume it.
+func printEnd(w io.Writer, id string, end runs.EndFrame) {
+	id = printable.String(id)
+	if end.Detached {
+		fmt.Fprintf(w, "Run %s is running with no driver: its tool-server stopped under it.\n", id)
+		fmt.Fprintf(w, "Resume it with toolserver runs resume %s --link URL (the serve that holds its store), or start one that resumes it: toolserver serve --state-dir DIR --resume-interrupted; or abandon it with toolserver runs abandon %s\n", id, id)
+		return
+	}
+	word := end.Status.State
+	if o := end.Status.Outcome(); o != "" {
+		word = o
+	}
+	fmt.Fprintf(w, "Run %s %s\n", id, printable.String(word))
+	if line := statusLine(end.Status); line != "" {
+		fmt.Fprintln(w, line)
+	}
+}
+
+func newRunsReplayCommand(s streams) *cobra.Command {
 	o := runsOptions{streams: s}
-	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "cancel ID [--dry-run]",
-		Short: "Cancel a running run",
-		Args:  exactArgs(1, "one run id"),
+		Use:   "replay ID",
+		Short: "Fold a run's log to what it derives to, executing nothing",
+		Long: `Fold a run's events, in order, to its status, outcome, step count,
+attempt and next sequence number (GET /v1/runs/{id}/replay), executing
+nothing. Read from the store directly (no server needed) or, with --link,
+from the tool-server.`,
+		Args: exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.client("runs cancel")
-			if err != nil {
-				return err
-			}
 			format, err := o.output.resolve()
 			if err != nil {
 				return err
 			}
-			if dryRun {
-				return cancelDryRun(cmd.Context(), c, args[0], format, o.streams)
-			}
-			rc, err := c.Abandon(cmd.Context(), args[0], "cancelled (runs cancel)")
+			c, done, err := o.source("runs replay")
 			if err != nil {
-				return apiError("runs cancel", err)
+				return err
+			}
+			defer done()
+			rp, err := c.Replay(cmd.Context(), args[0])
+			if err != nil {
+				return apiError("runs replay", err)
 			}
 			if format != "" {
-				return printData(o.stdout, format, rc)
+				return printData(o.stdout, format, rp)
 			}
-			fmt.Fprintf(o.stdout, "Run %s: abandoned\n", printable.String(rc.Run))
+			printReplay(o.stdout, args[0], rp)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "cancel nothing; say whether the run is running and would be cancelled")
 	o.register(cmd)
+	o.registerStore(cmd)
 	return cmd
 }
 
-// cancelDryRun reads the run (GET, which writes nothing) and says what
-// runs cancel would do, with the exits it would have: 0 the run is
-// running, 1 it has ended, 2 there is no such run.
-func cancelDryRun(ctx context.Context, c *runs.Client, id, format string, s streams) error {
-	d, err := c.Get(ctx, id)
-	if err != nil {
-		return apiError("runs cancel", err)
+// printReplay prints a run's fold: its state (and outcome), attempt and
+// counts, the times of its first and newest events, and its status line.
+func printReplay(w io.Writer, id string, rp runs.Replay) {
+	word := rp.Status.State
+	if rp.Outcome != "" {
+		word += " (" + rp.Outcome + ")"
 	}
-	if runs.Terminal(d.Status.State) {
-		return failed(fmt.Errorf("runs cancel: run %s is %s, not running: nothing to cancel", printable.String(id), printable.String(d.Status.State)))
+	fmt.Fprintf(w, "Run %s: %s, attempt %d\n", printable.String(id), printable.String(word), rp.Attempt)
+	fmt.Fprintf(w, "%d %s in its last attempt; next event seq %d\n", rp.StepCount, plural(int(rp.StepCount), "step", "steps"), rp.NextSeq)
+	fmt.Fprintf(w, "first event %s, last event %s\n", rp.FirstRecordedAt.Local().Format(time.DateTime), rp.LastRecordedAt.Local().Format(time.DateTime))
+	if line := statusLine(rp.Status); line != "" {
+		fmt.Fprintln(w, line)
 	}
-	if format != "" {
-		return printData(s.stdout, format, map[string]any{"run": id, "status": d.Status, "dry_run": true})
-	}
-	fmt.Fprintf(s.stdout, "Run %s is running: runs cancel would cancel it\n", printable.String(id))
-	return nil
 }

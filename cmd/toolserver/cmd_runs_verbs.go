@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/toolserver/toolserver/internal/printable"
+	"github.com/toolserver/toolserver/runs"
+)
+
+// The verbs that write a run: abandon (and cancel, its alias) and resume.
+
+// abandoner is what runs abandon writes through: a tool-server's /v1, or
+// a run store no serve holds, opened to write.
+type abandoner interface {
+	Get(ctx context.Context, id string) (*runs.Detail, error)
+	Abandon(ctx context.Context, id, reason string) (runs.Receipt, error)
+}
+
+func newRunsAbandonCommand(s streams) *cobra.Command {
+	o := runsOptions{streams: s}
+	var reason string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:     "abandon ID [--reason TEXT] [--dry-run]",
+		Aliases: []string{"cancel"},
+		Short:   "Abandon a running run (cancel is an alias of abandon)",
+		Long: `Retire a run that is running: one RunAbandoned event ends it, with
+--reason when given, and a driver running it stops. With --link URL (or
+$ARGENT_TOOLS_URL) the tool-server abandons it; else the run store of
+--state-dir DIR (or serve's default state directory) is written directly,
+which only works while no serve holds it: a serve that holds the store
+drives its runs, so abandon them through it with --link. A run that has
+ended is left alone (exit 1). cancel is an alias of abandon.`,
+		Args: exactArgs(1, "one run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := "runs " + cmd.CalledAs()
+			format, err := o.output.resolve()
+			if err != nil {
+				return err
+			}
+			if cmd.CalledAs() == "cancel" && reason == "" {
+				reason = "cancelled (runs cancel)"
+			}
+			return abandonRun(cmd.Context(), o, name, args[0], reason, dryRun, format)
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why the run is abandoned, kept in its status (`TEXT`)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "abandon nothing; read the run and say what abandon would do, with its exit")
+	o.register(cmd)
+	o.registerStoreUsage(cmd, "abandon in the run store in `DIR` directly, when no serve holds it (default without --link or $"+envToolsURL+": serve's default state directory)")
+	return cmd
+}
+
+// abandonRun abandons the run id through --link's tool-server or in the
+// store directly, or with dryRun says what that would do.
+func abandonRun(ctx context.Context, o runsOptions, name, id, reason string, dryRun bool, format string) error {
+	u, dir, err := o.where(name)
+	if err != nil {
+		return err
+	}
+	if u != "" {
+		c := runs.NewClient(u, o.getenv(envAuthToken))
+		if dryRun {
+			return abandonPlan(ctx, c, name, id, "", format, o.streams)
+		}
+		return abandonWith(ctx, c, name, id, reason, format, o.streams)
+	}
+	rd, err := o.openReader(name, dir)
+	if err != nil {
+		return err
+	}
+	if dryRun {
+		defer rd.Close()
+		held := ""
+		if storeHeld(dir) {
+			held = dir
+		}
+		return abandonPlan(ctx, rd, name, id, held, format, o.streams)
+	}
+	rd.Close()
+	st, err := openToWrite(name, id, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return abandonWith(ctx, st, name, id, reason, format, o.streams)
+}
+
+// openToWrite opens the store in dir to write it, which a serve holding
+// it refuses: that serve abandons its runs, over --link. The store is
+// opened to prune nothing (a serve's --keep-runs is not known here; the
+// serve prunes at its next write).
+func openToWrite(name, id, dir string) (*runs.Store, error) {
+	st, err := runs.Open(dir, math.MaxInt32)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, badInput(fmt.Errorf("%s: a serve holds the run store in %s, and the process that holds a store writes it: abandon the run through that serve, toolserver %s %s --link URL (its address)",
+			name, printable.String(dir), name, printable.String(id)))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return st, nil
+}
+
+// abandonWith abandons the run and prints the receipt.
+func abandonWith(ctx context.Context, a abandoner, name, id, reason, format string, s streams) error {
+	rc, err := a.Abandon(ctx, id, reason)
+	if err != nil {
+		return apiError(name, err)
+	}
+	if format != "" {
+		return printData(s.stdout, format, rc)
+	}
+	fmt.Fprintf(s.stdout, "Run %s: abandoned (event %d)\n", printable.String(rc.Run), rc.AppendedSeq)
+	if rc.Status.Reason != "" {
+		fmt.Fprintln(s.stdout, statusLine(rc.Status))
+	}
+	return nil
+}
+
+// abandonPlan reads the run (writing nothing) and says what abandon would
+// do, with the exits it would have: 0 the run is running, 1 it has ended,
+// 2 there is no such run, or (held names the store) a serve holds the
+// store the command would write.
+func abandonPlan(ctx context.Context, a abandoner, name, id, held, format string, s streams) error {
+	d, err := a.Get(ctx, id)
+	if err != nil {
+		return apiError(name, err)
+	}
+	id = printable.String(d.ID)
+	if runs.Terminal(d.Status.State) {
+		return failed(fmt.Errorf("%s: run %s is %s, not running: nothing to abandon", name, id, printable.String(d.Status.State)))
+	}
+	if held != "" {
+		return badInput(fmt.Errorf("%s: run %s is running, but a serve holds the run store in %s: %s would be refused; abandon it through that serve with --link URL",
+			name, id, printable.String(held), name))
+	}
+	if format != "" {
+		return printData(s.stdout, format, map[string]any{"run": d.ID, "status": d.Status, "dry_run": true})
+	}
+	fmt.Fprintf(s.stdout, "Run %s is running: %s would abandon it\n", id, name)
+	return nil
+}
+
+// storeHeld reports whether a process holds the run store in dir now: the
+// open-file-description lock a serve keeps on its lock file (as
+// runs.OpenReader's readers test it), read without taking anything.
+func storeHeld(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
+		return false
+	}
+	return lk.Type != unix.F_UNLCK
+}
+
+func newRunsResumeCommand(s streams) *cobra.Command {
+	o := runsOptions{streams: s}
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "resume ID [--dry-run]",
+		Short: "Re-drive a run whose tool-server stopped under it",
+		Long: `Re-drive a run that is running with no driver (its tool-server was
+killed or stopped under it) from its recorded arguments: the flow runs
+again from its first step, as a new attempt. A resume drives the flow, so
+a tool-server does it: give --link URL (or $ARGENT_TOOLS_URL), or start
+one that resumes every such run, toolserver serve --state-dir DIR
+--resume-interrupted. A run that has finished is left alone and its state
+printed (exit 0). With --dry-run the run is read (a GET) and what resume
+would do is said, with the exit resume would have.`,
+		Args: exactArgs(1, "one run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := o.output.resolve()
+			if err != nil {
+				return err
+			}
+			u := o.linkURL(o.link)
+			if u == "" {
+				return usageError("runs resume: a resume drives the run's flow again, which a tool-server does: give --link URL (or $%s) of the serve that holds the run store, or start one over the store that resumes its runs: toolserver serve --state-dir DIR --resume-interrupted", envToolsURL)
+			}
+			c := runs.NewClient(u, o.getenv(envAuthToken))
+			if dryRun {
+				return resumePlan(cmd.Context(), c, args[0], format, o.streams)
+			}
+			out, err := c.Resume(cmd.Context(), args[0])
+			if err != nil {
+				return apiError("runs resume", err)
+			}
+			return printResumed(o.streams, out, format)
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resume nothing; read the run and say what resume would do, with its exit")
+	o.register(cmd)
+	return cmd
+}
+
+// printResumed prints a resume's answer: a run now driving, or the state
+// of a finished one.
+func printResumed(s streams, out runs.Resumed, format string) error {
+	if format != "" {
+		return printData(s.stdout, format, out)
+	}
+	id := printable.String(out.Run)
+	if out.Outcome == runs.ResumeDriving {
+		fmt.Fprintf(s.stdout, "Run %s: driving; follow it with toolserver runs events %s\n", id, id)
+		return nil
+	}
+	var st runs.Status
+	if err := json.Unmarshal(out.Status, &st); err != nil || st.State == "" {
+		st.State = out.Outcome
+	}
+	word := st.State
+	if o := st.Outcome(); o != "" {
+		word += " (" + o + ")"
+	}
+	fmt.Fprintf(s.stdout, "Run %s had finished: %s; nothing to resume\n", id, printable.String(word))
+	if line := statusLine(st); line != "" {
+		fmt.Fprintln(s.stdout, line)
+	}
+	return nil
+}
+
+// resumePlan reads the run (writing nothing) and says what resume would
+// do, with the exits it would have: 0 it would re-drive the run, or it
+// is driven already, or it had finished (left alone); 1 it cannot be
+// re-driven (a /tools call's, whose arguments are not recorded); 2 an
+// unknown run.
+func resumePlan(ctx context.Context, c *runs.Client, id, format string, s streams) error {
+	const name = "runs resume"
+	d, err := c.Get(ctx, id)
+	if err != nil {
+		return apiError(name, err)
+	}
+	r := d.Run
+	rid := printable.String(r.ID)
+	var would string
+	switch {
+	case runs.Terminal(r.Status.State):
+		word := r.Status.State
+		if r.Outcome != "" {
+			word += " (" + r.Outcome + ")"
+		}
+		would = fmt.Sprintf("run %s had finished: %s; resume would leave it alone and print its state", rid, printable.String(word))
+	case r.Driver == runs.DriverAttached:
+		would = fmt.Sprintf("run %s is running, driven by its tool-server: resume would change nothing", rid)
+	case !r.Resumable:
+		return failed(fmt.Errorf("%s: run %s is running with no driver, but it was started by a /tools call, whose arguments are not recorded: it cannot be re-driven; abandon it with toolserver runs abandon %s", name, rid, rid))
+	default:
+		attempt := max(r.Attempt, 1) + 1
+		would = fmt.Sprintf("run %s is running with no driver: resume would re-drive it from its flow's first step, attempt %d", rid, attempt)
+	}
+	if format != "" {
+		return printData(s.stdout, format, map[string]any{"run": r.ID, "status": r.Status, "dry_run": true, "would": would})
+	}
+	fmt.Fprintln(s.stdout, "Dry run: "+would)
+	return nil
+}
