@@ -84,7 +84,7 @@ func (s *Store) FollowEvents(ctx context.Context, id string, from int64, each fu
 }
 
 // holdLock takes an open-file-description write lock on the store's lock
-// file, beside its flock: a reader tests it (holderAlive) without taking
+// file, beside its flock: a reader tests it (Held) without taking
 // anything, so a reader never keeps a serve from starting.
 func holdLock(f *os.File) error {
 	lk := unix.Flock_t{Type: unix.F_WRLCK}
@@ -94,8 +94,9 @@ func holdLock(f *os.File) error {
 	return nil
 }
 
-// holderAlive reports whether a process holds the store in dir now.
-func holderAlive(dir string) bool {
+// Held reports whether a process holds the store in dir now, taking
+// nothing.
+func Held(dir string) bool {
 	f, err := os.Open(filepath.Join(dir, "lock"))
 	if err != nil {
 		return false
@@ -114,7 +115,7 @@ func (s *Store) holder(ctx context.Context) string {
 	if !s.reader {
 		return s.token
 	}
-	if !holderAlive(s.dir) {
+	if !Held(s.dir) {
 		return ""
 	}
 	var token string

@@ -54,6 +54,8 @@ var (
 	ErrAbandoned = errors.New("the run was abandoned")
 	// ErrStopping is the cause when the server stopped under the run.
 	ErrStopping = errors.New("the tool-server stopped")
+	// ErrHeld is an Open of a store another process holds.
+	ErrHeld = errors.New("held by another process")
 	// ErrAttached is a resume of a run a driver runs already.
 	ErrAttached = errors.New("the run is being driven")
 )
@@ -113,10 +115,10 @@ func Open(dir string, keep int) (*Store, error) {
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		lock.Close()
-		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w", dir, err)
+		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w (%w)", dir, ErrHeld, err)
 	}
 	// The open-file-description lock says to readers in other processes
-	// (and this one) that a holder is alive (reader.go, holderAlive).
+	// (and this one) that a holder is alive (reader.go, Held).
 	if err := holdLock(lock); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("run store %s: %w", dir, err)

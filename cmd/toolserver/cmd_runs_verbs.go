@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
@@ -81,7 +78,7 @@ func abandonRun(ctx context.Context, o runsOptions, name, id, reason string, dry
 	if dryRun {
 		defer rd.Close()
 		held := ""
-		if storeHeld(dir) {
+		if runs.Held(dir) {
 			held = dir
 		}
 		return abandonPlan(ctx, rd, name, id, held, format, o.streams)
@@ -101,7 +98,7 @@ func abandonRun(ctx context.Context, o runsOptions, name, id, reason string, dry
 // serve prunes at its next write).
 func openToWrite(name, id, dir string) (*runs.Store, error) {
 	st, err := runs.Open(dir, math.MaxInt32)
-	if errors.Is(err, unix.EWOULDBLOCK) {
+	if errors.Is(err, runs.ErrHeld) {
 		return nil, badInput(fmt.Errorf("%s: a serve holds the run store in %s, and the process that holds a store writes it: abandon the run through that serve, toolserver %s %s --link URL (its address)",
 			name, printable.String(dir), name, printable.String(id)))
 	}
@@ -149,22 +146,6 @@ func abandonPlan(ctx context.Context, a abandoner, name, id, held, format string
 	}
 	fmt.Fprintf(s.stdout, "Run %s is running: %s would abandon it\n", id, name)
 	return nil
-}
-
-// storeHeld reports whether a process holds the run store in dir now: the
-// open-file-description lock a serve keeps on its lock file (as
-// runs.OpenReader's readers test it), read without taking anything.
-func storeHeld(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "lock"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	lk := unix.Flock_t{Type: unix.F_WRLCK}
-	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
-		return false
-	}
-	return lk.Type != unix.F_UNLCK
 }
 
 func newRunsResumeCommand(s streams) *cobra.Command {
