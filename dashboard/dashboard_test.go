@@ -43,3 +43,16 @@ func TestPage(t *testing.T) {
 		t.Errorf("CSP %q: want connect-src 'self' and img-src blob:", policy)
 	}
 }
+
+// TestPageWritesTextOnly: nothing of the page (its viewer included) puts
+// a string in the DOM as HTML: every string of the server's, a run's
+// flow, labels, step reasons, a failed run's error, an abandoned run's
+// reason, is text (TestDashboardShowsAStalledRun sees a reason's markup
+// shown as typed).
+func TestPageWritesTextOnly(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/dashboard", nil))
+	if m := regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|DOMParser|createContextualFragment`).Find(rec.Body.Bytes()); m != nil {
+		t.Errorf("the page uses %q", m)
+	}
+}

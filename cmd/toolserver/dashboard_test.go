@@ -1,14 +1,21 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,10 +72,11 @@ header{background:%s;color:#fff;padding:12px 16px;font-weight:bold}main{padding:
 // TestDashboardInChromium: our own runner drives the dashboard of
 // `serve --dashboard` in Chromium as a user would. It enters the token,
 // sees the empty list, sees a run started by POST /v1/runs appear live
-// while the run is held mid-way, opens it (its first step shown, a
-// Cancel button). Then the network drops the page's streams, the run is
+// while the run is held mid-way, opens it (its first step shown, an
+// Abandon button, no Resume button: its driver is attached). Then the network drops the page's streams, the run is
 // released, and the page, reconnected (the run's events resumed by
-// Last-Event-ID), shows it end failed with each of its steps once; it
+// Last-Event-ID), shows it end failed (completed, its outcome failed)
+// with each of its steps once and no Abandon button any more; it
 // opens the failed snapshot in the report's viewer: baseline, current
 // and diff loaded (fetched with the token, shown by blob: URLs), the
 // slider, and n; the label filter, one that matches nothing and the
@@ -108,11 +116,13 @@ func TestDashboardInChromium(t *testing.T) {
   - assert: { text: { in: { id: runs }, contains: running } }
   - tap: { text: held, within: { id: runs } }
   - await: { visible: { id: run-detail }, timeout: 30000 }
-  - await: { visible: { role: button, text: Cancel, within: { id: run-detail } }, timeout: 30000 }
+  - await: { visible: { role: button, text: Abandon, within: { id: run-detail } }, timeout: 30000 }
   - await: { text: { in: { id: step-1 }, contains: launch }, timeout: 60000 }
+  - assert: { hidden: { role: button, text: Resume, within: { id: run-detail } } }
   - echo: the run is running and shows its first step
   - await: { text: { in: { id: run-status }, equals: failed }, timeout: 60000 }
   - await: { text: { in: { id: runs }, contains: failed }, timeout: 30000 }
+  - assert: { hidden: { role: button, text: Abandon, within: { id: run-detail } } }
   - await: { text: { in: { id: step-4 }, contains: snapshot }, timeout: 30000 }
   - await: { text: { in: { id: snap-0 }, contains: "Baseline 333×213" }, timeout: 30000 }
   - await: { text: { in: { id: snap-0 }, contains: "Current 333×213" }, timeout: 30000 }
@@ -155,8 +165,8 @@ func TestDashboardInChromium(t *testing.T) {
 	// The store agrees with what the page showed.
 	var d runs.Detail
 	getV1(t, u+"/v1/runs/"+id, token, &d)
-	if d.Status != runs.Failed || len(d.Snapshots) != 1 || len(d.Snapshots[0].Files) != 3 {
-		t.Fatalf("the run: got %s with snapshots %+v, want failed with one snapshot of three images", d.Status, d.Snapshots)
+	if d.Status.State != runs.Completed || d.Outcome != runs.FailedChecks || len(d.Snapshots) != 1 || len(d.Snapshots[0].Files) != 3 {
+		t.Fatalf("the run: got %+v, outcome %q, with snapshots %+v; want completed, failed, with one snapshot of three images", d.Status, d.Outcome, d.Snapshots)
 	}
 	// The page is served without the token; nothing else is.
 	resp, err := http.Get(u + "/dashboard")
@@ -232,4 +242,187 @@ func getV1(t *testing.T, url, token string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
+}
+
+// TestDashboardShowsAStalledRun: two runs started by POST /v1/runs are
+// held mid-way when their serve is killed (SIGKILL); a fresh serve over
+// the same --state-dir reports them running with no driver. The
+// dashboard, with a threshold of an hour, shows each as "no driver";
+// with ?stale=1s, as "stalled" once a second has gone by with nothing
+// recorded, each with a Resume button and its first attempt's steps. The
+// user abandons one with a reason (shown as text, its markup too) and
+// resumes the other: its steps start over as attempt 2 and it ends
+// passed, the Resume button gone.
+func TestDashboardShowsAStalledRun(t *testing.T) {
+	t.Parallel()
+	const token = "stall-s3cret-token"
+	site := newHeldSite(t)
+	site.hold.Store(true)
+	flow := "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 60000 }\n"
+	root := writeProject(t, map[string]string{"held.yaml": flow, "stuck.yaml": flow}, "{{SITE}}", site.URL)
+	state := t.TempDir()
+
+	first := startKillableServe(t, token, "--state-dir", state)
+	start := func(name, device string) string {
+		return startV1Run(t, first.URL, token, fmt.Sprintf(`{"tool_args":{"name":%q,"project_root":%q,"device":%q},"labels":{"suite":"stall"}}`, name, root, device))
+	}
+	held, stuck := start("held", "chromium-cdp-333x213"), start("stuck", "chromium-cdp-334x213")
+	awaitEvent(t, first.URL, token, held, runs.KindStepCompleted)
+	awaitEvent(t, first.URL, token, stuck, runs.KindStepCompleted)
+	first.kill(t)
+	// The next attempt runs to its end.
+	site.release()
+
+	second := startKillableServe(t, token, "--dashboard", "--state-dir", state)
+	for _, id := range []string{held, stuck} {
+		var r runs.Run
+		getV1(t, second.URL+"/v1/runs/"+id, token, &r)
+		if r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable {
+			t.Fatalf("run %s after the kill: %+v; want running, driver none, resumable", id, r)
+		}
+	}
+
+	user := sharedDevice(t, "chromium-cdp-1101x700")
+	login := `  - await: { visible: { id: token }, timeout: 30000 }
+  - type: { into: { id: token }, text: "{{TOKEN}}", submit: false }
+  - tap: Connect
+`
+	dash := writeProject(t, map[string]string{
+		"stalled.yaml": `steps:
+  - launch: "{{DASH}}/dashboard?stale=1h"
+` + login + `  - await: { text: { in: { id: "run-{{HELD}}" }, contains: no driver }, timeout: 30000 }
+  - assert: { text: { in: { id: "run-{{STUCK}}" }, contains: no driver } }
+  - echo: runs with no driver, not yet stale
+  - launch: "{{DASH}}/dashboard?stale=1s"
+` + login + `  - await: { text: { in: { id: "run-{{HELD}}" }, contains: stalled }, timeout: 30000 }
+  - await: { text: { in: { id: "run-{{STUCK}}" }, contains: stalled }, timeout: 30000 }
+  - tap: { text: stuck, within: { id: runs } }
+  - await: { visible: { role: button, text: Resume, within: { id: run-detail } }, timeout: 30000 }
+  - await: { text: { in: { id: run-why }, contains: "stalled: the process that drove the run is gone" }, timeout: 30000 }
+  - await: { text: { in: { id: step-1 }, contains: launch }, timeout: 30000 }
+  - type: { into: { id: abandon-reason }, text: "<b>left</b> & gone", submit: false }
+  - tap: { role: button, text: Abandon, within: { id: run-detail } }
+  - await: { text: { in: { id: run-status }, equals: abandoned }, timeout: 30000 }
+  - assert: { text: { in: { id: run-why }, equals: "abandoned: <b>left</b> & gone" } }
+  - assert: { hidden: { role: button, text: Resume, within: { id: run-detail } } }
+  - await: { text: { in: { id: "run-{{STUCK}}" }, contains: abandoned }, timeout: 30000 }
+  - tap: { text: held, within: { id: runs } }
+  - await: { visible: { role: button, text: Resume, within: { id: run-detail } }, timeout: 30000 }
+  - await: { text: { in: { id: step-1 }, contains: launch }, timeout: 30000 }
+  - tap: { role: button, text: Resume, within: { id: run-detail } }
+  - await: { text: { in: { id: run-attempt }, contains: "attempt 2" }, timeout: 30000 }
+  - await: { text: { in: { id: run-status }, equals: passed }, timeout: 60000 }
+  - assert: { text: { in: { id: step-2 }, contains: await } }
+  - assert: { hidden: { id: step-3 } }
+  - assert: { hidden: { role: button, text: Resume, within: { id: run-detail } } }
+  - await: { text: { in: { id: "run-{{HELD}}" }, contains: passed }, timeout: 30000 }
+`,
+	}, "{{DASH}}", second.URL, "{{TOKEN}}", token, "{{HELD}}", held, "{{STUCK}}", stuck)
+	if code, out, errOut := runCLI(t, "flow", "run", "stalled", "--project", dash, "--device", user); code != 0 {
+		t.Fatalf("the dashboard flow: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// The store agrees with what the page showed.
+	var r runs.Run
+	getV1(t, second.URL+"/v1/runs/"+held, token, &r)
+	if r.Status.State != runs.Completed || r.Outcome != runs.Passed || r.Attempt != 2 || r.Driver != "" {
+		t.Errorf("the resumed run: %+v; want completed, passed, attempt 2, no driver field", r)
+	}
+	getV1(t, second.URL+"/v1/runs/"+stuck, token, &r)
+	if r.Status.State != runs.Abandoned || r.Status.Reason != "<b>left</b> & gone" {
+		t.Errorf("the abandoned run: %+v; want abandoned with the reason typed", r)
+	}
+}
+
+// killableServe is `toolserver serve` in a process of its own, on
+// browsers of its own, that a test kills as a crash would.
+type killableServe struct {
+	URL    string
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// startKillableServe starts serve with the token and args; it is killed
+// when the test ends, if not before.
+func startKillableServe(t *testing.T, token string, args ...string) *killableServe {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "toolserver")
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	s := &killableServe{cmd: exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...), exited: make(chan struct{})}
+	s.cmd.Env = append(os.Environ(), envAuthToken+"="+token)
+	stderr := newLineWatch("listening on")
+	s.cmd.Stderr = stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() { s.kill(t) })
+	select {
+	case <-stderr.seen:
+	case <-s.exited:
+		t.Fatalf("serve exited: %s", stderr)
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not listen: %s", stderr)
+	}
+	m := regexp.MustCompile(`listening on (http://\S+) `).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no address in %q", stderr)
+	}
+	s.URL = m[1]
+	return s
+}
+
+// kill ends the process with SIGKILL and returns once it is gone, and
+// with it its hold on the store.
+func (s *killableServe) kill(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-s.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not exit on SIGKILL")
+	}
+}
+
+// awaitEvent reads run id's event stream on base until an event of kind
+// comes; the stream ending first, or two minutes going by, fails the
+// test.
+func awaitEvent(t *testing.T, base, token, id, kind string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/v1/runs/"+id+"/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var seen []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var e runs.Event
+		if json.Unmarshal([]byte(data), &e) != nil {
+			continue
+		}
+		if e.Event.Kind == kind {
+			return
+		}
+		seen = append(seen, e.Event.Kind)
+	}
+	t.Fatalf("run %s: no %s event (saw %v; %v)", id, kind, seen, sc.Err())
 }
