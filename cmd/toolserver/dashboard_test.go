@@ -8,14 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -262,21 +257,21 @@ func TestDashboardShowsAStalledRun(t *testing.T) {
 	root := writeProject(t, map[string]string{"held.yaml": flow, "stuck.yaml": flow}, "{{SITE}}", site.URL)
 	state := t.TempDir()
 
-	first := startKillableServe(t, token, "--state-dir", state)
+	first := startServeProc(t, token, "--state-dir", state)
 	start := func(name, device string) string {
-		return startV1Run(t, first.URL, token, fmt.Sprintf(`{"tool_args":{"name":%q,"project_root":%q,"device":%q},"labels":{"suite":"stall"}}`, name, root, device))
+		return startV1Run(t, first.url, token, fmt.Sprintf(`{"tool_args":{"name":%q,"project_root":%q,"device":%q},"labels":{"suite":"stall"}}`, name, root, device))
 	}
 	held, stuck := start("held", "chromium-cdp-333x213"), start("stuck", "chromium-cdp-334x213")
-	awaitEvent(t, first.URL, token, held, runs.KindStepCompleted)
-	awaitEvent(t, first.URL, token, stuck, runs.KindStepCompleted)
-	first.kill(t)
+	awaitEvent(t, first.url, token, held, runs.KindStepCompleted)
+	awaitEvent(t, first.url, token, stuck, runs.KindStepCompleted)
+	first.kill()
 	// The next attempt runs to its end.
 	site.release()
 
-	second := startKillableServe(t, token, "--dashboard", "--state-dir", state)
+	second := startServeProc(t, token, "--dashboard", "--state-dir", state)
 	for _, id := range []string{held, stuck} {
 		var r runs.Run
-		getV1(t, second.URL+"/v1/runs/"+id, token, &r)
+		getV1(t, second.url+"/v1/runs/"+id, token, &r)
 		if r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable {
 			t.Fatalf("run %s after the kill: %+v; want running, driver none, resumable", id, r)
 		}
@@ -317,76 +312,20 @@ func TestDashboardShowsAStalledRun(t *testing.T) {
   - assert: { hidden: { role: button, text: Resume, within: { id: run-detail } } }
   - await: { text: { in: { id: "run-{{HELD}}" }, contains: passed }, timeout: 30000 }
 `,
-	}, "{{DASH}}", second.URL, "{{TOKEN}}", token, "{{HELD}}", held, "{{STUCK}}", stuck)
+	}, "{{DASH}}", second.url, "{{TOKEN}}", token, "{{HELD}}", held, "{{STUCK}}", stuck)
 	if code, out, errOut := runCLI(t, "flow", "run", "stalled", "--project", dash, "--device", user); code != 0 {
 		t.Fatalf("the dashboard flow: exit %d\n%s\n%s", code, out, errOut)
 	}
 
 	// The store agrees with what the page showed.
 	var r runs.Run
-	getV1(t, second.URL+"/v1/runs/"+held, token, &r)
+	getV1(t, second.url+"/v1/runs/"+held, token, &r)
 	if r.Status.State != runs.Completed || r.Outcome != runs.Passed || r.Attempt != 2 || r.Driver != "" {
 		t.Errorf("the resumed run: %+v; want completed, passed, attempt 2, no driver field", r)
 	}
-	getV1(t, second.URL+"/v1/runs/"+stuck, token, &r)
+	getV1(t, second.url+"/v1/runs/"+stuck, token, &r)
 	if r.Status.State != runs.Abandoned || r.Status.Reason != "<b>left</b> & gone" {
 		t.Errorf("the abandoned run: %+v; want abandoned with the reason typed", r)
-	}
-}
-
-// killableServe is `toolserver serve` in a process of its own, on
-// browsers of its own, that a test kills as a crash would.
-type killableServe struct {
-	URL    string
-	cmd    *exec.Cmd
-	exited chan struct{}
-}
-
-// startKillableServe starts serve with the token and args; it is killed
-// when the test ends, if not before.
-func startKillableServe(t *testing.T, token string, args ...string) *killableServe {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "toolserver")
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
-	}
-	s := &killableServe{cmd: exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...), exited: make(chan struct{})}
-	s.cmd.Env = append(os.Environ(), envAuthToken+"="+token)
-	stderr := newLineWatch("listening on")
-	s.cmd.Stderr = stderr
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
-	t.Cleanup(func() { s.kill(t) })
-	select {
-	case <-stderr.seen:
-	case <-s.exited:
-		t.Fatalf("serve exited: %s", stderr)
-	case <-time.After(time.Minute):
-		t.Fatalf("serve did not listen: %s", stderr)
-	}
-	m := regexp.MustCompile(`listening on (http://\S+) `).FindStringSubmatch(stderr.String())
-	if m == nil {
-		t.Fatalf("no address in %q", stderr)
-	}
-	s.URL = m[1]
-	return s
-}
-
-// kill ends the process with SIGKILL and returns once it is gone, and
-// with it its hold on the store.
-func (s *killableServe) kill(t *testing.T) {
-	t.Helper()
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	select {
-	case <-s.exited:
-	case <-time.After(time.Minute):
-		t.Fatal("serve did not exit on SIGKILL")
 	}
 }
 
