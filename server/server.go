@@ -165,6 +165,12 @@ func (s *Server) Wait() {
 	}
 }
 
+// Plane is the control plane that drives the server's runs, counted by
+// its drain (nil without a run store): another surface that starts runs
+// (MCP's start_run) starts them here, so a stopping server waits for
+// them as for its own.
+func (s *Server) Plane() *control.Plane { return s.plane }
+
 // IsWildcard reports whether addr binds every interface (0.0.0.0, ::, or
 // an empty host).
 func IsWildcard(addr string) bool {

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/runs"
 	mcpserver "github.com/toolserver/toolserver/server/mcp"
 )
@@ -17,7 +18,9 @@ import (
 type mcpOptions struct {
 	streams
 	maxDevices int
-	// stateDir, when set, keeps the session's runs (list_runs, get_run).
+	// stateDir, when set, keeps the session's runs and turns on the run
+	// tools (list_runs, get_run, get_run_events, start_run, abandon_run,
+	// resume_run).
 	stateDir string
 	keepRuns int
 }
@@ -44,7 +47,7 @@ or SIGTERM. "toolserver serve" serves the same at /mcp over HTTP.`,
 	}
 	setExitStatus(cmd, exitStatusMCP)
 	cmd.Flags().IntVar(&opts.maxDevices, "max-devices", 4, "how many devices may be booted at once")
-	cmd.Flags().StringVar(&opts.stateDir, "state-dir", "", "keep the runs of the session in `DIR` (list_runs and get_run read them; a directory serve has open is refused)")
+	cmd.Flags().StringVar(&opts.stateDir, "state-dir", "", "keep the runs of the session in `DIR` and serve the run tools over it (list_runs, get_run, get_run_events, start_run, abandon_run, resume_run; a directory serve has open is refused)")
 	cmd.Flags().IntVar(&opts.keepRuns, "keep-runs", runs.DefaultKeep, "with --state-dir: keep the newest `N` finished runs")
 	_ = cmd.MarkFlagDirname("state-dir")
 	return cmd
@@ -70,7 +73,9 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 		}
 		defer st.Close()
 		a.flowTools.Runs = st
-		cfg.Runs = mcpserver.StoreRuns(st)
+		plane, stop := sessionPlane(a, st)
+		defer stop()
+		cfg.Runs = mcpserver.StoreRuns(st, plane)
 	}
 	srv := mcpserver.New(cfg)
 	// The session closes its reader when it ends: a pipe's pending read
@@ -84,6 +89,21 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 		return nil // stdin closed: the client is done
 	}
 	return fmt.Errorf("mcp: the session failed: %w", err)
+}
+
+// sessionPlane is the control plane of an MCP session's runs (start_run,
+// resume_run), over st and the session's tools; stop, when the session
+// ends, stops the runs still going as a stopping serve does (a run
+// started by start_run stays running with no driver, for a resume) and
+// waits for them, before the store and the devices close.
+func sessionPlane(a *app, st *runs.Store) (*control.Plane, func()) {
+	base, cancel := context.WithCancel(context.Background())
+	plane := control.New(control.Config{Runs: st, Tools: a.tools, TempDir: a.tmp, Log: a.log, Base: func() context.Context { return base }})
+	return plane, func() {
+		st.Stopping()
+		cancel()
+		plane.Wait()
+	}
 }
 
 // nopWriteCloser is stdout for the transport, which closes its writer at

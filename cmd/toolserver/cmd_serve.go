@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"time"
 
@@ -149,10 +150,20 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		defer st.Close()
 		cfg.Runs = st
 		a.flowTools.Runs = st
-		mcfg.Runs = mcpserver.StoreRuns(st)
 	}
 	if opts.dashboard {
 		cfg.Dashboard = dashboard.Handler()
+	}
+	// MCP's run tools start runs on the server's own plane, so that its
+	// drain counts them as it counts POST /v1/runs'. The plane exists once
+	// server.New has run, and server.New takes /mcp's handler: /mcp
+	// forwards to the MCP server built right after it, before Listen, so
+	// no request reaches the handler before it is set.
+	var agentsHandler http.Handler
+	cfg.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { agentsHandler.ServeHTTP(w, r) })
+	srv := server.New(cfg)
+	if cfg.Runs != nil {
+		mcfg.Runs = mcpserver.StoreRuns(cfg.Runs, srv.Plane())
 	}
 	agents := mcpserver.New(mcfg)
 	defer agents.Close()
@@ -160,8 +171,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	// its 10 s: its session ends as the server starts to stop.
 	stopAgents := context.AfterFunc(ctx, agents.Close)
 	defer stopAgents()
-	cfg.MCP = agents.Handler()
-	srv := server.New(cfg)
+	agentsHandler = agents.Handler()
 	if err := srv.Listen(); err != nil {
 		return err
 	}

@@ -19,17 +19,18 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 
+	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server/mcp"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests on cdptest's shared browser (the run tools
+// drive real flows), with its goroutine-leak check.
+func TestMain(m *testing.M) { cdptest.Main(m) }
 
 // fixture is a registry of small tools and the artifact store they write.
 type fixture struct {
@@ -350,113 +351,4 @@ func TestImageContent(t *testing.T) {
 	if res := call(t, cs2, "picture", nil, nil); len(res.Content) != 1 {
 		t.Errorf("without a store: got %d items, want 1", len(res.Content))
 	}
-}
-
-func TestRunsTools(t *testing.T) {
-	f := newFixture(t)
-	c := f.config()
-	st, err := runs.Open(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ids := map[string]string{}
-	for _, r := range []struct {
-		name string
-		rep  *flow.Report
-	}{{"home-passed", &flow.Report{OK: true, Passed: 1}}, {"home-failed", &flow.Report{Failed: 1}}, {"login", nil}} {
-		name, _, _ := strings.Cut(r.name, "-")
-		rec, err := st.Start(t.Context(), runs.Begin{Flow: name, Source: "tools"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.rep != nil {
-			rec.End(r.rep, nil, nil)
-		}
-		ids[r.name] = rec.ID()
-	}
-	c.Runs = mcp.StoreRuns(st)
-	cs, _ := connect(t, c)
-	var names []string
-	for tl, err := range cs.Tools(context.Background(), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, tl.Name)
-	}
-	if !slices.Contains(names, "list_runs") || !slices.Contains(names, "get_run") {
-		t.Fatalf("tools: got %v, want list_runs and get_run", names)
-	}
-	for _, tc := range []struct {
-		name    string
-		args    map[string]any
-		want    string
-		isError bool
-	}{
-		{"list_runs", map[string]any{}, "login running, home failed, home passed", false},
-		{"list_runs", map[string]any{"status": "failed"}, "home failed", false},
-		{"list_runs", map[string]any{"limit": 1}, "login running", false},
-		{"list_runs", map[string]any{"status": "lost"}, `status`, true},
-		{"list_runs", map[string]any{"limit": 0}, `limit`, true},
-		{"get_run", map[string]any{"id": ids["home-failed"]}, "home failed", false},
-		{"get_run", map[string]any{"id": "99999999-2222-4333-8444-555555555555"}, `no run 99999999-2222-4333-8444-555555555555`, true},
-		{"get_run", map[string]any{}, `id`, true},
-	} {
-		res := call(t, cs, tc.name, tc.args, nil)
-		got := text(t, res, 0)
-		if !res.IsError {
-			got = runsOf(t, got)
-		}
-		if res.IsError != tc.isError || (tc.isError && !strings.Contains(got, tc.want)) || (!tc.isError && got != tc.want) {
-			t.Errorf("%s %v: got error=%v %s, want error=%v %s", tc.name, tc.args, res.IsError, got, tc.isError, tc.want)
-		}
-	}
-}
-
-// TestListRunsDefaultLimit: list_runs without a limit answers 50 runs,
-// as GET /v1/runs and runs list do.
-func TestListRunsDefaultLimit(t *testing.T) {
-	f := newFixture(t)
-	c := f.config()
-	st, err := runs.Open(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	for range 51 {
-		rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "tools"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec.End(&flow.Report{OK: true, Passed: 1}, nil, nil)
-	}
-	c.Runs = mcp.StoreRuns(st)
-	cs, _ := connect(t, c)
-	res := call(t, cs, "list_runs", map[string]any{}, nil)
-	var v struct{ Runs []runs.Run }
-	if err := json.Unmarshal([]byte(text(t, res, 0)), &v); err != nil || res.IsError || len(v.Runs) != 50 {
-		t.Fatalf("list_runs of 51 runs without a limit: %v error=%v %d runs, want 50", err, res.IsError, len(v.Runs))
-	}
-}
-
-// runsOf names the runs of a list_runs or get_run answer as
-// "flow status, …".
-func runsOf(t *testing.T, answer string) string {
-	t.Helper()
-	var v struct {
-		Runs   []runs.Run
-		Flow   string
-		Status string
-	}
-	if err := json.Unmarshal([]byte(answer), &v); err != nil {
-		t.Fatalf("%s: %v", answer, err)
-	}
-	if v.Runs == nil {
-		return v.Flow + " " + v.Status
-	}
-	var out []string
-	for _, r := range v.Runs {
-		out = append(out, r.Flow+" "+r.Status)
-	}
-	return strings.Join(out, ", ")
 }

@@ -3,7 +3,8 @@
 // `toolserver serve` (streamable HTTP). Every tool of the registry is an
 // MCP tool with the same name, description and input schema; a flow's
 // steps become progress notifications, screenshots image content, and,
-// when a run store is configured, list_runs and get_run read it.
+// when a run store is configured, the run tools (list_runs, get_run,
+// get_run_events, start_run, abandon_run, resume_run) answer as /v1 does.
 package mcp
 
 import (
@@ -37,6 +38,11 @@ const instructions = `toolserver drives headless Chromium devices named by their
 	`the gesture and keyboard tools act on it (coordinates are 0..1 of the viewport). flow-execute runs a YAML flow and reports each step as a progress notification; ` +
 	`screenshot-diff compares two PNGs and returns the diff image.`
 
+// runsInstructions follow instructions when the run tools are on.
+const runsInstructions = ` start_run starts a flow run in the background (flow-execute's arguments as tool_args) and answers its id at once; ` +
+	`get_run and get_run_events (page with from_seq = next_seq until end) follow it, list_runs lists the runs, abandon_run stops one, ` +
+	`resume_run re-drives one a stopped tool-server left running. They answer as the /v1 control plane does.`
+
 // Artifacts is the artifact store a result's handles are read from.
 type Artifacts interface {
 	// Get returns the handle of the artifact id and the path of its file.
@@ -50,7 +56,8 @@ type Config struct {
 	// Artifacts holds the files of the artifact handles results carry
 	// (screenshots, diff images); nil sends no image content.
 	Artifacts Artifacts
-	// Runs, when set, adds the tools list_runs and get_run.
+	// Runs, when set, adds the run tools: list_runs, get_run,
+	// get_run_events, start_run, abandon_run and resume_run.
 	Runs Runs
 	// TempDir holds the files of file inputs during a call.
 	TempDir string
@@ -85,8 +92,12 @@ func New(cfg Config) *Server {
 		cfg.BodyWait = DefaultBodyWait
 	}
 	s := &Server{cfg: cfg, bodies: newBudget(cfg.BodyBudget)}
+	text := instructions
+	if cfg.Runs != nil {
+		text += runsInstructions
+	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolserver", Version: cfg.Version}, &sdk.ServerOptions{
-		Instructions: instructions,
+		Instructions: text,
 		Logger:       sdkLog(cfg.Log),
 	})
 	for _, t := range cfg.Tools.List() {
