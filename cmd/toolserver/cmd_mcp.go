@@ -36,7 +36,13 @@ coding agent that starts toolserver itself: every tool of "toolserver tools"
 …) with its schema, screenshots as image content, a flow's steps as
 progress notifications. The devices run in this process. Logs go to stderr;
 stdout carries the protocol alone. It ends when stdin closes, or on SIGINT
-or SIGTERM. "toolserver serve" serves the same at /mcp over HTTP.`,
+or SIGTERM. "toolserver serve" serves the same at /mcp over HTTP.
+
+With --state-dir the session keeps its runs there and adds the run tools,
+which answer as serve's /v1 control plane does: list_runs, get_run,
+get_run_events, start_run (a run in the background), abandon_run and
+resume_run. A run start_run started that is still going when the session
+ends stays running with no driver; resume_run re-drives it later.`,
 		Example: `  # An agent's configuration (mcpServers):
   #   "toolserver": {"command": "toolserver", "args": ["mcp"]}
   toolserver mcp --max-devices 2`,

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,10 +47,16 @@ type stdioMCP struct {
 
 func startMCP(t *testing.T) *stdioMCP {
 	t.Helper()
+	return startMCPIn(t, t.TempDir())
+}
+
+// startMCPIn is startMCP with its runs kept in stateDir.
+func startMCPIn(t *testing.T, stateDir string) *stdioMCP {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &stdioMCP{stderr: &syncBuffer{}, stateDir: t.TempDir(), cancel: cancel, done: make(chan int, 1)}
+	m := &stdioMCP{stderr: &syncBuffer{}, stateDir: stateDir, cancel: cancel, done: make(chan int, 1)}
 	s := testStreams(t, nil, outW, m.stderr)
 	s.stdin = inR
 	go func() { m.done <- run(ctx, []string{"mcp", "--state-dir", m.stateDir}, s) }()
@@ -102,6 +109,55 @@ func TestMCPStdio(t *testing.T) {
 	}
 	if code := m.exitCode(t); code != exitOK {
 		t.Fatalf("exit: got %d, want 0; stderr: %s", code, m.stderr)
+	}
+}
+
+// TestMCPStdioInterruptedRun: a run start_run started that is still going
+// when the session ends stays running with no driver (a RunInterrupted
+// event says why), and resume_run in the next session on the same store
+// drives it again, to completed.
+func TestMCPStdioInterruptedRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	device := sharedDevice(t, "chromium-cdp-645x405")
+	root, release := hangingProject(t)
+	m := startMCPIn(t, dir)
+	var started runs.Started
+	decodeTool(t, m.cs, "start_run", map[string]any{"tool_args": map[string]any{"name": "hang", "project_root": root, "device": device}}, &started)
+	if err := m.cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code := m.exitCode(t); code != exitOK {
+		t.Fatalf("exit: got %d, want 0; stderr: %s", code, m.stderr)
+	}
+	st, err := runs.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Run(context.Background(), started.Run)
+	evs, eerr := st.Events(context.Background(), started.Run, 0)
+	if err != nil || eerr != nil || r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable ||
+		len(evs) == 0 || evs[len(evs)-1].Event.Kind != runs.KindRunInterrupted {
+		t.Fatalf("the run as the session ended: %+v %v %v, want running, no driver, resumable, its last event %s", r, err, eerr, runs.KindRunInterrupted)
+	}
+
+	// The page answers now: the run, resumed, runs to its end.
+	release()
+	m2 := startMCPIn(t, dir)
+	var out runs.Resumed
+	decodeTool(t, m2.cs, "resume_run", map[string]any{"id": started.Run}, &out)
+	if out.Run != started.Run || out.Outcome != runs.ResumeDriving || string(out.Status) != `"running"` {
+		t.Fatalf("resume_run: got %+v %s, want driving and running", out, out.Status)
+	}
+	end, err := st.FollowEvents(context.Background(), started.Run, 0, func(runs.Event) error { return nil })
+	if err != nil || end.Status.State != runs.Completed || end.Status.Outcome() != runs.Passed {
+		t.Fatalf("the resumed run ended %+v (%v), want completed and passed", end, err)
+	}
+	var d runs.Detail
+	decodeTool(t, m2.cs, "get_run", map[string]any{"id": started.Run}, &d)
+	if d.Attempt != 2 || len(d.Steps) != 1 {
+		t.Errorf("get_run of the resumed run: attempt %d, %d steps; want attempt 2 and its one step", d.Attempt, len(d.Steps))
 	}
 }
 
@@ -204,7 +260,7 @@ func TestMCPHTTP(t *testing.T) {
 
 	// A run in flight as the server stops: the drain waits for it, then
 	// stops it; it stays running, to be resumed.
-	slow := hangingProject(t)
+	slow, _ := hangingProject(t)
 	var inFlight struct{ Run string }
 	decodeTool(t, cs, "start_run", map[string]any{"tool_args": map[string]any{"name": "hang", "project_root": slow, "device": device}}, &inFlight)
 
@@ -414,7 +470,7 @@ func runSession(t *testing.T, cs *sdk.ClientSession, stateDir, device string) {
 	}
 
 	// A running run abandoned, then refused; finished runs resumed.
-	slow := hangingProject(t)
+	slow, _ := hangingProject(t)
 	var hang runs.Started
 	decodeTool(t, cs, "start_run", map[string]any{"tool_args": map[string]any{"name": "hang", "project_root": slow, "device": device}}, &hang)
 	var rc runs.Receipt
@@ -438,23 +494,26 @@ func runSession(t *testing.T, cs *sdk.ClientSession, stateDir, device string) {
 	}
 }
 
-// hangingProject is a project whose flow hang launches a page that never
-// answers (until the test ends): its run stays running until something
-// stops it.
-func hangingProject(t *testing.T) string {
+// hangingProject is a project whose flow hang launches a page that does
+// not answer until release (or the test's end): its run stays running
+// until something stops it, or release lets it finish.
+func hangingProject(t *testing.T) (root string, release func()) {
 	t.Helper()
 	released := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(released) }) }
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-released:
+			fmt.Fprint(w, "<!doctype html><p>here at last</p>")
 		case <-r.Context().Done():
 		}
 	}))
 	t.Cleanup(func() {
-		close(released)
+		release()
 		slow.Close()
 	})
-	return writeProject(t, map[string]string{"hang.yaml": "steps:\n  - launch: \"{{SLOW}}/\"\n"}, "{{SLOW}}", slow.URL)
+	return writeProject(t, map[string]string{"hang.yaml": "steps:\n  - launch: \"{{SLOW}}/\"\n"}, "{{SLOW}}", slow.URL), release
 }
 
 // decodeTool calls name and decodes its JSON answer into out; a tool
