@@ -54,7 +54,8 @@ type StartRequest struct {
 }
 
 // Started is POST /v1/runs's answer: the run and its state, running (a
-// bare string, as the seed's start answer has it).
+// bare string, as the conventions' start answer has it: docs/control-plane.md,
+// "Starting a run: fire and return").
 type Started struct {
 	Run    string `json:"run"`
 	Status string `json:"status"`

@@ -7,9 +7,9 @@ import (
 )
 
 // upgrade creates the schema, and brings a store written before runs
-// took the seed's states and kinds (user_version 0) to schemaVersion:
-// its runs get the new columns, their states and status objects, and
-// their events the new kinds, in one transaction.
+// took the states and kinds of docs/control-plane.md (user_version 0) to
+// schemaVersion: its runs get the new columns, their states and status
+// objects, and their events the new kinds, in one transaction.
 func (s *Store) upgrade() error {
 	var v int
 	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 )
 
-// Run is a run as the store lists it, in the seed's shape
+// Run is a run as the store lists it, in the shape of docs/control-plane.md
 // (docs/control-plane.md, "The run"): absent fields are omitted, never
 // null or empty.
 type Run struct {

@@ -84,6 +84,11 @@ func (r *Recorder) abandon(st Status) (Event, error) {
 // Append writes an event of kind with payload (any JSON value) as the
 // run's next event.
 func (r *Recorder) Append(kind string, payload any) error {
+	return r.appendAt(time.Now().UnixMilli(), kind, payload)
+}
+
+// appendAt appends the event as recorded at ms (Unix milliseconds).
+func (r *Recorder) appendAt(ms int64, kind string, payload any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return err
@@ -98,7 +103,7 @@ func (r *Recorder) Append(kind string, payload any) error {
 		return err
 	}
 	defer tx.Rollback()
-	now := time.Now().UnixMilli()
+	now := ms
 	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, r.seq, now, kind, string(b)); err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/toolserver/toolserver/runs"
 )
 
-// TestRunShape: a run as a list and a get show it is the seed's shape:
+// TestRunShape: a run as a list and a get show it is the shape docs/control-plane.md gives ("The run"):
 // the status object, the counts and times, the driver only while it
 // runs, and nothing that is unknown (no labels, device or outcome of
 // none, never null); an event is the pinned envelope.
@@ -53,7 +53,7 @@ func TestRunShape(t *testing.T) {
 		t.Errorf("RunStarted: %s (no empty labels, no device before it has one)", evs[0].Event.Payload)
 	}
 	rp, err := st.Replay(t.Context(), rec.ID())
-	if err != nil || rp.NextSeq != 5 || rp.StepCount != 2 || rp.Attempt != 1 || rp.Outcome != runs.FailedChecks || !reflect.DeepEqual(rp.Status, mustRun(t, st, rec.ID()).Status) {
+	if err != nil || rp.FirstRecordedAt != evs[0].RecordedAt || !rp.FirstRecordedAt.Equal(mustRun(t, st, rec.ID()).FirstRecordedAt) || rp.NextSeq != 5 || rp.StepCount != 2 || rp.Attempt != 1 || rp.Outcome != runs.FailedChecks || !reflect.DeepEqual(rp.Status, mustRun(t, st, rec.ID()).Status) {
 		t.Errorf("replay: %+v %v", rp, err)
 	}
 }

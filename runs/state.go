@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// A run's state and its log's kinds follow the control-plane seed's
+// A run's state and its log's kinds follow the control-plane conventions'
 // vocabulary (docs/control-plane.md, "The run"): a run is running until
 // one terminal event ends it, completed (the flow ran to its end, whether
 // its checks passed or not: its outcome says which), failed (it could

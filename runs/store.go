@@ -4,7 +4,8 @@
 // CGO_ENABLED=0) in WAL mode, and the images of its snapshots beside it.
 // A run's events are written before the run moves on, so a process killed
 // mid-run loses none of them; the next process over the same directory
-// lists that run as interrupted.
+// lists a run of POST /v1/runs as running with no driver, for a resume to
+// re-drive, and ends any other failed.
 package runs
 
 import (
@@ -243,7 +244,7 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 `
 
 // schemaVersion is the store's PRAGMA user_version: 1 since runs took
-// the seed's states and kinds (migrate.go).
+// the states and kinds of docs/control-plane.md, "The run" (migrate.go).
 const schemaVersion = 1
 
 func (s *Store) migrate() error {
@@ -480,7 +481,8 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 	s.mu.Lock()
 	s.live[b.ID] = r
 	s.mu.Unlock()
-	if err := r.Append(KindRunStarted, b); err != nil {
+	// The first event's time is the run's first_recorded_at.
+	if err := r.appendAt(now.UnixMilli(), KindRunStarted, b); err != nil {
 		return nil, err
 	}
 	return r, nil
