@@ -246,29 +246,26 @@ func (s *Server) storeAndRun(w http.ResponseWriter, r *http.Request) (*runs.Stor
 }
 
 func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
-	st, id, ok := s.storeAndRun(w, r)
-	if !ok {
-		return
-	}
-	d, err := st.Get(r.Context(), id)
-	if err != nil {
-		s.runError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, d)
+	s.readRun(w, r, func(ctx context.Context, st *runs.Store, id string) (any, error) { return st.Get(ctx, id) })
 }
 
 func (s *Server) v1Replay(w http.ResponseWriter, r *http.Request) {
+	s.readRun(w, r, func(ctx context.Context, st *runs.Store, id string) (any, error) { return st.Replay(ctx, id) })
+}
+
+// readRun answers a read of the run in the path: what read returns, or
+// its error.
+func (s *Server) readRun(w http.ResponseWriter, r *http.Request, read func(context.Context, *runs.Store, string) (any, error)) {
 	st, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
 	}
-	rp, err := st.Replay(r.Context(), id)
+	v, err := read(r.Context(), st, id)
 	if err != nil {
 		s.runError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rp)
+	writeJSON(w, http.StatusOK, v)
 }
 
 // v1AbandonRun abandons a run (and answers POST .../cancel, its alias).
