@@ -19,6 +19,10 @@ func (s *Store) upgrade() error {
 		_, err := s.db.Exec(schema)
 		return err
 	}
+	if v == 1 {
+		_, err := s.db.Exec(`ALTER TABLE runs ADD COLUMN lease_until INTEGER; PRAGMA user_version = 2`)
+		return err
+	}
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
@@ -29,7 +33,7 @@ func (s *Store) upgrade() error {
 		return err
 	}
 	if old {
-		for _, c := range []string{"outcome TEXT", "last_at INTEGER", "step_count INTEGER NOT NULL DEFAULT 0", "attempt INTEGER NOT NULL DEFAULT 1", "args TEXT", "owner TEXT"} {
+		for _, c := range []string{"outcome TEXT", "last_at INTEGER", "step_count INTEGER NOT NULL DEFAULT 0", "attempt INTEGER NOT NULL DEFAULT 1", "args TEXT", "owner TEXT", "lease_until INTEGER"} {
 			if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN ` + c); err != nil {
 				return fmt.Errorf("adding column %s: %w", c, err)
 			}

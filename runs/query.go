@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -43,7 +41,8 @@ type Run struct {
 	// arguments are recorded); absent otherwise.
 	Resumable bool `json:"resumable,omitempty"`
 
-	owner string
+	owner      string
+	leaseUntil int64
 }
 
 // End is the end frame of the run's event stream as it stands: its
@@ -90,13 +89,13 @@ type Filter struct {
 	Before string
 }
 
-const runColumns = `id, flow, device, linked, source, status, labels, started_at, coalesce(last_at, ended_at, started_at), summary, event_count, coalesce(outcome, ''), step_count, attempt, args IS NOT NULL, coalesce(owner, '')`
+const runColumns = `id, flow, device, linked, source, status, labels, started_at, coalesce(last_at, ended_at, started_at), summary, event_count, coalesce(outcome, ''), step_count, attempt, args IS NOT NULL, coalesce(owner, ''), coalesce(lease_until, 0)`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var labels, summary sql.NullString
 	var started, last int64
-	if err := sc.Scan(&r.ID, &r.Flow, &r.Device, &r.Linked, &r.Source, &r.Status.State, &labels, &started, &last, &summary, &r.EventCount, &r.Outcome, &r.StepCount, &r.Attempt, &r.Resumable, &r.owner); err != nil {
+	if err := sc.Scan(&r.ID, &r.Flow, &r.Device, &r.Linked, &r.Source, &r.Status.State, &labels, &started, &last, &summary, &r.EventCount, &r.Outcome, &r.StepCount, &r.Attempt, &r.Resumable, &r.owner, &r.leaseUntil); err != nil {
 		return r, err
 	}
 	r.FirstRecordedAt = time.UnixMilli(started).UTC()
@@ -119,15 +118,15 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	return r, nil
 }
 
-// drive sets the driver of runs from the holder's token: attached when
-// the holder owns the run.
-func drive(holder string, rs []Run) {
+// drive sets the driver of runs by the store's rule (attached): a
+// terminal run has none, a running one is attached or none.
+func drive(attached func(string, int64) bool, rs []Run) {
 	for i := range rs {
 		r := &rs[i]
 		switch {
 		case Terminal(r.Status.State):
 			r.Driver, r.Resumable = "", false
-		case holder != "" && r.owner == holder:
+		case attached(r.owner, r.leaseUntil):
 			r.Driver, r.Resumable = DriverAttached, false
 		default:
 			r.Driver = DriverNone
@@ -168,9 +167,7 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 		args = append(args, f.Outcome)
 	}
 	for k, v := range f.Labels {
-		// json_each rather than a JSON path: a key is a bound value, never
-		// part of a path that its characters could break.
-		where = append(where, "EXISTS (SELECT 1 FROM json_each(runs.labels) WHERE key = ? AND value = ?)")
+		where = append(where, s.sql.labelMatch())
 		args = append(args, k, v)
 	}
 	if f.Before != "" {
@@ -178,7 +175,7 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 			return Page{}, fmt.Errorf("%w: before=%.64q is not a run id (a UUID)", ErrBadCursor, f.Before)
 		}
 		var n int64
-		if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM runs WHERE id = ?`, CanonicalID(f.Before)).Scan(&n); err != nil {
+		if err := s.row(ctx, `SELECT n FROM runs WHERE id = ?`, CanonicalID(f.Before)).Scan(&n); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return Page{}, fmt.Errorf("%w: before=%s names no run in this store", ErrBadCursor, f.Before)
 			}
@@ -193,7 +190,7 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 	}
 	q += " ORDER BY n DESC LIMIT ?"
 	args = append(args, f.Limit+1)
-	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	rows, err := s.rows(ctx, q, args...)
 	if err != nil {
 		return Page{}, err
 	}
@@ -213,14 +210,14 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 		p.Runs = p.Runs[:f.Limit]
 		p.NextBefore = p.Runs[f.Limit-1].ID
 	}
-	drive(s.holder(ctx), p.Runs)
+	drive(s.sql.attached(ctx, s), p.Runs)
 	return p, nil
 }
 
 // Run returns a run as a list shows it.
 func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 	id = CanonicalID(id)
-	r, err := scanRun(s.rdb.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := scanRun(s.row(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}
@@ -228,7 +225,7 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 		return Run{}, err
 	}
 	rs := []Run{r}
-	drive(s.holder(ctx), rs)
+	drive(s.sql.attached(ctx, s), rs)
 	return rs[0], nil
 }
 
@@ -278,7 +275,7 @@ func (s *Store) Replay(ctx context.Context, id string) (Replay, error) {
 // Events returns a run's events from seq from on, in order.
 func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, error) {
 	id = CanonicalID(id)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
+	rows, err := s.rows(ctx, `SELECT seq, recorded_at, kind, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq`, id, from)
 	if err != nil {
 		return nil, err
 	}
@@ -305,16 +302,12 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 var fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`) })
 
 // File opens an image a run kept (a name from a snapshot event's files).
-func (s *Store) File(id, name string) (*os.File, error) {
+func (s *Store) File(ctx context.Context, id, name string) (File, error) {
 	id = CanonicalID(id)
 	if !ValidID(id) || !fileName().MatchString(name) || name == "." || name == ".." {
 		return nil, noFile(id, name)
 	}
-	f, err := os.Open(filepath.Join(s.filesDir(id), name))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, noFile(id, name)
-	}
-	return f, err
+	return s.sql.openFile(ctx, s, id, name)
 }
 
 // noFile says a run has no file of that name, quoting at most 64

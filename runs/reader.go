@@ -43,7 +43,9 @@ func OpenReader(dir string) (*Store, error) {
 	}
 	// db is the same read-only pool: a write through a reader is an
 	// error of SQLite's, never a write.
-	return &Store{db: rdb, rdb: rdb, dir: dir, reader: true, live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}, nil
+	st := newStore(rdb, &sqliteDB{dir: dir, reader: true}, 0)
+	st.token = ""
+	return st, nil
 }
 
 // FollowEvents hands each of a run's events from seq from on to each, in
@@ -107,20 +109,4 @@ func Held(dir string) bool {
 		return false
 	}
 	return lk.Type != unix.F_UNLCK
-}
-
-// holder is the token of the process that holds the store now, or "" when
-// none does: the owner of the runs a driver runs.
-func (s *Store) holder(ctx context.Context) string {
-	if !s.reader {
-		return s.token
-	}
-	if !Held(s.dir) {
-		return ""
-	}
-	var token string
-	if err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'holder'`).Scan(&token); err != nil {
-		return ""
-	}
-	return token
 }

@@ -3,10 +3,10 @@ package runs
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,8 +34,10 @@ type Recorder struct {
 	// abandoned tells an abandonment that came before the run bound its
 	// context: Bind cancels at once.
 	abandoned bool
-	// files counts the images kept, for their names.
-	files int
+	// files counts the images kept, for their names; fileBytes their
+	// size.
+	files     int
+	fileBytes int64
 	// tails are the followers of the run's live events; untailed once the
 	// run's end went to them.
 	tails    map[*Tail]struct{}
@@ -66,7 +68,14 @@ func (r *Recorder) abandon(st Status) (Event, error) {
 		r.mu.Unlock()
 		return Event{}, fmt.Errorf("%w: run %s has ended; there is nothing left to abandon", ErrWrongState, r.id)
 	}
-	ev, err := r.s.finish(r.id, r.seq, st)
+	ev, err := r.s.finish(context.Background(), r.id, st, r.s.token)
+	if errors.Is(err, errNotRunning) {
+		// Taken from this process (another replica took it over, or
+		// abandoned it): it is no longer this recorder's.
+		r.mu.Unlock()
+		r.lost()
+		return r.s.abandonIdle(context.Background(), r.id, st)
+	}
 	if err != nil {
 		r.mu.Unlock()
 		return Event{}, err
@@ -94,44 +103,78 @@ func (r *Recorder) appendAt(ms int64, kind string, payload any) error {
 		return err
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.ended {
+		r.mu.Unlock()
 		return fmt.Errorf("run %s has ended", r.id)
-	}
-	tx, err := r.s.db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	now := ms
-	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, r.seq, now, kind, string(b)); err != nil {
-		return err
 	}
 	step := 0
 	if kind == KindStepCompleted {
 		step = 1
 	}
-	if _, err := tx.Exec(`UPDATE runs SET event_count = ?, last_at = ?, step_count = step_count + ? WHERE id = ?`, r.seq+1, now, step, r.id); err != nil {
+	var seq int64
+	err = r.s.inTx(context.Background(), func(t txn) error {
+		// The append is fenced by the run's owner: a process that lost
+		// the run (its lease lapsed and another took it over, or it was
+		// abandoned) writes nothing more to it.
+		err := t.row(`UPDATE runs SET event_count = event_count + 1, last_at = ?, step_count = step_count + ? WHERE id = ? AND owner = ? AND status = ? RETURNING event_count - 1`,
+			ms, step, r.id, r.s.token, Running).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrLostRun
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, seq, ms, kind, string(b)); err != nil {
+			return err
+		}
+		return t.changed(r.id)
+	})
+	if err != nil {
+		r.mu.Unlock()
+		if errors.Is(err, ErrLostRun) {
+			r.lost()
+		}
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	r.publish(recorded(r.id, r.seq, now, kind, b))
-	r.seq++
+	r.publish(recorded(r.id, seq, ms, kind, b))
+	r.seq = seq + 1
+	r.mu.Unlock()
 	r.s.notify()
 	return nil
 }
 
+// ErrLostRun is an append of a run this process no longer drives:
+// another process took it over, or it was abandoned.
+var ErrLostRun = errors.New("the run is no longer driven by this process")
+
+// lost ends the recorder of a run this process no longer drives: the run
+// stops (its context's cause is ErrLostRun), its followers go to the
+// store for what comes next, and nothing more is written.
+func (r *Recorder) lost() {
+	r.mu.Lock()
+	if r.ended {
+		r.mu.Unlock()
+		return
+	}
+	r.ended = true
+	if r.cancel != nil {
+		r.cancel(ErrLostRun)
+	}
+	r.untailLocked(nil, nil)
+	r.mu.Unlock()
+	r.s.forget(r.id)
+	r.s.notify()
+}
+
 // SetDevice records the device the run got, once it has one.
 func (r *Recorder) SetDevice(device string) error {
-	_, err := r.s.db.Exec(`UPDATE runs SET device = ? WHERE id = ?`, fault.Clip(device, MaxNameBytes), r.id)
+	_, err := r.s.exec(context.Background(), `UPDATE runs SET device = ? WHERE id = ?`, fault.Clip(device, MaxNameBytes), r.id)
 	return err
 }
 
 // SetFlow records the flow's name, once the call named it.
 func (r *Recorder) SetFlow(name string) error {
-	_, err := r.s.db.Exec(`UPDATE runs SET flow = ? WHERE id = ?`, fault.Clip(name, MaxNameBytes), r.id)
+	_, err := r.s.exec(context.Background(), `UPDATE runs SET flow = ? WHERE id = ?`, fault.Clip(name, MaxNameBytes), r.id)
 	return err
 }
 
@@ -150,8 +193,13 @@ type Snapshot struct {
 	Artifacts map[string]string `json:"artifacts,omitempty"`
 }
 
-// MaxFileBytes caps an image a run keeps.
-const MaxFileBytes = 64 << 20
+// MaxFileBytes caps an image a run keeps; MaxRunFileBytes all of a
+// run's images together (the images past it are not kept; the steps and
+// their outcomes are).
+const (
+	MaxFileBytes    = 64 << 20
+	MaxRunFileBytes = 512 << 20
+)
 
 // Step records a finished step: its report, and for a snapshot step its
 // outcome and images (copied into the store from the artifacts' files on
@@ -193,25 +241,26 @@ func (r *Recorder) keepFile(role, key, src string) (string, error) {
 	n := r.files
 	r.mu.Unlock()
 	name := fmt.Sprintf("%03d-%s-%s", n, role, unsafe().ReplaceAllString(filepath.Base(key), "_"))
-	dir := r.s.filesDir(r.id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
 	in, err := os.Open(src)
 	if err != nil {
 		return "", err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	fi, err := in.Stat()
 	if err != nil {
 		return "", err
 	}
-	_, err = io.Copy(out, io.LimitReader(in, MaxFileBytes))
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	size := min(fi.Size(), MaxFileBytes)
+	r.mu.Lock()
+	over := r.fileBytes+size > MaxRunFileBytes
+	if !over {
+		r.fileBytes += size
 	}
-	if err != nil {
-		os.Remove(filepath.Join(dir, name))
+	r.mu.Unlock()
+	if over {
+		return "", fmt.Errorf("run %s keeps at most %d bytes of images", r.id, MaxRunFileBytes)
+	}
+	if err := r.s.sql.putFile(context.Background(), r.s, r.id, name, in, MaxFileBytes); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -249,11 +298,10 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 		return nil
 	}
 	r.ended = true
-	seq := r.seq
 	r.mu.Unlock()
 	defer r.s.forget(r.id)
 	if errors.Is(cause, ErrStopping) && r.resumable {
-		return r.detach(seq)
+		return r.detach()
 	}
 	st := Status{State: Failed}
 	switch {
@@ -268,9 +316,14 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 	default:
 		st.Error = "the run ended with no report"
 	}
-	end, ferr := r.s.finish(r.id, seq, st)
+	end, ferr := r.s.finish(context.Background(), r.id, st, r.s.token)
 	if ferr != nil {
+		// Not recorded: lost to another process, or the store away for
+		// good; the followers look in the store.
 		r.untail(nil, nil)
+		if errors.Is(ferr, errNotRunning) {
+			return nil
+		}
 		return ferr
 	}
 	r.untail(&end, &EndFrame{Status: st})
@@ -280,25 +333,27 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 
 // detach records that the server stopped under the run and leaves it
 // running with no driver, for a resume.
-func (r *Recorder) detach(seq int64) error {
+func (r *Recorder) detach() error {
 	reason := "the tool-server stopped while the run was going on; resume it (POST /v1/runs/{id}/resume, or serve --resume-interrupted) to run it again"
 	b, _ := json.Marshal(map[string]string{"reason": reason})
-	now := time.Now().UnixMilli()
-	tx, err := r.s.db.Begin()
+	var seq, now int64
+	err := r.s.inTx(context.Background(), func(t txn) error {
+		now = time.Now().UnixMilli()
+		err := t.row(`UPDATE runs SET event_count = event_count + 1, last_at = ?, owner = NULL, lease_until = NULL WHERE id = ? AND owner = ? AND status = ? RETURNING event_count - 1`,
+			now, r.id, r.s.token, Running).Scan(&seq)
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, seq, now, KindRunInterrupted, string(b)); err != nil {
+			return err
+		}
+		return t.changed(r.id)
+	})
 	if err != nil {
 		r.untail(nil, nil)
-		return err
-	}
-	defer tx.Rollback()
-	_, err = tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, r.id, seq, now, KindRunInterrupted, string(b))
-	if err == nil {
-		_, err = tx.Exec(`UPDATE runs SET event_count = ?, last_at = ?, owner = NULL WHERE id = ?`, seq+1, now, r.id)
-	}
-	if err == nil {
-		err = tx.Commit()
-	}
-	if err != nil {
-		r.untail(nil, nil)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // no longer this process's run
+		}
 		return err
 	}
 	ev := recorded(r.id, seq, now, KindRunInterrupted, b)

@@ -68,14 +68,12 @@ type Store struct {
 	// through, so that a follower's read never queues ahead of a run's
 	// next write (WAL: readers and the writer do not block each other).
 	db, rdb *sql.DB
-	dir     string
-	keep    int
-	lock    *os.File
-	// token names this process as the store's holder: the owner of the
-	// runs it drives (a reader compares it with its runs' owners).
+	// sql is what its database does its own way.
+	sql  dialect
+	keep int
+	lock *os.File
+	// token names this process: the owner of the runs it drives.
 	token string
-	// reader is set for a store OpenReader opened.
-	reader bool
 	// verbs orders abandon and resume, which read a run's state and
 	// write after it.
 	verbs sync.Mutex
@@ -133,7 +131,8 @@ func Open(dir string, keep int) (*Store, error) {
 	// One writer connection: SQLite has one writer, and a single
 	// connection keeps every write in order without SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, dir: dir, keep: keep, lock: lock, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
+	s := newStore(db, &sqliteDB{dir: dir}, keep)
+	s.lock = lock
 	if err := s.probeWrite(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: cannot write it: %w", path, err)
@@ -144,7 +143,7 @@ func Open(dir string, keep int) (*Store, error) {
 	}
 	if err := s.leftovers(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("run store %s: the runs a previous process left running: %w", s.dir, err)
+		return nil, fmt.Errorf("run store %s: the runs a previous process left running: %w", dir, err)
 	}
 	if _, err := s.db.Exec(`INSERT INTO meta (key, value) VALUES ('holder', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.token); err != nil {
 		s.Close()
@@ -226,7 +225,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	step_count INTEGER NOT NULL DEFAULT 0,
 	attempt INTEGER NOT NULL DEFAULT 1,
 	args TEXT,
-	owner TEXT
+	owner TEXT,
+	lease_until INTEGER
 );
 CREATE TABLE IF NOT EXISTS events (
 	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -244,8 +244,9 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 `
 
 // schemaVersion is the store's PRAGMA user_version: 1 since runs took
-// the states and kinds of docs/control-plane.md, "The run" (migrate.go).
-const schemaVersion = 1
+// the states and kinds of docs/control-plane.md, "The run"; 2 since a
+// run's owner holds a lease (migrate.go).
+const schemaVersion = 2
 
 func (s *Store) migrate() error {
 	if err := s.upgrade(); err != nil {
@@ -285,7 +286,8 @@ func (s *Store) lowerIDs() error {
 			tx.Rollback()
 			return fmt.Errorf("run %s: keeping it under %s: %w", id, low, err)
 		}
-		if err := os.Rename(s.filesDir(id), s.filesDir(low)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		d := s.sql.(*sqliteDB)
+		if err := os.Rename(d.filesDir(id), d.filesDir(low)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("run %s: moving its images: %w", id, err)
 		}
 	}
@@ -321,11 +323,20 @@ func (s *Store) leftovers() error {
 	rows.Close()
 	for _, l := range all {
 		st := Status{State: Failed, Error: "the tool-server process ended while the run was going on (killed or crashed); a run of a /tools call cannot be re-driven (its client held its results), so it failed; its events up to then are kept"}
-		if _, err := s.finish(l.id, l.seq, st); err != nil {
+		if _, err := s.finish(context.Background(), l.id, st, ""); err != nil {
 			return fmt.Errorf("run %s: %w", l.id, err)
 		}
 	}
 	return nil
+}
+
+// newStore is a store over db (the writer pool; the read pool is set
+// apart by the caller, else it is db) and its dialect.
+func newStore(db *sql.DB, d dialect, keep int) *Store {
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	return &Store{db: db, rdb: db, sql: d, keep: keep, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
 }
 
 // Close closes the store: runs still going on are left to their owners'
@@ -333,6 +344,7 @@ func (s *Store) leftovers() error {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() { close(s.closed) })
 	s.feed.wait()
+	s.sql.close()
 	if s.rdb != nil && s.rdb != s.db {
 		s.rdb.Close()
 	}
@@ -469,8 +481,8 @@ func (s *Store) Start(ctx context.Context, b Begin) (*Recorder, error) {
 		args = string(b.Args)
 	}
 	now := time.Now()
-	res, err := s.db.ExecContext(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at, last_at, args, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-		b.ID, b.Flow, b.Device, b.Linked, b.Source, Running, labels, now.UnixMilli(), now.UnixMilli(), args, s.token)
+	res, err := s.exec(ctx, `INSERT INTO runs (id, flow, device, linked, source, status, labels, started_at, last_at, args, owner, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+		b.ID, b.Flow, b.Device, b.Linked, b.Source, Running, labels, now.UnixMilli(), now.UnixMilli(), args, s.token, s.sql.leaseUntil(now.UnixMilli()))
 	if err != nil {
 		return nil, err
 	}
@@ -533,19 +545,19 @@ func (s *Store) Abandon(ctx context.Context, id, reason string) (Receipt, error)
 // abandonIdle abandons a run no recorder of this process holds: its
 // driver is gone. s.verbs is held.
 func (s *Store) abandonIdle(ctx context.Context, id string, st Status) (Event, error) {
+	ev, err := s.finish(ctx, id, st, "")
+	if !errors.Is(err, errNotRunning) {
+		return ev, err
+	}
 	var state string
-	var seq int64
-	err := s.db.QueryRowContext(ctx, `SELECT status, event_count FROM runs WHERE id = ?`, id).Scan(&state, &seq)
+	err = s.row(ctx, `SELECT status FROM runs WHERE id = ?`, id).Scan(&state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Event{}, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	}
 	if err != nil {
 		return Event{}, err
 	}
-	if Terminal(state) {
-		return Event{}, fmt.Errorf("%w: run %s is %s; there is nothing left to abandon", ErrWrongState, id, state)
-	}
-	return s.finish(id, seq, st)
+	return Event{}, fmt.Errorf("%w: run %s is %s; there is nothing left to abandon", ErrWrongState, id, state)
 }
 
 // Resume starts a new attempt of a run that is running with no driver
@@ -564,25 +576,23 @@ func (s *Store) Resume(ctx context.Context, id string) (*Recorder, json.RawMessa
 	if live {
 		return nil, nil, fmt.Errorf("%w: run %s is running, driven by this tool-server", ErrAttached, id)
 	}
-	var state string
 	var seq int64
 	var attempt int
-	var args sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT status, event_count, attempt, args FROM runs WHERE id = ?`, id).Scan(&state, &seq, &attempt, &args)
+	var args string
+	now := time.Now().UnixMilli()
+	err := s.inTx(ctx, func(t txn) error {
+		err := t.row(`UPDATE runs SET owner = ?, lease_until = ?, attempt = attempt + 1, step_count = 0
+			WHERE id = ? AND status = ? AND args IS NOT NULL AND (owner IS NULL OR lease_until < ?)
+			RETURNING event_count, attempt, args`, s.token, s.sql.leaseUntil(now), id, Running, now).Scan(&seq, &attempt, &args)
+		if err != nil {
+			return err
+		}
+		return t.changed(id)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+		return nil, nil, s.whyNotResumed(ctx, id)
 	}
 	if err != nil {
-		return nil, nil, err
-	}
-	if Terminal(state) {
-		return nil, nil, fmt.Errorf("%w: run %s is %s", ErrWrongState, id, state)
-	}
-	if !args.Valid {
-		return nil, nil, fmt.Errorf("%w: run %s was started by a /tools call, whose arguments are not recorded, so it cannot be re-driven; abandon it", ErrWrongState, id)
-	}
-	attempt++
-	if _, err := s.db.ExecContext(ctx, `UPDATE runs SET owner = ?, attempt = ?, step_count = 0 WHERE id = ?`, s.token, attempt, id); err != nil {
 		return nil, nil, err
 	}
 	r := &Recorder{s: s, id: id, seq: seq, resumable: true}
@@ -590,12 +600,29 @@ func (s *Store) Resume(ctx context.Context, id string) (*Recorder, json.RawMessa
 	s.live[id] = r
 	s.mu.Unlock()
 	if err := r.Append(KindRunResumed, map[string]int{"attempt": attempt}); err != nil {
-		s.mu.Lock()
-		delete(s.live, id)
-		s.mu.Unlock()
+		s.forget(id)
 		return nil, nil, err
 	}
-	return r, json.RawMessage(args.String), nil
+	return r, json.RawMessage(args), nil
+}
+
+// whyNotResumed says why run id could not be claimed for a resume.
+func (s *Store) whyNotResumed(ctx context.Context, id string) error {
+	var state, owner string
+	var args bool
+	var lease int64
+	err := s.row(ctx, `SELECT status, args IS NOT NULL, coalesce(owner, ''), coalesce(lease_until, 0) FROM runs WHERE id = ?`, id).Scan(&state, &args, &owner, &lease)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
+	case err != nil:
+		return err
+	case Terminal(state):
+		return fmt.Errorf("%w: run %s is %s", ErrWrongState, id, state)
+	case !args:
+		return fmt.Errorf("%w: run %s was started by a /tools call, whose arguments are not recorded, so it cannot be re-driven; abandon it", ErrWrongState, id)
+	}
+	return fmt.Errorf("%w: run %s is running, driven by a tool-server whose lease on it holds", ErrAttached, id)
 }
 
 // forget drops a run from the ones this process drives.
@@ -625,28 +652,46 @@ func (s *Store) Stopping() {
 	}
 }
 
-// finish ends a run with its status, the terminal event at seq (its
-// payload the status object), and returns that event as recorded.
-func (s *Store) finish(id string, seq int64, st Status) (Event, error) {
+// errNotRunning is a finish of a run that is no longer running (or, for
+// its owner, no longer its own).
+var errNotRunning = errors.New("the run is not running")
+
+// finish ends a run with its status: the terminal event (its payload the
+// status object) at the log's next seq, returned as recorded. With owner
+// set, only while owner drives it (its lease holds): else errNotRunning,
+// as for a run that is not running.
+func (s *Store) finish(ctx context.Context, id string, st Status, owner string) (Event, error) {
 	payload, _ := json.Marshal(st)
 	kind := terminalKind(st.State)
 	var outcome any
 	if o := st.Outcome(); o != "" {
 		outcome = o
 	}
-	now := time.Now().UnixMilli()
-	tx, err := s.db.Begin()
+	cond, arg := "status = ?", any(Running)
+	if owner != "" {
+		cond, arg = "status = ? AND owner = ?", owner
+	}
+	var seq, now int64
+	err := s.inTx(ctx, func(t txn) error {
+		now = time.Now().UnixMilli()
+		args := []any{st.State, outcome, now, now, string(payload), id, Running}
+		if owner != "" {
+			args = append(args, arg)
+		}
+		err := t.row(`UPDATE runs SET status = ?, outcome = ?, ended_at = ?, last_at = ?, summary = ?, event_count = event_count + 1, owner = NULL, lease_until = NULL
+			WHERE id = ? AND `+cond+` RETURNING event_count - 1`, args...).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errNotRunning
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now, kind, string(payload)); err != nil {
+			return err
+		}
+		return t.changed(id)
+	})
 	if err != nil {
-		return Event{}, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec(`INSERT INTO events (run_id, seq, recorded_at, kind, payload) VALUES (?, ?, ?, ?, ?)`, id, seq, now, kind, string(payload)); err != nil {
-		return Event{}, err
-	}
-	if _, err := tx.Exec(`UPDATE runs SET status = ?, outcome = ?, ended_at = ?, last_at = ?, summary = ?, event_count = ?, owner = NULL WHERE id = ?`, st.State, outcome, now, now, string(payload), seq+1, id); err != nil {
-		return Event{}, err
-	}
-	if err := tx.Commit(); err != nil {
 		return Event{}, err
 	}
 	return recorded(id, seq, now, kind, payload), nil
@@ -660,19 +705,19 @@ func (s *Store) prune() error {
 		return err
 	}
 	for _, id := range ids {
-		if _, err := s.db.Exec(`DELETE FROM runs WHERE id = ?`, id); err != nil {
+		if _, err := s.exec(context.Background(), `DELETE FROM runs WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if err := os.RemoveAll(s.filesDir(id)); err != nil {
+		if err := s.sql.removeFiles(context.Background(), s, id); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// ids runs a query of run ids on the writer connection and returns them.
+// ids runs a query of run ids on the writer pool and returns them.
 func (s *Store) ids(query string, args ...any) ([]string, error) {
-	rows, err := s.db.Query(query, args...)
+	rows, err := s.db.Query(s.sql.rebind(query), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -687,6 +732,3 @@ func (s *Store) ids(query string, args ...any) ([]string, error) {
 	}
 	return ids, rows.Err()
 }
-
-// filesDir is where a run's images are kept.
-func (s *Store) filesDir(id string) string { return filepath.Join(s.dir, "files", id) }

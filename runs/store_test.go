@@ -265,17 +265,17 @@ func TestRetentionPrunesRunsAndFiles(t *testing.T) {
 	if len(d.Snapshots) != 1 || d.Snapshots[0].Files["current"] == "" {
 		t.Fatalf("the snapshot's image was not kept: %+v", d.Snapshots)
 	}
-	f, err := st.File(first, d.Snapshots[0].Files["current"])
+	f, err := st.File(t.Context(), first, d.Snapshots[0].Files["current"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	if f, err := st.File(strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
+	if f, err := st.File(t.Context(), strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
 		t.Errorf("the image by the run id in upper case: %v", err)
 	} else {
 		f.Close()
 	}
-	if _, err := st.File(first, "../../runs.db"); err == nil {
+	if _, err := st.File(t.Context(), first, "../../runs.db"); err == nil {
 		t.Error("a file name with a path was served")
 	}
 	finished(t, st, "two", nil, passing)
@@ -475,7 +475,7 @@ func TestOpenLowersOldIDs(t *testing.T) {
 	if err != nil || got.ID != id || len(got.Steps) != 1 || len(got.Snapshots) != 1 {
 		t.Fatalf("the old run by its id: %+v, %v", got, err)
 	}
-	f, err := st.File(id, name)
+	f, err := st.File(t.Context(), id, name)
 	if err != nil {
 		t.Fatalf("its kept image: %v", err)
 	}

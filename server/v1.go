@@ -320,20 +320,15 @@ func (s *Server) v1RunFile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, err := st.File(id, chi.URLParam(r, "name"))
+	f, err := st.File(r.Context(), id, chi.URLParam(r, "name"))
 	if err != nil {
 		s.runError(w, r, err)
 		return
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		s.runError(w, r, err)
-		return
-	}
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Cache-Control", "private, max-age=86400")
-	http.ServeContent(w, r, "", fi.ModTime(), f)
+	http.ServeContent(w, r, "", f.ModTime(), f)
 }
 
 // eventPoll bounds how long a stream waits for a change before it looks
