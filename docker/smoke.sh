@@ -128,6 +128,6 @@ set -e
 "$bin" flow run remote --project "$work/remote" --link "http://127.0.0.1:$port" || fail "the linked compare did not pass"
 
 section the run store in its volume
-"$bin" runs list --link "http://127.0.0.1:$port" --status passed | grep -q remote || fail "the container's run store does not list the passing run"
+"$bin" runs list --link "http://127.0.0.1:$port" --outcome passed | grep -q remote || fail "the container's run store does not list the passing run"
 docker exec "$cid" test -s /var/lib/toolserver/runs.db || fail "no run store in /var/lib/toolserver"
 echo "smoke: PASS in ${SECONDS}s (image $image, $((size / 1000000)) MB, server uid $server_uid, runner uid $uid, read-only root)"
