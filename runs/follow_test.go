@@ -13,78 +13,78 @@ import (
 // run: every Append returns, and the tail, full, is cut off (closed, not
 // ended) so that its follower catches up from the store.
 func TestAppendNeverWaitsForATail(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tail := st.Follow(rec.ID())
-	if tail == nil || tail.From != 1 {
-		t.Fatalf("a tail of a live run after run_started: %+v, want one from seq 1", tail)
-	}
-	defer tail.Close()
-	for i := range runs.TailBuffer + 10 {
-		if err := rec.Append(runs.KindStepCompleted, map[string]int{"i": i}); err != nil {
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	n := 0
-	for e := range tail.C {
-		if e.Seq != int64(1+n) {
-			t.Fatalf("event %d of the tail has seq %d", n, e.Seq)
+		tail := st.Follow(rec.ID())
+		if tail == nil || tail.From != 1 {
+			t.Fatalf("a tail of a live run after run_started: %+v, want one from seq 1", tail)
 		}
-		n++
-	}
-	if _, ended := tail.Ended(); ended || n != runs.TailBuffer {
-		t.Fatalf("the full tail: %d events, ended %v; want %d and cut off", n, ended, runs.TailBuffer)
-	}
-	if err := rec.End(&flow.Report{OK: true}, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if st.Follow(rec.ID()) != nil {
-		t.Error("a tail of an ended run: want nil (the store has it all)")
-	}
+		defer tail.Close()
+		for i := range runs.TailBuffer + 10 {
+			if err := rec.Append(runs.KindStepCompleted, map[string]int{"i": i}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := 0
+		for e := range tail.C {
+			if e.Seq != int64(1+n) {
+				t.Fatalf("event %d of the tail has seq %d", n, e.Seq)
+			}
+			n++
+		}
+		if _, ended := tail.Ended(); ended || n != runs.TailBuffer {
+			t.Fatalf("the full tail: %d events, ended %v; want %d and cut off", n, ended, runs.TailBuffer)
+		}
+		if err := rec.End(&flow.Report{OK: true}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if st.Follow(rec.ID()) != nil {
+			t.Error("a tail of an ended run: want nil (the store has it all)")
+		}
+	})
 }
 
 // TestFollowersSeeEveryEventOnce: followers that start while a run
 // records, each reading the store up to its tail and then the tail, see
 // every event once and in order, then the run's end with its status.
 func TestFollowersSeeEveryEventOnce(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const events = 500
-	started := make(chan struct{})
-	go func() {
-		for i := range events {
-			if i == 50 {
-				close(started)
-			}
-			rec.Append(runs.KindStepCompleted, map[string]int{"i": i})
-		}
-		rec.End(&flow.Report{OK: true}, nil, nil)
-	}()
-	<-started
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- follow(t, st, rec.ID(), events+2)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-	}
+		const events = 500
+		started := make(chan struct{})
+		go func() {
+			for i := range events {
+				if i == 50 {
+					close(started)
+				}
+				rec.Append(runs.KindStepCompleted, map[string]int{"i": i})
+			}
+			rec.End(&flow.Report{OK: true}, nil, nil)
+		}()
+		<-started
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- follow(t, st, rec.ID(), events+2)
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
 }
 
 // follow reads run id as a stream does: the store before the tail, then

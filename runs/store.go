@@ -700,7 +700,7 @@ func (s *Store) finish(ctx context.Context, id string, st Status, owner string) 
 // prune removes the oldest finished runs beyond the store's keep, with
 // their files.
 func (s *Store) prune() error {
-	ids, err := s.ids(`SELECT id FROM runs WHERE status != ? ORDER BY n DESC LIMIT -1 OFFSET ?`, Running, s.keep)
+	ids, err := s.ids(`SELECT id FROM runs WHERE status != ? AND n <= (SELECT n FROM runs WHERE status != ? ORDER BY n DESC LIMIT 1 OFFSET ?)`, Running, Running, s.keep)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/runs"
 )
 
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 		child(dir)
 		return
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 // The runs the child records: one of a /tools call, two of POST /v1/runs
@@ -96,103 +97,103 @@ var (
 )
 
 func TestListGetFiltersAndPages(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	var ids []string
-	for i := range 5 {
-		rep := passing
-		if i%2 == 1 {
-			rep = failing
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		var ids []string
+		for i := range 5 {
+			rep := passing
+			if i%2 == 1 {
+				rep = failing
+			}
+			ids = append(ids, finished(t, st, fmt.Sprintf("flow-%d", i), map[string]string{"build": fmt.Sprint(i % 2), "env": "ci"}, rep))
 		}
-		ids = append(ids, finished(t, st, fmt.Sprintf("flow-%d", i), map[string]string{"build": fmt.Sprint(i % 2), "env": "ci"}, rep))
-	}
-	all, err := st.List(t.Context(), runs.Filter{})
-	if err != nil || len(all) != 5 || all[0].ID != ids[4] || all[4].ID != ids[0] {
-		t.Fatalf("list: %v %+v, want 5 newest first", err, all)
-	}
-	failed, _ := st.List(t.Context(), runs.Filter{Outcome: runs.FailedChecks})
-	if len(failed) != 2 || failed[0].Flow != "flow-3" || failed[0].Status.State != runs.Completed || failed[0].Status.Output == nil || failed[0].Status.Output.Failed != 1 {
-		t.Errorf("status filter: %+v", failed)
-	}
-	labelled, _ := st.List(t.Context(), runs.Filter{Labels: map[string]string{"build": "0", "env": "ci"}})
-	if len(labelled) != 3 {
-		t.Errorf("label filter: got %d runs, want 3", len(labelled))
-	}
-	// The pages follow next_before to the end; the last says nothing, and
-	// a cursor is found in either case.
-	var got []string
-	var cursors []string
-	f := runs.Filter{Limit: 2}
-	for range 4 {
-		p, err := st.ListPage(t.Context(), f)
-		if err != nil {
-			t.Fatal(err)
+		all, err := st.List(t.Context(), runs.Filter{})
+		if err != nil || len(all) != 5 || all[0].ID != ids[4] || all[4].ID != ids[0] {
+			t.Fatalf("list: %v %+v, want 5 newest first", err, all)
 		}
-		for _, r := range p.Runs {
-			got = append(got, r.Flow)
+		failed, _ := st.List(t.Context(), runs.Filter{Outcome: runs.FailedChecks})
+		if len(failed) != 2 || failed[0].Flow != "flow-3" || failed[0].Status.State != runs.Completed || failed[0].Status.Output == nil || failed[0].Status.Output.Failed != 1 {
+			t.Errorf("status filter: %+v", failed)
 		}
-		cursors = append(cursors, p.NextBefore)
-		if p.NextBefore == "" {
-			break
+		labelled, _ := st.List(t.Context(), runs.Filter{Labels: map[string]string{"build": "0", "env": "ci"}})
+		if len(labelled) != 3 {
+			t.Errorf("label filter: got %d runs, want 3", len(labelled))
 		}
-		if p.NextBefore != p.Runs[len(p.Runs)-1].ID {
-			t.Errorf("next_before %s, want the page's last run %s", p.NextBefore, p.Runs[len(p.Runs)-1].ID)
+		// The pages follow next_before to the end; the last says nothing, and
+		// a cursor is found in either case.
+		var got []string
+		var cursors []string
+		f := runs.Filter{Limit: 2}
+		for range 4 {
+			p, err := st.ListPage(t.Context(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range p.Runs {
+				got = append(got, r.Flow)
+			}
+			cursors = append(cursors, p.NextBefore)
+			if p.NextBefore == "" {
+				break
+			}
+			if p.NextBefore != p.Runs[len(p.Runs)-1].ID {
+				t.Errorf("next_before %s, want the page's last run %s", p.NextBefore, p.Runs[len(p.Runs)-1].ID)
+			}
+			f.Before = strings.ToUpper(p.NextBefore)
 		}
-		f.Before = strings.ToUpper(p.NextBefore)
-	}
-	if strings.Join(got, " ") != "flow-4 flow-3 flow-2 flow-1 flow-0" || len(cursors) != 3 || cursors[2] != "" {
-		t.Errorf("pages: %q, cursors %q", got, cursors)
-	}
-	if p, err := st.ListPage(t.Context(), runs.Filter{Limit: 5}); err != nil || len(p.Runs) != 5 || p.NextBefore != "" {
-		t.Errorf("a page holding every run: %v %d runs, next_before %q, want none", err, len(p.Runs), p.NextBefore)
-	}
-	for _, before := range []string{"99999999-2222-4333-8444-555555555555", "not-a-uuid"} {
-		if _, err := st.List(t.Context(), runs.Filter{Before: before}); !errors.Is(err, runs.ErrBadCursor) {
-			t.Errorf("before=%s: %v, want ErrBadCursor", before, err)
+		if strings.Join(got, " ") != "flow-4 flow-3 flow-2 flow-1 flow-0" || len(cursors) != 3 || cursors[2] != "" {
+			t.Errorf("pages: %q, cursors %q", got, cursors)
 		}
-	}
-	d, err := st.Get(t.Context(), ids[1])
-	if err != nil || d.Status.State != runs.Completed || d.Outcome != runs.FailedChecks || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
-		t.Fatalf("get: %v %+v", err, d)
-	}
-	if _, err := st.Get(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
-		t.Errorf("get unknown: %v", err)
-	}
-	evs, _ := st.Events(t.Context(), ids[1], 0)
-	var kinds []string
-	for i, e := range evs {
-		if e.Seq != int64(i) {
-			t.Errorf("event %d has seq %d", i, e.Seq)
+		if p, err := st.ListPage(t.Context(), runs.Filter{Limit: 5}); err != nil || len(p.Runs) != 5 || p.NextBefore != "" {
+			t.Errorf("a page holding every run: %v %d runs, next_before %q, want none", err, len(p.Runs), p.NextBefore)
 		}
-		kinds = append(kinds, e.Event.Kind)
-	}
-	if strings.Join(kinds, " ") != "RunStarted StepCompleted RunCompleted" {
-		t.Errorf("events: %q", kinds)
-	}
+		for _, before := range []string{"99999999-2222-4333-8444-555555555555", "not-a-uuid"} {
+			if _, err := st.List(t.Context(), runs.Filter{Before: before}); !errors.Is(err, runs.ErrBadCursor) {
+				t.Errorf("before=%s: %v, want ErrBadCursor", before, err)
+			}
+		}
+		d, err := st.Get(t.Context(), ids[1])
+		if err != nil || d.Status.State != runs.Completed || d.Outcome != runs.FailedChecks || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
+			t.Fatalf("get: %v %+v", err, d)
+		}
+		if _, err := st.Get(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
+			t.Errorf("get unknown: %v", err)
+		}
+		evs, _ := st.Events(t.Context(), ids[1], 0)
+		var kinds []string
+		for i, e := range evs {
+			if e.Seq != int64(i) {
+				t.Errorf("event %d has seq %d", i, e.Seq)
+			}
+			kinds = append(kinds, e.Event.Kind)
+		}
+		if strings.Join(kinds, " ") != "RunStarted StepCompleted RunCompleted" {
+			t.Errorf("events: %q", kinds)
+		}
+	})
 }
 
 func TestStartRefuses(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	id := "11111111-2222-4333-8444-555555555555"
-	if _, err := st.Start(t.Context(), runs.Begin{ID: id, Source: "v1"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Start(t.Context(), runs.Begin{ID: id, Source: "v1"}); !errors.Is(err, runs.ErrRunExists) {
-		t.Errorf("a used id: %v", err)
-	}
-	many := map[string]string{}
-	for i := range 17 {
-		many[fmt.Sprint("k", i)] = "v"
-	}
-	for _, labels := range []map[string]string{many, {strings.Repeat("k", 65): "v"}, {"k": strings.Repeat("v", 257)}, {"": "v"}, {"a\x00b": "v"}, {"a\x1bb": "v"}, {"a\xffb": "v"}} {
-		if _, err := st.Start(t.Context(), runs.Begin{Labels: labels, Source: "v1"}); err == nil {
-			t.Errorf("labels %v: accepted", labels)
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		id := "11111111-2222-4333-8444-555555555555"
+		if _, err := st.Start(t.Context(), runs.Begin{ID: id, Source: "v1"}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := st.Start(t.Context(), runs.Begin{ID: "nope", Source: "v1"}); err == nil {
-		t.Error("a run id that is no UUID: accepted")
-	}
+		if _, err := st.Start(t.Context(), runs.Begin{ID: id, Source: "v1"}); !errors.Is(err, runs.ErrRunExists) {
+			t.Errorf("a used id: %v", err)
+		}
+		many := map[string]string{}
+		for i := range 17 {
+			many[fmt.Sprint("k", i)] = "v"
+		}
+		for _, labels := range []map[string]string{many, {strings.Repeat("k", 65): "v"}, {"k": strings.Repeat("v", 257)}, {"": "v"}, {"a\x00b": "v"}, {"a\x1bb": "v"}, {"a\xffb": "v"}} {
+			if _, err := st.Start(t.Context(), runs.Begin{Labels: labels, Source: "v1"}); err == nil {
+				t.Errorf("labels %v: accepted", labels)
+			}
+		}
+		if _, err := st.Start(t.Context(), runs.Begin{ID: "nope", Source: "v1"}); err == nil {
+			t.Error("a run id that is no UUID: accepted")
+		}
+	})
 }
 
 // TestAbandon: abandoning a running run records one terminal
@@ -200,95 +201,94 @@ func TestStartRefuses(t *testing.T) {
 // is ErrAbandoned) and keeps anything it does later out of its log; a
 // terminal run cannot be abandoned, an unknown one is unknown.
 func TestAbandon(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := rec.Bind(context.Background())
-	defer cancel(nil)
-	tail := st.Follow(rec.ID())
-	rc, err := st.Abandon(t.Context(), strings.ToUpper(rec.ID()), "the husk is dead")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := runs.Receipt{Run: rec.ID(), Abandoned: true, AppendedSeq: 1, Status: runs.Status{State: runs.Abandoned, Reason: "the husk is dead"}}
-	if rc != want {
-		t.Errorf("receipt %+v, want %+v", rc, want)
-	}
-	<-ctx.Done()
-	if !errors.Is(context.Cause(ctx), runs.ErrAbandoned) {
-		t.Fatalf("cause: %v", context.Cause(ctx))
-	}
-	for range tail.C {
-	}
-	if end, ok := tail.Ended(); !ok || end.Status != want.Status || end.Detached {
-		t.Errorf("the tail's end: %+v %v", end, ok)
-	}
-	// What the stopped run does after is not recorded.
-	if err := rec.Step(flow.StepReport{Kind: "tap", Status: flow.StatusPass}); err == nil {
-		t.Error("a step after the abandonment was recorded")
-	}
-	rec.End(&flow.Report{Aborted: true, Skipped: 1}, nil, context.Cause(ctx))
-	d, _ := st.Get(t.Context(), rec.ID())
-	if d.Status != want.Status || d.Driver != "" || d.EventCount != 2 || d.Outcome != "" {
-		t.Errorf("the run: %+v", d.Run)
-	}
-	evs, _ := st.Events(t.Context(), rec.ID(), 0)
-	if last := evs[len(evs)-1]; last.Event.Kind != runs.KindRunAbandoned || string(last.Event.Payload) != `{"state":"abandoned","reason":"the husk is dead"}` {
-		t.Errorf("the last event: %s %s", last.Event.Kind, last.Event.Payload)
-	}
-	if _, err := st.Abandon(t.Context(), rec.ID(), ""); !errors.Is(err, runs.ErrWrongState) {
-		t.Errorf("abandon an ended run: %v", err)
-	}
-	if _, err := st.Abandon(t.Context(), "99999999-2222-4333-8444-555555555555", ""); !errors.Is(err, runs.ErrUnknownRun) {
-		t.Errorf("abandon an unknown run: %v", err)
-	}
-	if _, err := st.Abandon(t.Context(), rec.ID(), strings.Repeat("x", runs.MaxReasonBytes+1)); !errors.Is(err, runs.ErrBadRequest) {
-		t.Errorf("a reason over its bound: %v", err)
-	}
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		rec, err := st.Start(t.Context(), runs.Begin{Source: "v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := rec.Bind(context.Background())
+		defer cancel(nil)
+		tail := st.Follow(rec.ID())
+		rc, err := st.Abandon(t.Context(), strings.ToUpper(rec.ID()), "the husk is dead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := runs.Receipt{Run: rec.ID(), Abandoned: true, AppendedSeq: 1, Status: runs.Status{State: runs.Abandoned, Reason: "the husk is dead"}}
+		if rc != want {
+			t.Errorf("receipt %+v, want %+v", rc, want)
+		}
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), runs.ErrAbandoned) {
+			t.Fatalf("cause: %v", context.Cause(ctx))
+		}
+		for range tail.C {
+		}
+		if end, ok := tail.Ended(); !ok || end.Status != want.Status || end.Detached {
+			t.Errorf("the tail's end: %+v %v", end, ok)
+		}
+		// What the stopped run does after is not recorded.
+		if err := rec.Step(flow.StepReport{Kind: "tap", Status: flow.StatusPass}); err == nil {
+			t.Error("a step after the abandonment was recorded")
+		}
+		rec.End(&flow.Report{Aborted: true, Skipped: 1}, nil, context.Cause(ctx))
+		d, _ := st.Get(t.Context(), rec.ID())
+		if d.Status != want.Status || d.Driver != "" || d.EventCount != 2 || d.Outcome != "" {
+			t.Errorf("the run: %+v", d.Run)
+		}
+		evs, _ := st.Events(t.Context(), rec.ID(), 0)
+		if last := evs[len(evs)-1]; last.Event.Kind != runs.KindRunAbandoned || string(last.Event.Payload) != `{"state":"abandoned","reason":"the husk is dead"}` {
+			t.Errorf("the last event: %s %s", last.Event.Kind, last.Event.Payload)
+		}
+		if _, err := st.Abandon(t.Context(), rec.ID(), ""); !errors.Is(err, runs.ErrWrongState) {
+			t.Errorf("abandon an ended run: %v", err)
+		}
+		if _, err := st.Abandon(t.Context(), "99999999-2222-4333-8444-555555555555", ""); !errors.Is(err, runs.ErrUnknownRun) {
+			t.Errorf("abandon an unknown run: %v", err)
+		}
+		if _, err := st.Abandon(t.Context(), rec.ID(), strings.Repeat("x", runs.MaxReasonBytes+1)); !errors.Is(err, runs.ErrBadRequest) {
+			t.Errorf("a reason over its bound: %v", err)
+		}
+	})
 }
 
 // TestRetentionPrunesRunsAndFiles: beyond keep, the oldest finished runs
 // go with their images.
 func TestRetentionPrunesRunsAndFiles(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	st := open(t, dir, 2)
-	img := filepath.Join(t.TempDir(), "current.png")
-	os.WriteFile(img, []byte("\x89PNG fake"), 0o644)
-	snap := &flow.Report{Failed: 1, Steps: []flow.StepReport{{Kind: "snapshot", Status: flow.StatusFail, SnapshotKey: "home__chromium-10x10.png",
-		Artifacts: map[string]flow.Artifact{"current": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "a1", HostPath: img}}}}}}
-	first := finished(t, st, "one", nil, snap)
-	d, _ := st.Get(t.Context(), first)
-	if len(d.Snapshots) != 1 || d.Snapshots[0].Files["current"] == "" {
-		t.Fatalf("the snapshot's image was not kept: %+v", d.Snapshots)
-	}
-	f, err := st.File(t.Context(), first, d.Snapshots[0].Files["current"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if f, err := st.File(t.Context(), strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
-		t.Errorf("the image by the run id in upper case: %v", err)
-	} else {
+	forEachStore(t, 2, func(t *testing.T, st *runs.Store) {
+		img := filepath.Join(t.TempDir(), "current.png")
+		os.WriteFile(img, []byte("\x89PNG fake"), 0o644)
+		snap := &flow.Report{Failed: 1, Steps: []flow.StepReport{{Kind: "snapshot", Status: flow.StatusFail, SnapshotKey: "home__chromium-10x10.png",
+			Artifacts: map[string]flow.Artifact{"current": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "a1", HostPath: img}}}}}}
+		first := finished(t, st, "one", nil, snap)
+		d, _ := st.Get(t.Context(), first)
+		if len(d.Snapshots) != 1 || d.Snapshots[0].Files["current"] == "" {
+			t.Fatalf("the snapshot's image was not kept: %+v", d.Snapshots)
+		}
+		f, err := st.File(t.Context(), first, d.Snapshots[0].Files["current"])
+		if err != nil {
+			t.Fatal(err)
+		}
 		f.Close()
-	}
-	if _, err := st.File(t.Context(), first, "../../runs.db"); err == nil {
-		t.Error("a file name with a path was served")
-	}
-	finished(t, st, "two", nil, passing)
-	finished(t, st, "three", nil, passing)
-	if _, err := st.Get(t.Context(), first); !errors.Is(err, runs.ErrUnknownRun) {
-		t.Errorf("the oldest run: %v, want pruned", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "files", first)); !os.IsNotExist(err) {
-		t.Errorf("the oldest run's files: %v, want gone", err)
-	}
-	if all, _ := st.List(t.Context(), runs.Filter{}); len(all) != 2 {
-		t.Errorf("kept %d runs, want 2", len(all))
-	}
+		if f, err := st.File(t.Context(), strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
+			t.Errorf("the image by the run id in upper case: %v", err)
+		} else {
+			f.Close()
+		}
+		if _, err := st.File(t.Context(), first, "../../runs.db"); err == nil {
+			t.Error("a file name with a path was served")
+		}
+		finished(t, st, "two", nil, passing)
+		finished(t, st, "three", nil, passing)
+		if _, err := st.Get(t.Context(), first); !errors.Is(err, runs.ErrUnknownRun) {
+			t.Errorf("the oldest run: %v, want pruned", err)
+		}
+		if _, err := st.File(t.Context(), first, d.Snapshots[0].Files["current"]); !errors.Is(err, runs.ErrUnknownRun) {
+			t.Errorf("the oldest run's image: %v, want gone", err)
+		}
+		if all, _ := st.List(t.Context(), runs.Filter{}); len(all) != 2 {
+			t.Errorf("kept %d runs, want 2", len(all))
+		}
+	})
 }
 
 // TestKilledMidRun: a process killed with SIGKILL during its runs loses
@@ -373,52 +373,52 @@ func TestKilledMidRun(t *testing.T) {
 // TestResumeRefusesAToolsRun: the run of a /tools call records no
 // arguments, so nothing can re-drive it.
 func TestResumeRefusesAToolsRun(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "tools"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := st.Resume(t.Context(), rec.ID()); !errors.Is(err, runs.ErrAttached) {
-		t.Errorf("resume of a driven run: %v", err)
-	}
-	rec.End(nil, errors.New("x"), runs.ErrStopping)
-	r, _ := st.Run(t.Context(), rec.ID())
-	if r.Status.State != runs.Failed || r.Status.Error != "the tool-server stopped while the run was going on" {
-		t.Errorf("a /tools run the server stopped under: %+v, want failed", r.Status)
-	}
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "tools"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.Resume(t.Context(), rec.ID()); !errors.Is(err, runs.ErrAttached) {
+			t.Errorf("resume of a driven run: %v", err)
+		}
+		rec.End(nil, errors.New("x"), runs.ErrStopping)
+		r, _ := st.Run(t.Context(), rec.ID())
+		if r.Status.State != runs.Failed || r.Status.Error != "the tool-server stopped while the run was going on" {
+			t.Errorf("a /tools run the server stopped under: %+v, want failed", r.Status)
+		}
+	})
 }
 
 // TestStoppingLeavesAResumableRunRunning: a run of POST /v1/runs that the
 // server stops under stays running, with no driver and a RunInterrupted
 // event; its followers' end frame says detached.
 func TestStoppingLeavesAResumableRunRunning(t *testing.T) {
-	t.Parallel()
-	st := open(t, t.TempDir(), 0)
-	rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "v1", Args: json.RawMessage(`{"name":"home"}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := rec.Bind(context.Background())
-	defer cancel(nil)
-	tail := st.Follow(rec.ID())
-	st.Stopping()
-	<-ctx.Done()
-	if err := rec.End(nil, ctx.Err(), context.Cause(ctx)); err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for e := range tail.C {
-		kinds = append(kinds, e.Event.Event.Kind)
-	}
-	end, ok := tail.Ended()
-	if !ok || !end.Detached || end.Status.State != runs.Running || !slices.Equal(kinds, []string{runs.KindRunInterrupted}) {
-		t.Errorf("the tail: %v, end %+v %v; want RunInterrupted then a detached end", kinds, end, ok)
-	}
-	r, _ := st.Run(t.Context(), rec.ID())
-	if r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable || r.End() != end {
-		t.Errorf("the run: %+v", r)
-	}
+	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+		rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "v1", Args: json.RawMessage(`{"name":"home"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := rec.Bind(context.Background())
+		defer cancel(nil)
+		tail := st.Follow(rec.ID())
+		st.Stopping()
+		<-ctx.Done()
+		if err := rec.End(nil, ctx.Err(), context.Cause(ctx)); err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for e := range tail.C {
+			kinds = append(kinds, e.Event.Event.Kind)
+		}
+		end, ok := tail.Ended()
+		if !ok || !end.Detached || end.Status.State != runs.Running || !slices.Equal(kinds, []string{runs.KindRunInterrupted}) {
+			t.Errorf("the tail: %v, end %+v %v; want RunInterrupted then a detached end", kinds, end, ok)
+		}
+		r, _ := st.Run(t.Context(), rec.ID())
+		if r.Status.State != runs.Running || r.Driver != runs.DriverNone || !r.Resumable || r.End() != end {
+			t.Errorf("the run: %+v", r)
+		}
+	})
 }
 
 // TestOneProcessPerDirectory: a second store on the same directory is
@@ -540,4 +540,29 @@ func TestReaderBesideTheHolder(t *testing.T) {
 	if _, err := runs.OpenReader(t.TempDir()); !errors.Is(err, runs.ErrNoStore) {
 		t.Errorf("a directory without a store: %v, want ErrNoStore", err)
 	}
+}
+
+// forEachStore runs test on a store of each database, in parallel: the
+// embedded SQLite and a PostgreSQL of its own (the behaviour suite both
+// pass).
+func forEachStore(t *testing.T, keep int, test func(t *testing.T, st *runs.Store)) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		test(t, open(t, t.TempDir(), keep))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		test(t, openPostgres(t, pgtest.DSN(t), keep))
+	})
+}
+
+func openPostgres(t *testing.T, dsn string, keep int) *runs.Store {
+	t.Helper()
+	st, err := runs.OpenPostgres(t.Context(), dsn, runs.PostgresOptions{Keep: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -1,0 +1,16 @@
+package runs
+
+import "context"
+
+// StopBackground stops a PostgreSQL store's listener and lease renewals,
+// as a process paused past its lease would have them stopped.
+func StopBackground(s *Store) { s.sql.close() }
+
+// MigratePostgres brings the database at dsn to schema version to.
+func MigratePostgres(ctx context.Context, dsn string, to int) error {
+	st, err := openPostgres(ctx, dsn, PostgresOptions{}, to)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
