@@ -10,7 +10,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # The race detector needs cgo: used when a C compiler is there.
 RACE    ?= $(shell command -v gcc >/dev/null 2>&1 && echo -race)
 # nginx serves the reverse-proxy tests of the link.
-TEST_PACKAGES ?= nginx
+TEST_PACKAGES ?= nginx postgresql
 
 # Linters, pinned, run with `go run` so nothing is installed by hand.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
@@ -180,10 +181,15 @@ func finished(run runs.Run) runs.Resumed {
 }
 
 func (p *Plane) resume(ctx context.Context, id string) error {
+	return p.redrive(ctx, id, p.cfg.Runs.Resume)
+}
+
+// redrive claims run id with claim (a resume, a take-over) and drives it.
+func (p *Plane) redrive(ctx context.Context, id string, claim func(context.Context, string) (*runs.Recorder, json.RawMessage, error)) error {
 	if !p.cfg.Enter() {
 		return stopping("resumes")
 	}
-	rec, args, err := p.cfg.Runs.Resume(ctx, id)
+	rec, args, err := claim(ctx, id)
 	if err != nil {
 		p.cfg.Leave()
 		return err
@@ -228,4 +234,57 @@ func (p *Plane) ResumeInterrupted(ctx context.Context) ([]string, error) {
 // Abandon retires a run that is not terminal (runs.Store.Abandon).
 func (p *Plane) Abandon(ctx context.Context, id, reason string) (runs.Receipt, error) {
 	return p.cfg.Runs.Abandon(ctx, id, reason)
+}
+
+// DefaultMaxAttempts is how many attempts a run of a fleet gets in all:
+// its first, and its take-overs after the replica driving it was lost.
+const DefaultMaxAttempts = 3
+
+// TakeOver takes over, once, the runs of a shared store (a fleet's
+// PostgreSQL) that nobody drives any more (the replica driving each was
+// killed, or paused past its lease, or stopped under it): each is driven
+// again here from its first step, as a new attempt, unless it had
+// maxAttempts already: then it fails. It returns the runs taken over.
+func (p *Plane) TakeOver(ctx context.Context, maxAttempts int) ([]string, error) {
+	lapsed, err := p.cfg.Runs.Lapsed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, run := range lapsed {
+		if run.Driver != runs.DriverNone {
+			continue
+		}
+		if max(run.Attempt, 1) >= maxAttempts {
+			p.cfg.Runs.Fail(ctx, run.ID, fmt.Sprintf("the run lost the tool-server driving it after %d attempts (its lease lapsed); it is not taken over again (serve --max-attempts)", max(run.Attempt, 1)))
+			continue
+		}
+		switch err := p.redrive(ctx, run.ID, p.cfg.Runs.TakeOver); {
+		case err == nil:
+			p.cfg.Log.Info("took over a run whose driver was lost", "run", run.ID, "attempt", max(run.Attempt, 1)+1)
+			ids = append(ids, run.ID)
+		case errors.Is(err, runs.ErrAttached), errors.Is(err, runs.ErrWrongState):
+			// Another replica was first, or it ended.
+		default:
+			return ids, fmt.Errorf("taking over run %s: %w", run.ID, err)
+		}
+	}
+	return ids, nil
+}
+
+// WatchLapsed takes over the lapsed runs of a shared store every period
+// until ctx ends (serve over --store).
+func (p *Plane) WatchLapsed(ctx context.Context, every time.Duration, maxAttempts int) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := p.TakeOver(ctx, maxAttempts); err != nil && ctx.Err() == nil {
+			p.cfg.Log.Warn("taking over the runs that lost their driver", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -109,7 +110,18 @@ func scrub(msg, dsn string) string {
 }
 
 // RedactDSN is dsn with its password replaced, for a message.
-func RedactDSN(dsn string) string { return scrub(dsn, dsn) }
+func RedactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		return u.String()
+	}
+	if _, err := pgconn.ParseConfig(dsn); err == nil {
+		return scrub(dsn, dsn)
+	}
+	return "(an address that does not parse)"
+}
 
 func (d *pgDB) rebind(q string) string { return numbered(q) }
 

@@ -567,6 +567,26 @@ func (s *Store) abandonIdle(ctx context.Context, id string, st Status) (Event, e
 // ErrWrongState: it is terminal, or was not started with recorded
 // arguments (a /tools call's).
 func (s *Store) Resume(ctx context.Context, id string) (*Recorder, json.RawMessage, error) {
+	return s.resume(ctx, id, false)
+}
+
+// TakeOver is Resume by a replica of a fleet of a run whose driver was
+// lost (its lease lapsed): the RunResumed event says it was a take-over.
+func (s *Store) TakeOver(ctx context.Context, id string) (*Recorder, json.RawMessage, error) {
+	return s.resume(ctx, id, true)
+}
+
+// Fail ends a run that is running with the reason, as failed, whoever
+// drove it (a run out of attempts).
+func (s *Store) Fail(ctx context.Context, id, reason string) error {
+	_, err := s.finish(ctx, CanonicalID(id), Status{State: Failed, Error: fault.Clip(reason, MaxReasonBytes)}, "")
+	if err == nil {
+		s.notify()
+	}
+	return err
+}
+
+func (s *Store) resume(ctx context.Context, id string, takeover bool) (*Recorder, json.RawMessage, error) {
 	id = CanonicalID(id)
 	s.verbs.Lock()
 	defer s.verbs.Unlock()
@@ -599,7 +619,11 @@ func (s *Store) Resume(ctx context.Context, id string) (*Recorder, json.RawMessa
 	s.mu.Lock()
 	s.live[id] = r
 	s.mu.Unlock()
-	if err := r.Append(KindRunResumed, map[string]int{"attempt": attempt}); err != nil {
+	resumed := map[string]any{"attempt": attempt}
+	if takeover {
+		resumed["takeover"] = true
+	}
+	if err := r.Append(KindRunResumed, resumed); err != nil {
 		s.forget(id)
 		return nil, nil, err
 	}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/wire"
@@ -102,6 +104,12 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var notReady error
 	if s.cfg.Ready != nil {
 		notReady = s.cfg.Ready()
+	}
+	if notReady == nil && s.cfg.Runs != nil && s.cfg.Runs.Shared() {
+		// A replica whose database is away takes no calls.
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		notReady = s.cfg.Runs.Ping(ctx)
+		cancel()
 	}
 	switch {
 	case s.drain.isDraining():

@@ -69,6 +69,13 @@ type Config struct {
 	// DefaultMaxStreams); past it a stream is answered 503 with
 	// Retry-After.
 	MaxStreams int
+	// MaxAttempts and RunLease, for a run store a fleet shares (its
+	// PostgreSQL): how many attempts a run gets in all, and the lease of
+	// a replica on a run; a third of it is how often the server looks
+	// for runs to take over. Zero: control.DefaultMaxAttempts and
+	// runs.DefaultLease.
+	MaxAttempts int
+	RunLease    time.Duration
 	// StreamWriteTimeout drops an event stream whose client takes none
 	// of a frame for that long (default DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
@@ -133,6 +140,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = control.DefaultMaxAttempts
+	}
+	if cfg.RunLease <= 0 {
+		cfg.RunLease = runs.DefaultLease
 	}
 	s := &Server{cfg: cfg, stopping: make(chan struct{}), drain: newDrainer()}
 	if cfg.Runs != nil {
@@ -265,6 +278,12 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Lock()
 	s.baseCtx = base
 	s.mu.Unlock()
+	if s.cfg.Runs != nil && s.cfg.Runs.Shared() {
+		// The runs the fleet's other replicas lost are taken over here.
+		watch, stopWatch := context.WithCancel(base)
+		defer stopWatch()
+		go s.plane.WatchLapsed(watch, s.cfg.RunLease/3, s.cfg.MaxAttempts)
+	}
 	// ReadTimeout ends when the body has been read (net/http lifts the
 	// deadline then, to watch for a client that goes away), so a call
 	// runs on after it; TestBodyTimeoutSparesLongCalls holds net/http to

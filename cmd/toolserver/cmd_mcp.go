@@ -23,6 +23,8 @@ type mcpOptions struct {
 	// resume_run).
 	stateDir string
 	keepRuns int
+	// store names a fleet's run store instead.
+	store storeFlags
 }
 
 func newMCPCommand(s streams) *cobra.Command {
@@ -54,7 +56,8 @@ ends stays running with no driver; resume_run re-drives it later.`,
 	setExitStatus(cmd, exitStatusMCP)
 	cmd.Flags().IntVar(&opts.maxDevices, "max-devices", 4, "how many devices may be booted at once")
 	cmd.Flags().StringVar(&opts.stateDir, "state-dir", "", "keep the runs of the session in `DIR` and serve the run tools over it (list_runs, get_run, get_run_events, start_run, abandon_run, resume_run; a directory serve has open is refused)")
-	cmd.Flags().IntVar(&opts.keepRuns, "keep-runs", runs.DefaultKeep, "with --state-dir: keep the newest `N` finished runs")
+	cmd.Flags().IntVar(&opts.keepRuns, "keep-runs", runs.DefaultKeep, "with --state-dir or --store: keep the newest `N` finished runs")
+	opts.store.register(cmd.Flags())
 	_ = cmd.MarkFlagDirname("state-dir")
 	return cmd
 }
@@ -72,11 +75,26 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 	defer a.Close()
 	a.warnNoChromium(opts.stderr)
 	cfg := mcpserver.Config{Tools: a.tools, Artifacts: a.artifacts, TempDir: a.tmp, Version: version, Log: a.log}
-	if opts.stateDir != "" {
-		st, err := runs.Open(opts.stateDir, opts.keepRuns)
-		if err != nil {
-			return fmt.Errorf("mcp: --state-dir: %w", err)
+	dsn, err := opts.store.resolve("mcp", opts.getenv)
+	if err != nil {
+		return err
+	}
+	if dsn != "" && opts.stateDir != "" {
+		return usageError("mcp: give --state-dir or --store, not both")
+	}
+	var st *runs.Store
+	switch {
+	case dsn != "":
+		st, err = openFleetStore(ctx, "mcp", dsn, runs.PostgresOptions{Keep: opts.keepRuns})
+	case opts.stateDir != "":
+		if st, err = runs.Open(opts.stateDir, opts.keepRuns); err != nil {
+			err = fmt.Errorf("mcp: --state-dir: %w", err)
 		}
+	}
+	if err != nil {
+		return err
+	}
+	if st != nil {
 		defer st.Close()
 		a.flowTools.Runs = st
 		plane, stop := sessionPlane(a, st)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,6 +28,7 @@ type runsOptions struct {
 	streams
 	link     string
 	stateDir string
+	store    storeFlags
 	output   outputFlags
 }
 
@@ -53,11 +55,18 @@ func (l linked) FollowEvents(ctx context.Context, id string, from int64, each fu
 
 // where is what a runs command works on: --state-dir's store; else the
 // server of --link or $ARGENT_TOOLS_URL (link set); else the local store,
-// serve's default state directory (dir set).
+// serve's default state directory (dir set). A fleet's store (--store,
+// $TOOLSERVER_STORE) is fleet's.
 func (o runsOptions) where(cmd string) (link, dir string, err error) {
+	given := 0
+	for _, v := range []string{o.stateDir, o.link, o.store.dsn + o.store.file} {
+		if v != "" {
+			given++
+		}
+	}
 	switch {
-	case o.stateDir != "" && o.link != "":
-		return "", "", usageError("%s: give --state-dir or --link, not both", cmd)
+	case given > 1:
+		return "", "", usageError("%s: give one of --state-dir, --store and --link", cmd)
 	case o.stateDir != "":
 		return "", o.stateDir, nil
 	}
@@ -75,6 +84,13 @@ func (o runsOptions) where(cmd string) (link, dir string, err error) {
 // of --link or $ARGENT_TOOLS_URL; else the local store, serve's default
 // state directory. close releases it.
 func (o runsOptions) source(cmd string) (src runSource, close func(), err error) {
+	if st, err := o.fleet(cmd); st != nil || err != nil {
+		return st, func() {
+			if st != nil {
+				st.Close()
+			}
+		}, err
+	}
 	u, dir, err := o.where(cmd)
 	if err != nil {
 		return nil, nil, err
@@ -87,6 +103,24 @@ func (o runsOptions) source(cmd string) (src runSource, close func(), err error)
 		return nil, nil, err
 	}
 	return st, func() { st.Close() }, nil
+}
+
+// fleet opens the fleet's store that --store, --store-file or the
+// environment names, when one does (and --state-dir and --link do not):
+// any process may read and write it, beside the replicas.
+func (o runsOptions) fleet(cmd string) (*runs.Store, error) {
+	flags := o.store.dsn != "" || o.store.file != ""
+	if !flags && (o.stateDir != "" || o.link != "") {
+		return nil, nil // the flags given win over the environment
+	}
+	if flags && (o.stateDir != "" || o.link != "") {
+		return nil, usageError("%s: give one of --state-dir, --store and --link", cmd)
+	}
+	dsn, err := o.store.resolve(cmd, o.getenv)
+	if err != nil || dsn == "" {
+		return nil, err
+	}
+	return openFleetStore(context.Background(), cmd, dsn, runs.PostgresOptions{Keep: math.MaxInt32})
 }
 
 // openReader opens the store in dir to read it (runs.OpenReader); a
@@ -122,6 +156,7 @@ directory), no server needed, even while a serve holds it; with --link URL
 // register adds the shared flags.
 func (o *runsOptions) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.link, "link", "", "the tool-server at `URL` (default $"+envToolsURL+"; token from $"+envAuthToken+")")
+	o.store.register(cmd.Flags())
 	o.output.register(cmd, cmd.Flags())
 	setExitStatus(cmd, exitStatusRuns)
 }

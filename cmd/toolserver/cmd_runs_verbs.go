@@ -60,6 +60,16 @@ ended is left alone (exit 1). cancel is an alias of abandon.`,
 // abandonRun abandons the run id through --link's tool-server or in the
 // store directly, or with dryRun says what that would do.
 func abandonRun(ctx context.Context, o runsOptions, name, id, reason string, dryRun bool, format string) error {
+	if st, err := o.fleet(name); st != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if dryRun {
+			return abandonPlan(ctx, st, name, id, "", format, o.streams)
+		}
+		return abandonWith(ctx, st, name, id, reason, format, o.streams)
+	}
 	u, dir, err := o.where(name)
 	if err != nil {
 		return err

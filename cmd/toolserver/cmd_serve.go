@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/dashboard"
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/internal/printable"
@@ -46,6 +47,13 @@ type serveOptions struct {
 	// set.
 	authTokenEnv   string
 	authTokenGiven bool
+	// store names a fleet's PostgreSQL (in place of stateDir, which
+	// stateDirGiven says was given); runLease is a replica's hold on a
+	// run it drives, maxAttempts how often a run is taken over.
+	store         storeFlags
+	stateDirGiven bool
+	runLease      time.Duration
+	maxAttempts   int
 }
 
 func newServeCommand(s streams) *cobra.Command {
@@ -68,6 +76,7 @@ SIGINT or SIGTERM stop it gracefully.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.authTokenGiven = cmd.Flags().Changed("auth-token")
+			opts.stateDirGiven = cmd.Flags().Changed("state-dir")
 			return runServe(cmd.Context(), opts, args)
 		},
 	}
@@ -85,6 +94,9 @@ SIGINT or SIGTERM stop it gracefully.`,
 	f.IntVar(&opts.maxStreams, "max-streams", server.DefaultMaxStreams, "keep at most `N` /v1 event streams open at once (runs' and the dashboard's); past it a stream gets 503 with Retry-After")
 	f.BoolVar(&opts.dashboard, "dashboard", false, "serve the runs dashboard at /dashboard")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "keep POST /upload archives in `DIR`, shared with the other replicas behind the same address (one volume), so an upload and the call that uses it may reach different ones (default: this process's own temp dir)")
+	opts.store.register(f)
+	f.DurationVar(&opts.runLease, "run-lease", runs.DefaultLease, "with --store: how long this replica's hold on a run it drives lasts unrenewed (renewed every third of it); a run whose lease lapsed is taken over by another replica")
+	f.IntVar(&opts.maxAttempts, "max-attempts", control.DefaultMaxAttempts, "with --store: how many attempts a run gets in all, its first and its take-overs by another replica after its own was lost; past it the run fails")
 	f.BoolVar(&opts.resumeInterrupted, "resume-interrupted", false, "with --state-dir: at start, re-drive the runs a previous process left running (killed, crashed or stopped under them) from their recorded arguments, as POST /v1/runs/{id}/resume does")
 	f.DurationVar(&opts.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long calls in flight get to finish (readiness turns false at once, new calls get 503)")
 	_ = cmd.MarkFlagDirname("upload-dir")
@@ -112,11 +124,28 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if opts.maxStreams < 1 {
 		return usageError("serve: --max-streams %d: allow at least one stream", opts.maxStreams)
 	}
-	if opts.resumeInterrupted && opts.stateDir == "" {
-		return usageError("serve: --resume-interrupted re-drives the runs of a run store: give --state-dir")
+	dsn, err := opts.store.resolve("serve", opts.getenv)
+	if err != nil {
+		return err
 	}
-	if opts.dashboard && opts.stateDir == "" {
-		return usageError("serve: --dashboard shows the run store: give --state-dir")
+	if dsn != "" {
+		if opts.stateDirGiven && opts.stateDir != "" {
+			return usageError("serve: give --state-dir (one process's run store) or --store (a fleet's), not both")
+		}
+		opts.stateDir = ""
+		if opts.runLease < time.Second {
+			return usageError("serve: --run-lease %s: give at least 1s", opts.runLease)
+		}
+		if opts.maxAttempts < 1 {
+			return usageError("serve: --max-attempts %d: give at least 1", opts.maxAttempts)
+		}
+	}
+	hasStore := dsn != "" || opts.stateDir != ""
+	if opts.resumeInterrupted && !hasStore {
+		return usageError("serve: --resume-interrupted re-drives the runs of a run store: give --state-dir or --store")
+	}
+	if opts.dashboard && !hasStore {
+		return usageError("serve: --dashboard shows the run store: give --state-dir or --store")
 	}
 	var hosts *cdp.HostList
 	if opts.allowHosts != nil {
@@ -142,14 +171,24 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
 		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout, MaxStreams: opts.maxStreams,
 	}
-	if opts.stateDir != "" {
-		st, err := runs.Open(opts.stateDir, opts.keepRuns)
+	var st *runs.Store
+	switch {
+	case dsn != "":
+		st, err = openFleetStore(ctx, "serve", dsn, runs.PostgresOptions{Keep: opts.keepRuns, Lease: opts.runLease})
+	case opts.stateDir != "":
+		st, err = runs.Open(opts.stateDir, opts.keepRuns)
 		if err != nil {
-			return fmt.Errorf("serve: --state-dir: %w", err)
+			err = fmt.Errorf("serve: --state-dir: %w", err)
 		}
+	}
+	if err != nil {
+		return err
+	}
+	if st != nil {
 		defer st.Close()
 		cfg.Runs = st
 		a.flowTools.Runs = st
+		cfg.MaxAttempts, cfg.RunLease = opts.maxAttempts, opts.runLease
 	}
 	if opts.dashboard {
 		cfg.Dashboard = dashboard.Handler()
@@ -181,7 +220,10 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		auth = "bearer token required"
 	}
 	fmt.Fprintf(stderr, "toolserver %s listening on http://%s (%s)\n", version, srv.Addr(), auth)
-	if cfg.Runs != nil {
+	switch {
+	case dsn != "":
+		fmt.Fprintf(stderr, "toolserver: runs kept in %s (newest %d), shared by the fleet; a run lost with its replica is taken over after its lease (%s)\n", printable.String(runs.RedactDSN(dsn)), opts.keepRuns, opts.runLease)
+	case cfg.Runs != nil:
 		fmt.Fprintf(stderr, "toolserver: runs kept in %s (newest %d)\n", opts.stateDir, opts.keepRuns)
 	}
 	if opts.resumeInterrupted {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/internal/pgtest"
 )
 
 // TestMain runs the tests on the shared rig of cdptest (one browser for
@@ -19,5 +20,7 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "toolserver" {
 		main()
 	}
-	cdptest.Main(m)
+	code := cdptest.Run(m)
+	pgtest.Stop()
+	os.Exit(code)
 }

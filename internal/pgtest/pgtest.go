@@ -50,10 +50,15 @@ var (
 // Main runs the tests, then stops the cluster if one was started.
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the binary's cluster, if one was started.
+func Stop() {
 	if cluster != nil {
 		cluster.stop()
 	}
-	os.Exit(code)
 }
 
 // Get returns the binary's cluster, starting it on first use; a machine

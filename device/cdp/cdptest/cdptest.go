@@ -47,10 +47,12 @@ const MaxDevices = 64
 // Main runs the package's tests on the shared rig, then closes it and
 // fails the run if a goroutine outlived it (goleak). It does not return.
 func Main(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(Run(m))
 }
 
-func run(m *testing.M) int {
+// Run is Main without the exit: the tests' exit code, for a TestMain that
+// has more to stop after them.
+func Run(m *testing.M) int {
 	raiseParallel()
 	pool = cdp.NewPool(cdp.Options{SharedBrowser: true, MaxDevices: MaxDevices, NoSparePage: true, Log: os.Stderr})
 	if err := pool.Err(); err != nil {
