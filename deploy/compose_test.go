@@ -23,9 +23,12 @@ import (
 // decoded with KnownFields, so a misspelt key fails here rather than being
 // ignored by docker compose; a key compose.yaml starts to use gets added.
 type composeFile struct {
-	Name     string                    `yaml:"name"`
-	Services map[string]composeService `yaml:"services"`
-	Volumes  map[string]*struct{}      `yaml:"volumes"`
+	Name string `yaml:"name"`
+	// The replicas' one definition, which each service names by an
+	// alias.
+	XToolserver composeService            `yaml:"x-toolserver"`
+	Services    map[string]composeService `yaml:"services"`
+	Volumes     map[string]*struct{}      `yaml:"volumes"`
 }
 
 type composeService struct {
@@ -35,6 +38,7 @@ type composeService struct {
 	} `yaml:"deploy"`
 	Command         []string          `yaml:"command"`
 	Environment     map[string]string `yaml:"environment"`
+	User            string            `yaml:"user"`
 	ReadOnly        bool              `yaml:"read_only"`
 	Tmpfs           []string          `yaml:"tmpfs"`
 	CapDrop         []string          `yaml:"cap_drop"`
@@ -44,6 +48,13 @@ type composeService struct {
 	DependsOn       map[string]struct {
 		Condition string `yaml:"condition"`
 	} `yaml:"depends_on"`
+	Healthcheck *struct {
+		Test        []string `yaml:"test"`
+		Interval    string   `yaml:"interval"`
+		Timeout     string   `yaml:"timeout"`
+		Retries     int      `yaml:"retries"`
+		StartPeriod string   `yaml:"start_period"`
+	} `yaml:"healthcheck"`
 	Ports   []string `yaml:"ports"`
 	Restart string   `yaml:"restart"`
 }
@@ -74,9 +85,10 @@ func (c *composeFile) replicas() map[string]composeService {
 	return out
 }
 
-// TestComposeReplicas: every tool-server replica mounts the shared upload
-// volume where its --upload-dir points, takes the token from the
-// environment, and is given the time its drain needs.
+// TestComposeReplicas: three tool-server replicas, each mounting the
+// shared upload volume where its --upload-dir points, taking the token from
+// the environment, given the time its drain needs, and keeping its runs in
+// the postgres service (TOOLSERVER_STORE), which it waits for.
 func TestComposeReplicas(t *testing.T) {
 	c := loadCompose(t)
 	reps := c.replicas()
@@ -91,6 +103,8 @@ func TestComposeReplicas(t *testing.T) {
 			t.Errorf("%s: command %q, want serve", name, s.Command)
 			continue
 		}
+		checkComposeStore(t, c, name, s)
+		checkLease(t, name, s.Command)
 		dir := flag(t, s.Command, "upload-dir")
 		var shared string
 		for _, v := range s.Volumes {
@@ -119,9 +133,123 @@ func TestComposeReplicas(t *testing.T) {
 			t.Errorf("%s: read_only %v, tmpfs %q, cap_drop %q, want a read-only root, /tmp a tmpfs and every capability dropped", name, s.ReadOnly, s.Tmpfs, s.CapDrop)
 		}
 	}
-	// Shared uploads matter only with several replicas.
-	if n < 2 {
-		t.Errorf("compose.yaml runs %d tool-server replicas, want several", n)
+	if n != 3 {
+		t.Errorf("compose.yaml runs %d tool-server replicas, want three", n)
+	}
+}
+
+// interpolate expands compose's ${NAME}, ${NAME:?message} and
+// ${NAME:-default} from vars; a name vars lacks fails the test.
+func interpolate(t *testing.T, s string, vars map[string]string) string {
+	t.Helper()
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[?-][^}]*)?\}`).ReplaceAllStringFunc(s, func(m string) string {
+		name := regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)`).FindStringSubmatch(m)[1]
+		v, ok := vars[name]
+		if !ok {
+			t.Fatalf("%q: ${%s} is not a variable this test sets", s, name)
+		}
+		return v
+	})
+}
+
+// composeVars are the variables compose.yaml reads from the environment.
+var composeVars = map[string]string{
+	"ARGENT_AUTH_TOKEN": "0123456789abcdef0123456789abcdef",
+	"POSTGRES_PASSWORD": "fedcba9876543210fedcba9876543210fedcba98",
+}
+
+// checkComposeStore: replica name's TOOLSERVER_STORE is the DSN of the
+// postgres service, with its user, database and password, and the replica
+// starts once that service is healthy (serve exits 2 on a store it cannot
+// reach at start). No --state-dir, no --store in the command: the DSN
+// holds the password, and a command line is in `docker ps` and /proc.
+func checkComposeStore(t *testing.T, c *composeFile, name string, s composeService) {
+	t.Helper()
+	raw, ok := s.Environment["TOOLSERVER_STORE"]
+	if !ok {
+		t.Errorf("%s: no TOOLSERVER_STORE, want the postgres service's DSN", name)
+		return
+	}
+	if !strings.Contains(raw, "${POSTGRES_PASSWORD") {
+		t.Errorf("%s: TOOLSERVER_STORE %q, want the password from ${POSTGRES_PASSWORD}", name, raw)
+	}
+	dsn := checkDSN(t, name+" TOOLSERVER_STORE", interpolate(t, raw, composeVars))
+	db, ok := c.Services[dsn.Hostname()]
+	if !ok || !strings.HasPrefix(db.Image, "postgres:") {
+		t.Fatalf("%s: TOOLSERVER_STORE's host %q is not a postgres service of the file", name, dsn.Hostname())
+	}
+	pw, _ := dsn.User.Password()
+	if dsn.User.Username() != db.Environment["POSTGRES_USER"] || strings.Trim(dsn.Path, "/") != db.Environment["POSTGRES_DB"] ||
+		pw != interpolate(t, db.Environment["POSTGRES_PASSWORD"], composeVars) {
+		t.Errorf("%s: TOOLSERVER_STORE user %q database %q, want the %s service's POSTGRES_USER, POSTGRES_DB and POSTGRES_PASSWORD", name, dsn.User.Username(), dsn.Path, dsn.Hostname())
+	}
+	if got := s.DependsOn[dsn.Hostname()].Condition; got != "service_healthy" {
+		t.Errorf("%s: depends_on %s condition %q, want service_healthy", name, dsn.Hostname(), got)
+	}
+	for _, f := range []string{"state-dir", "store", "store-file"} {
+		if hasFlag(s.Command, f) {
+			t.Errorf("%s: command %q gives --%s, want the store from TOOLSERVER_STORE alone", name, s.Command, f)
+		}
+	}
+}
+
+// TestComposePostgres: the database keeps its data on a named volume, has
+// a health check the replicas wait for, runs as its image's user on a
+// read-only root, is not published, and is the version the cluster runs.
+func TestComposePostgres(t *testing.T) {
+	c := loadCompose(t)
+	var name string
+	for n, s := range c.Services {
+		if strings.HasPrefix(s.Image, "postgres:") {
+			if name != "" {
+				t.Fatalf("two postgres services, %s and %s", name, n)
+			}
+			name = n
+		}
+	}
+	if name == "" {
+		t.Fatal("compose.yaml: no postgres service")
+	}
+	s := c.Services[name]
+	// The password from the environment, refused when unset: no default,
+	// empty or not.
+	if pw := s.Environment["POSTGRES_PASSWORD"]; !strings.HasPrefix(pw, "${POSTGRES_PASSWORD:?") {
+		t.Errorf("%s: POSTGRES_PASSWORD %q, want ${POSTGRES_PASSWORD:?…} (required)", name, pw)
+	}
+	var data string
+	for _, v := range s.Volumes {
+		src, dst, _ := strings.Cut(v, ":")
+		if strings.TrimSuffix(dst, ":rw") == "/var/lib/postgresql/data" {
+			data = src
+		}
+	}
+	if _, named := c.Volumes[data]; data == "" || !named {
+		t.Errorf("%s: /var/lib/postgresql/data is on %q, want a named volume of the file (volumes: %q)", name, data, s.Volumes)
+	}
+	hc := s.Healthcheck
+	if hc == nil || len(hc.Test) < 2 || hc.Test[0] != "CMD" {
+		t.Fatalf("%s: healthcheck %+v, want [CMD, pg_isready, …]", name, hc)
+	}
+	checkPgIsReady(t, name+" healthcheck", hc.Test[1:], 5432, s.Environment["POSTGRES_USER"], s.Environment["POSTGRES_DB"])
+	for _, d := range []string{hc.Interval, hc.Timeout, hc.StartPeriod} {
+		if v, err := time.ParseDuration(d); err != nil || v <= 0 {
+			t.Errorf("%s: healthcheck duration %q: want a positive duration (%v)", name, d, err)
+		}
+	}
+	if hc.Retries < 1 {
+		t.Errorf("%s: healthcheck retries %d, want ≥ 1", name, hc.Retries)
+	}
+	if uid, _, _ := strings.Cut(s.User, ":"); uid == "" || uid == "0" || uid == "root" {
+		t.Errorf("%s: user %q, want the image's postgres (999:999)", name, s.User)
+	}
+	if !s.ReadOnly || !slices.Contains(s.Tmpfs, "/var/run/postgresql") || !slices.Contains(s.CapDrop, "ALL") {
+		t.Errorf("%s: read_only %v, tmpfs %q, cap_drop %q, want a read-only root, the socket directory a tmpfs and every capability dropped", name, s.ReadOnly, s.Tmpfs, s.CapDrop)
+	}
+	if len(s.Ports) != 0 {
+		t.Errorf("%s: ports %q published, want none (only the replicas reach it)", name, s.Ports)
+	}
+	if img := loadDatabase(t).container(t).Image; s.Image != img {
+		t.Errorf("%s runs %q, the cluster's database %q: want one version", name, s.Image, img)
 	}
 }
 
@@ -158,6 +286,17 @@ func TestNginxConf(t *testing.T) {
 	if !mounted {
 		t.Error("compose.yaml: no service mounts ./nginx.conf as nginx's default.conf")
 	}
+	// nginx resolves the replicas' names at start: each must be up.
+	for _, s := range c.Services {
+		if !slices.Contains(s.Volumes, "./nginx.conf:/etc/nginx/conf.d/default.conf:ro") {
+			continue
+		}
+		for name := range c.replicas() {
+			if got := s.DependsOn[name].Condition; got != "service_healthy" {
+				t.Errorf("nginx: depends_on %s condition %q, want service_healthy", name, got)
+			}
+		}
+	}
 	b, err := os.ReadFile("nginx.conf")
 	if err != nil {
 		t.Fatal(err)
@@ -167,11 +306,15 @@ func TestNginxConf(t *testing.T) {
 	for _, s := range d["server"] {
 		servers = append(servers, strings.Fields(s)[0])
 	}
+	var want []string
 	for name, s := range c.replicas() {
 		_, p, _ := strings.Cut(flag(t, s.Command, "addr"), ":")
-		if !slices.Contains(servers, name+":"+p) {
-			t.Errorf("nginx.conf: upstream servers %q, want %s:%s", servers, name, p)
-		}
+		want = append(want, name+":"+p)
+	}
+	slices.Sort(want)
+	slices.Sort(servers)
+	if !slices.Equal(servers, want) || len(servers) != 3 {
+		t.Errorf("nginx.conf: upstream servers %q, want the three replicas %q", servers, want)
 	}
 	if d["ip_hash"] != nil || d["hash"] != nil {
 		t.Error("nginx.conf: sticky upstream; the shipped config is round-robin over the shared upload volume")

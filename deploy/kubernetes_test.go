@@ -2,12 +2,14 @@
 // manifests of kubernetes/ and, for one big machine, compose.yaml with
 // nginx.conf. No cluster runs in go test: these tests decode every manifest
 // strictly into the Kubernetes API types and check what the fleet relies on
-// (issue 15, section 3).
+// (issue 15, section 3): since issue 30 also its run store, a PostgreSQL
+// named by a Secret, and the database of kubernetes/postgres/.
 package deploy
 
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +22,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -134,7 +137,13 @@ var kinds = map[string]struct {
 	"HorizontalPodAutoscaler": {"autoscaling/v2", func() any { return new(autoscalingv2.HorizontalPodAutoscaler) }},
 	"PodDisruptionBudget":     {"policy/v1", func() any { return new(policyv1.PodDisruptionBudget) }},
 	"Secret":                  {"v1", func() any { return new(corev1.Secret) }},
+	"StatefulSet":             {"apps/v1", func() any { return new(appsv1.StatefulSet) }},
+	"NetworkPolicy":           {"networking.k8s.io/v1", func() any { return new(networkingv1.NetworkPolicy) }},
 }
+
+// fleetKinds are the kinds kubernetes/kustomization.yaml lists, one of
+// each.
+var fleetKinds = []string{"Deployment", "Service", "PersistentVolumeClaim", "HorizontalPodAutoscaler", "PodDisruptionBudget"}
 
 // decodeManifest decodes a file of one or more documents, each strictly
 // into the type of its kind.
@@ -176,17 +185,7 @@ func stripComments(doc string) string {
 // loadFleet reads kustomization.yaml and every manifest it lists.
 func loadFleet(t *testing.T) *fleet {
 	t.Helper()
-	var f fleet
-	b, err := os.ReadFile(filepath.Join(kubeDir, "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := decodeStrict(b, &f.kust); err != nil {
-		t.Fatalf("kustomization.yaml: %v", err)
-	}
-	if f.kust.APIVersion != "kustomize.config.k8s.io/v1beta1" || f.kust.Kind != "Kustomization" {
-		t.Fatalf("kustomization.yaml: got %s %s, want kustomize.config.k8s.io/v1beta1 Kustomization", f.kust.APIVersion, f.kust.Kind)
-	}
+	f := fleet{kust: loadKustomization(t, kubeDir)}
 	seen := map[string]bool{}
 	for _, res := range f.kust.Resources {
 		for _, obj := range decodeManifest(t, filepath.Join(kubeDir, res)) {
@@ -211,12 +210,29 @@ func loadFleet(t *testing.T) *fleet {
 			seen[kind] = true
 		}
 	}
-	for kind := range kinds {
-		if kind != "Secret" && !seen[kind] {
+	for _, kind := range fleetKinds {
+		if !seen[kind] {
 			t.Fatalf("the kustomization lists no %s", kind)
 		}
 	}
 	return &f
+}
+
+// loadKustomization strictly decodes dir's kustomization.yaml.
+func loadKustomization(t *testing.T, dir string) kustomization {
+	t.Helper()
+	var k kustomization
+	b, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeStrict(b, &k); err != nil {
+		t.Fatalf("%s/kustomization.yaml: %v", dir, err)
+	}
+	if k.APIVersion != "kustomize.config.k8s.io/v1beta1" || k.Kind != "Kustomization" {
+		t.Fatalf("%s/kustomization.yaml: got %s %s, want kustomize.config.k8s.io/v1beta1 Kustomization", dir, k.APIVersion, k.Kind)
+	}
+	return k
 }
 
 // container returns the Deployment's toolserver container.
@@ -316,14 +332,21 @@ func TestProbes(t *testing.T) {
 
 func TestSecurityContext(t *testing.T) {
 	f := loadFleet(t)
-	pod := f.deployment.Spec.Template.Spec
-	c := f.container(t)
+	// The image's user toolserver (docker/Dockerfile).
+	hardened(t, "Deployment "+f.deployment.Name, &f.deployment.Spec.Template.Spec, f.container(t), 10001)
+}
+
+// hardened checks that container c of pod runs as uid, non-root, on a
+// read-only root, without privileges, capabilities or host namespaces,
+// under RuntimeDefault seccomp.
+func hardened(t *testing.T, who string, pod *corev1.PodSpec, c *corev1.Container, uid int64) {
+	t.Helper()
 	psc, sc := pod.SecurityContext, c.SecurityContext
 	if psc == nil {
 		psc = &corev1.PodSecurityContext{}
 	}
 	if sc == nil {
-		t.Fatal("container: no securityContext")
+		t.Fatalf("%s, container %s: no securityContext", who, c.Name)
 	}
 	// A container's setting wins over the pod's.
 	nonRoot := sc.RunAsNonRoot
@@ -331,42 +354,47 @@ func TestSecurityContext(t *testing.T) {
 		nonRoot = psc.RunAsNonRoot
 	}
 	if nonRoot == nil || !*nonRoot {
-		t.Error("runAsNonRoot: got unset or false, want true")
+		t.Errorf("%s: runAsNonRoot: got unset or false, want true", who)
 	}
-	uid := sc.RunAsUser
-	if uid == nil {
-		uid = psc.RunAsUser
+	u := sc.RunAsUser
+	if u == nil {
+		u = psc.RunAsUser
 	}
-	if uid == nil || *uid != 10001 {
-		t.Errorf("runAsUser: got %v, want 10001 (the image's user)", uid)
+	if u == nil || *u != uid {
+		t.Errorf("%s: runAsUser: got %v, want %d (the image's user)", who, u, uid)
 	}
 	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
-		t.Error("readOnlyRootFilesystem: got unset or false, want true")
+		t.Errorf("%s: readOnlyRootFilesystem: got unset or false, want true", who)
 	}
 	if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
-		t.Error("allowPrivilegeEscalation: got unset or true, want false")
+		t.Errorf("%s: allowPrivilegeEscalation: got unset or true, want false", who)
 	}
 	if sc.Privileged != nil && *sc.Privileged {
-		t.Error("privileged: got true, want false")
+		t.Errorf("%s: privileged: got true, want false", who)
 	}
 	if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) != 0 {
-		t.Errorf("capabilities: got %+v, want drop [ALL] and nothing added", sc.Capabilities)
+		t.Errorf("%s: capabilities: got %+v, want drop [ALL] and nothing added", who, sc.Capabilities)
 	}
 	seccomp := sc.SeccompProfile
 	if seccomp == nil {
 		seccomp = psc.SeccompProfile
 	}
 	if seccomp == nil || seccomp.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Errorf("seccompProfile: got %+v, want RuntimeDefault", seccomp)
+		t.Errorf("%s: seccompProfile: got %+v, want RuntimeDefault", who, seccomp)
 	}
 	if pod.HostNetwork || pod.HostPID || pod.HostIPC {
-		t.Error("the pod shares a host namespace")
+		t.Errorf("%s: the pod shares a host namespace", who)
+	}
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Errorf("%s: automountServiceAccountToken: got unset or true, want false (it never talks to the Kubernetes API)", who)
 	}
 }
 
 // TestWritableDirs: with a read-only root, every directory the server
-// writes is a volume: /tmp (Chromium's profiles, temp files) and the state
-// dir from emptyDir, each mount a declared volume.
+// writes is a volume: /tmp (Chromium's profiles, temp files) from an
+// emptyDir, the uploads from the shared claim. The runs are in the
+// database: no --state-dir and no emptyDir for them (issue 30), only /tmp.
+// The one read-only mount is the Secret of the run store.
 func TestWritableDirs(t *testing.T) {
 	f := loadFleet(t)
 	c := f.container(t)
@@ -380,20 +408,235 @@ func TestWritableDirs(t *testing.T) {
 		if !ok {
 			t.Errorf("mount %s: no volume %q", m.MountPath, m.Name)
 		}
-		if m.ReadOnly {
-			t.Errorf("mount %s: read-only, want writable", m.MountPath)
+		if secret := v.Secret != nil; m.ReadOnly != secret {
+			t.Errorf("mount %s: read-only %v, want read-only for a Secret's volume and writable for the others", m.MountPath, m.ReadOnly)
 		}
 		mounts[m.MountPath] = v
 	}
-	for _, dir := range []string{"/tmp", flag(t, c.Args, "state-dir")} {
-		v, ok := mounts[dir]
-		if !ok || v.EmptyDir == nil {
-			t.Errorf("%s: got volume %+v, want an emptyDir", dir, v.VolumeSource)
-			continue
+	v, ok := mounts["/tmp"]
+	if !ok || v.EmptyDir == nil {
+		t.Errorf("/tmp: got volume %+v, want an emptyDir", v.VolumeSource)
+	} else if v.EmptyDir.SizeLimit == nil {
+		t.Error("/tmp: emptyDir without sizeLimit")
+	}
+	for dir, v := range mounts {
+		if v.EmptyDir != nil && dir != "/tmp" {
+			t.Errorf("%s: an emptyDir (%s), want none but /tmp: the run store is the database, not a per-pod directory", dir, v.Name)
 		}
-		if v.EmptyDir.SizeLimit == nil {
-			t.Errorf("%s: emptyDir without sizeLimit", dir)
+	}
+	for _, v := range f.deployment.Spec.Template.Spec.Volumes {
+		if v.EmptyDir != nil && mounts["/tmp"].Name != v.Name {
+			t.Errorf("volume %s: an emptyDir not mounted at /tmp", v.Name)
 		}
+	}
+	if hasFlag(c.Args, "state-dir") {
+		t.Errorf("args %q: --state-dir, want the run store in PostgreSQL (TOOLSERVER_STORE_FILE)", c.Args)
+	}
+	// The image's default state directory ($XDG_STATE_HOME/toolserver).
+	if _, ok := mounts["/var/lib/toolserver"]; ok {
+		t.Error("/var/lib/toolserver: mounted, want no per-pod run store")
+	}
+}
+
+// hasFlag reports whether args give --name.
+func hasFlag(args []string, name string) bool {
+	return slices.ContainsFunc(args, func(a string) bool {
+		return a == "--"+name || strings.HasPrefix(a, "--"+name+"=")
+	})
+}
+
+// exampleSecret decodes path and returns its Secret of the given name.
+func exampleSecret(t *testing.T, path, name string) *corev1.Secret {
+	t.Helper()
+	for _, obj := range decodeManifest(t, path) {
+		s, ok := obj.(*corev1.Secret)
+		if !ok {
+			t.Fatalf("%s: a %T, want Secrets only", path, obj)
+		}
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("%s: no Secret %q", path, name)
+	return nil
+}
+
+// secretValue returns key of s, from stringData or data.
+func secretValue(t *testing.T, s *corev1.Secret, key string) string {
+	t.Helper()
+	if v, ok := s.StringData[key]; ok {
+		return v
+	}
+	if v, ok := s.Data[key]; ok {
+		return string(v)
+	}
+	t.Fatalf("Secret %s: no key %q (stringData %v)", s.Name, key, s.StringData)
+	return ""
+}
+
+// storeFile is where the Deployment's run store DSN comes from: the file
+// TOOLSERVER_STORE_FILE names, the Secret volume mounted over it and the
+// key of that Secret it is.
+type storeFile struct {
+	path   string
+	mount  corev1.VolumeMount
+	secret *corev1.SecretVolumeSource
+	key    string
+}
+
+func (f *fleet) storeFile(t *testing.T) storeFile {
+	t.Helper()
+	c := f.container(t)
+	var sf storeFile
+	for _, e := range c.Env {
+		switch e.Name {
+		case "TOOLSERVER_STORE_FILE":
+			if e.ValueFrom != nil || !filepath.IsAbs(e.Value) {
+				t.Fatalf("TOOLSERVER_STORE_FILE: got %+v, want the absolute path of the mounted Secret's file", e)
+			}
+			sf.path = e.Value
+		case "TOOLSERVER_STORE":
+			// The password would be in the environment of serve and
+			// every process it starts.
+			t.Errorf("TOOLSERVER_STORE in the env (%+v): want the DSN from a file, TOOLSERVER_STORE_FILE", e)
+		}
+	}
+	if sf.path == "" {
+		t.Fatal("no TOOLSERVER_STORE_FILE in the container's env: the fleet's runs would stay per pod")
+	}
+	for _, m := range c.VolumeMounts {
+		if rel, err := filepath.Rel(m.MountPath, sf.path); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
+			sf.mount, sf.key = m, rel
+		}
+	}
+	if sf.mount.Name == "" {
+		t.Fatalf("TOOLSERVER_STORE_FILE %s: under no mount", sf.path)
+	}
+	for _, v := range f.deployment.Spec.Template.Spec.Volumes {
+		if v.Name == sf.mount.Name {
+			sf.secret = v.Secret
+		}
+	}
+	if sf.secret == nil {
+		t.Fatalf("TOOLSERVER_STORE_FILE %s: volume %q is not a Secret", sf.path, sf.mount.Name)
+	}
+	// A Secret's items may give a key another file name.
+	if len(sf.secret.Items) > 0 {
+		key := ""
+		for _, it := range sf.secret.Items {
+			if it.Path == sf.key {
+				key = it.Key
+			}
+		}
+		if key == "" {
+			t.Fatalf("TOOLSERVER_STORE_FILE %s: Secret %s's items %+v have no %s", sf.path, sf.secret.SecretName, sf.secret.Items, sf.key)
+		}
+		sf.key = key
+	}
+	return sf
+}
+
+// TestRunStore: the DSN of the fleet's PostgreSQL is a file of the Secret
+// toolserver-store, mounted read-only, readable by the server's user and
+// nobody else; the Secret is the example's, which the kustomization leaves
+// out (no password in git); nothing in the args or env holds a DSN.
+func TestRunStore(t *testing.T) {
+	f := loadFleet(t)
+	c := f.container(t)
+	sf := f.storeFile(t)
+	if !sf.mount.ReadOnly {
+		t.Errorf("mount %s: writable, want readOnly", sf.mount.MountPath)
+	}
+	if sf.secret.SecretName != "toolserver-store" || sf.key != "dsn" {
+		t.Errorf("TOOLSERVER_STORE_FILE %s: Secret %q key %q, want toolserver-store key dsn", sf.path, sf.secret.SecretName, sf.key)
+	}
+	if sf.secret.Optional != nil && *sf.secret.Optional {
+		t.Error("the store's Secret volume is optional: a pod would start without its store")
+	}
+	// The files are root's; under the pod's fsGroup their group is it, and
+	// group read is what lets the server's user read them.
+	mode := int32(0o644) // the API's default
+	if sf.secret.DefaultMode != nil {
+		mode = *sf.secret.DefaultMode
+	}
+	for _, it := range sf.secret.Items {
+		if it.Path == filepath.Base(sf.path) && it.Mode != nil {
+			mode = *it.Mode
+		}
+	}
+	if mode&0o337 != 0 || mode&0o040 == 0 {
+		t.Errorf("the store's Secret files: mode %#o, want read-only for owner and group and nothing for others (0440)", mode)
+	}
+	psc := f.deployment.Spec.Template.Spec.SecurityContext
+	if psc == nil || psc.FSGroup == nil || psc.RunAsGroup == nil || *psc.FSGroup != *psc.RunAsGroup {
+		t.Errorf("pod securityContext %+v: want fsGroup = runAsGroup, the group that reads the store's file", psc)
+	}
+	for _, a := range c.Args {
+		if strings.Contains(a, "://") {
+			t.Errorf("args: %q looks like a DSN, want it only in the Secret", a)
+		}
+	}
+	if hasFlag(c.Args, "store") || hasFlag(c.Args, "store-file") {
+		t.Errorf("args %q: --store or --store-file, want TOOLSERVER_STORE_FILE alone", c.Args)
+	}
+	for _, e := range c.Env {
+		if strings.Contains(e.Value, "://") {
+			t.Errorf("env %s: %q looks like a DSN, want it only in the Secret", e.Name, e.Value)
+		}
+	}
+	if slices.Contains(f.kust.Resources, "secret-store.example.yaml") {
+		t.Error("the kustomization lists secret-store.example.yaml: its placeholder DSN would be applied")
+	}
+	s := exampleSecret(t, filepath.Join(kubeDir, "secret-store.example.yaml"), sf.secret.SecretName)
+	dsn := checkDSN(t, "secret-store.example.yaml", secretValue(t, s, sf.key))
+	// A CA file the DSN names is a key of the same Secret, so a file of
+	// the mount.
+	if root := dsn.Query().Get("sslrootcert"); root != "" {
+		rel, err := filepath.Rel(sf.mount.MountPath, root)
+		if err != nil || strings.Contains(rel, "/") || strings.HasPrefix(rel, "..") {
+			t.Errorf("secret-store.example.yaml: sslrootcert %s is not a file of the mount %s", root, sf.mount.MountPath)
+		} else {
+			secretValue(t, s, rel)
+		}
+	}
+}
+
+// checkDSN parses a PostgreSQL DSN as serve's --store takes it.
+func checkDSN(t *testing.T, where, dsn string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("%s: DSN %q: %v", where, dsn, err)
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		t.Errorf("%s: DSN scheme %q, want postgres", where, u.Scheme)
+	}
+	if _, set := u.User.Password(); u.User.Username() == "" || !set {
+		t.Errorf("%s: DSN %q without a user and password", where, dsn)
+	}
+	if u.Hostname() == "" || u.Port() != "5432" || strings.Trim(u.Path, "/") == "" {
+		t.Errorf("%s: DSN %q, want HOST:5432/DB", where, dsn)
+	}
+	if u.Query().Get("sslmode") == "" {
+		t.Errorf("%s: DSN %q names no sslmode (the driver's default, prefer, falls back to plain text unseen)", where, dsn)
+	}
+	return u
+}
+
+// TestRunLease: the lease and takeover flags the fleet's comments explain
+// are values serve takes.
+func TestRunLease(t *testing.T) {
+	f := loadFleet(t)
+	checkLease(t, "Deployment", f.container(t).Args)
+}
+
+func checkLease(t *testing.T, who string, args []string) {
+	t.Helper()
+	if d, err := time.ParseDuration(flag(t, args, "run-lease")); err != nil || d <= 0 {
+		t.Errorf("%s: --run-lease %q, want a positive duration (%v)", who, flag(t, args, "run-lease"), err)
+	}
+	if n, err := strconv.Atoi(flag(t, args, "max-attempts")); err != nil || n < 1 {
+		t.Errorf("%s: --max-attempts %q, want a number ≥ 1 (%v)", who, flag(t, args, "max-attempts"), err)
 	}
 }
 
@@ -479,16 +722,7 @@ func TestToken(t *testing.T) {
 	if slices.Contains(f.kust.Resources, "secret.example.yaml") {
 		t.Error("the kustomization lists secret.example.yaml: its placeholder token would be applied")
 	}
-	objs := decodeManifest(t, filepath.Join(kubeDir, "secret.example.yaml"))
-	s, ok := objs[0].(*corev1.Secret)
-	if len(objs) != 1 || !ok {
-		t.Fatalf("secret.example.yaml: got %d objects, want one Secret", len(objs))
-	}
-	_, inString := s.StringData[ref.Key]
-	_, inData := s.Data[ref.Key]
-	if s.Name != ref.Name || !(inString || inData) {
-		t.Errorf("secret.example.yaml: Secret %q with keys %v, want %q with key %q", s.Name, s.StringData, ref.Name, ref.Key)
-	}
+	secretValue(t, exampleSecret(t, filepath.Join(kubeDir, "secret.example.yaml"), ref.Name), ref.Key)
 }
 
 // TestUploadVolume: --upload-dir is the mount of the shared claim, which
@@ -604,18 +838,44 @@ func TestDisruptionBudget(t *testing.T) {
 	}
 }
 
-// TestManifestsAreListed: every .yaml file in kubernetes/ is listed by the
-// kustomization or is the Secret example, so none is forgotten.
+// TestManifestsAreListed: every .yaml file in kubernetes/ and in
+// kubernetes/postgres/ is listed by its kustomization or is a Secret
+// example, so none is forgotten; every directory under kubernetes/ is a
+// kustomization of its own.
 func TestManifestsAreListed(t *testing.T) {
 	f := loadFleet(t)
-	files, err := filepath.Glob(filepath.Join(kubeDir, "*.yaml"))
+	examples := map[string][]string{
+		kubeDir:                          {"secret.example.yaml", "secret-store.example.yaml"},
+		filepath.Join(kubeDir, dbSubdir): {"secret.example.yaml"},
+	}
+	for dir, ex := range examples {
+		k := loadKustomization(t, dir)
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range files {
+			name := filepath.Base(p)
+			if name != "kustomization.yaml" && !slices.Contains(ex, name) && !slices.Contains(k.Resources, name) {
+				t.Errorf("%s is not in %s/kustomization.yaml", name, dir)
+			}
+		}
+		for _, name := range ex {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				t.Errorf("%s: %v", dir, err)
+			}
+			if slices.Contains(k.Resources, name) {
+				t.Errorf("%s/kustomization.yaml lists %s: its placeholder would be applied", dir, name)
+			}
+		}
+	}
+	subdirs, err := filepath.Glob(filepath.Join(kubeDir, "*", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range files {
-		name := filepath.Base(p)
-		if name != "kustomization.yaml" && name != "secret.example.yaml" && !slices.Contains(f.kust.Resources, name) {
-			t.Errorf("%s is not in the kustomization", name)
+	for _, p := range subdirs {
+		if _, known := examples[filepath.Dir(p)]; !known {
+			t.Errorf("%s: in a directory this test does not know", p)
 		}
 	}
 	if len(f.kust.Images) != 1 || f.kust.Images[0].Name != "toolserver" {
