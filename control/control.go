@@ -255,6 +255,10 @@ func (p *Plane) TakeOver(ctx context.Context, maxAttempts int) ([]string, error)
 		if run.Driver != runs.DriverNone {
 			continue
 		}
+		if !run.Resumable {
+			p.cfg.Runs.Fail(ctx, run.ID, "the tool-server driving the run was lost (its lease lapsed); a run of a /tools call cannot be re-driven (its client held its results), so it failed; its events up to then are kept")
+			continue
+		}
 		if max(run.Attempt, 1) >= maxAttempts {
 			p.cfg.Runs.Fail(ctx, run.ID, fmt.Sprintf("the run lost the tool-server driving it after %d attempts (its lease lapsed); it is not taken over again (serve --max-attempts)", max(run.Attempt, 1)))
 			continue

@@ -308,11 +308,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Lapsed lists the runs a process may take over: running, re-drivable
-// (their arguments recorded), and driven by nobody (their owner's lease
-// lapsed, or their driver stopped under them).
+// Lapsed lists the running runs nobody drives any more (their owner's
+// lease lapsed, or their driver stopped under them): a process takes over
+// those it can re-drive (Resumable) and fails the others.
 func (s *Store) Lapsed(ctx context.Context) ([]Run, error) {
-	rows, err := s.rows(ctx, `SELECT `+runColumns+` FROM runs WHERE status = ? AND args IS NOT NULL AND (owner IS NULL OR lease_until < ?) ORDER BY n LIMIT 100`, Running, time.Now().UnixMilli())
+	rows, err := s.rows(ctx, `SELECT `+runColumns+` FROM runs WHERE status = ? AND (owner IS NULL OR lease_until < ?) ORDER BY n LIMIT 100`, Running, time.Now().UnixMilli())
 	if err != nil {
 		return nil, err
 	}

@@ -242,3 +242,41 @@ func TestPostgresRestartMidRun(t *testing.T) {
 		t.Errorf("after the restart: %+v, %d steps, %v", d.Run, len(d.Steps), err)
 	}
 }
+
+// TestPostgresLostMidRun: a database that stays away past RetryFor
+// stops the run that meets it (its context's cause says so); once the
+// database is back, the run ends failed with that reason and every event
+// recorded before is kept. (Not parallel: the cluster is every test's,
+// and RetryFor the package's.)
+func TestPostgresLostMidRun(t *testing.T) {
+	c := pgtest.Get(t)
+	st := openPostgres(t, pgtest.DSN(t), 0)
+	defer func(d time.Duration) { runs.RetryFor = d }(runs.RetryFor)
+	runs.RetryFor = 500 * time.Millisecond
+	rec, err := st.Start(t.Context(), runs.Begin{Flow: "lost", Source: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := rec.Bind(context.Background())
+	defer cancel(nil)
+	rec.Step(flow.StepReport{Index: 0, Kind: "echo", Status: flow.StatusPass})
+	c.Stop(t)
+	err = rec.Step(flow.StepReport{Index: 1, Kind: "echo", Status: flow.StatusPass})
+	if !errors.Is(err, runs.ErrStoreLost) || strings.Contains(err.Error(), pgtest.Password) {
+		c.Start(t)
+		t.Fatalf("an append past RetryFor: %v, want ErrStoreLost", err)
+	}
+	<-ctx.Done()
+	c.Start(t)
+	runs.RetryFor = 30 * time.Second
+	if !errors.Is(context.Cause(ctx), runs.ErrStoreLost) {
+		t.Errorf("the run's cause: %v", context.Cause(ctx))
+	}
+	if err := rec.End(&flow.Report{Aborted: true}, nil, context.Cause(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := st.Get(t.Context(), rec.ID())
+	if err != nil || d.Status.State != runs.Failed || !strings.Contains(d.Status.Error, "unreachable") || len(d.Steps) != 1 {
+		t.Errorf("the run after the database came back: %+v, %d steps, %v", d.Status, len(d.Steps), err)
+	}
+}

@@ -34,6 +34,9 @@ type Recorder struct {
 	// abandoned tells an abandonment that came before the run bound its
 	// context: Bind cancels at once.
 	abandoned bool
+	// storeLost is the error of an append that waited RetryFor for the
+	// store: the run stopped for it.
+	storeLost error
 	// files counts the images kept, for their names; fileBytes their
 	// size.
 	files     int
@@ -130,6 +133,14 @@ func (r *Recorder) appendAt(ms int64, kind string, payload any) error {
 		return t.changed(r.id)
 	})
 	if err != nil {
+		if errors.Is(err, ErrStoreLost) && r.storeLost == nil {
+			// The store stayed away past its bound: the run stops here
+			// and ends failed, saying why, once the store answers.
+			r.storeLost = err
+			if r.cancel != nil {
+				r.cancel(err)
+			}
+		}
 		r.mu.Unlock()
 		if errors.Is(err, ErrLostRun) {
 			r.lost()
@@ -304,9 +315,14 @@ func (r *Recorder) End(rep *flow.Report, err, cause error) error {
 		return r.detach()
 	}
 	st := Status{State: Failed}
+	r.mu.Lock()
+	storeLost := r.storeLost
+	r.mu.Unlock()
 	switch {
 	case errors.Is(cause, ErrStopping):
 		st.Error = "the tool-server stopped while the run was going on"
+	case storeLost != nil:
+		st.Error = fault.Clip(storeLost.Error(), MaxReasonBytes)
 	case rep != nil && rep.InfrastructureError() != nil:
 		st.Error = fault.Clip(rep.InfrastructureError().Error(), MaxReasonBytes)
 	case rep != nil:
