@@ -259,7 +259,7 @@ func TestRunsReadTheStoreDirectly(t *testing.T) {
 	if fromDir != fromLink || fromDir == "" {
 		t.Errorf("runs replay: the store says\n%s\nthe server\n%s", fromDir, fromLink)
 	}
-	if code, _, errOut := runCLI(t, "runs", "list", "--state-dir", state, "--link", u); code != exitUsage || !strings.Contains(errOut, "not both") {
+	if code, _, errOut := runCLI(t, "runs", "list", "--state-dir", state, "--link", u); code != exitUsage || !strings.Contains(errOut, "give one of --state-dir, --store and --link") {
 		t.Errorf("--state-dir with --link: exit %d, %s", code, errOut)
 	}
 	empty := t.TempDir()
