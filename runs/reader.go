@@ -70,7 +70,7 @@ func (s *Store) FollowEvents(ctx context.Context, id string, from int64, each fu
 			}
 			from = e.Seq + 1
 		}
-		if Terminal(run.Status.State) || (run.Driver == DriverNone && from >= run.EventCount) {
+		if Terminal(run.Status.State) || (s.Stalled(run) && from >= run.EventCount) {
 			return run.End(), nil
 		}
 		t := time.NewTimer(readerPoll)
@@ -109,4 +109,12 @@ func Held(dir string) bool {
 		return false
 	}
 	return lk.Type != unix.F_UNLCK
+}
+
+// Stalled reports whether a running run waits for a resume by hand: no
+// driver runs it, and nothing will by itself. A fleet's store (Shared)
+// has none: another replica takes over a run whose driver was lost, or
+// fails it, so its followers wait for that.
+func (s *Store) Stalled(r Run) bool {
+	return !Terminal(r.Status.State) && r.Driver == DriverNone && !s.Shared()
 }

@@ -446,7 +446,7 @@ func (s *Server) followRun(ctx context.Context, sse *sseWriter, st *runs.Store, 
 	if tail == nil {
 		// Not driven here: terminal, or running with no driver (the end
 		// frame says detached once every event is out), or about to be.
-		if runs.Terminal(run.Status.State) || (run.Driver == runs.DriverNone && from >= run.EventCount) {
+		if runs.Terminal(run.Status.State) || (st.Stalled(run) && from >= run.EventCount) {
 			sse.frame("end", "", run.End())
 			return from, false
 		}
