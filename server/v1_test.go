@@ -34,12 +34,18 @@ type v1Rig struct {
 
 func newV1Rig(t *testing.T, token, commit string) *v1Rig {
 	t.Helper()
-	dir := t.TempDir()
-	arts, err := store.NewArtifacts(dir+"/artifacts", 100, 1<<30)
+	st, err := runs.Open(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := runs.Open(dir+"/state", 0)
+	return newV1RigOn(t, token, commit, st)
+}
+
+// newV1RigOn is a v1Rig over the run store st, which it closes.
+func newV1RigOn(t *testing.T, token, commit string, st *runs.Store) *v1Rig {
+	t.Helper()
+	dir := t.TempDir()
+	arts, err := store.NewArtifacts(dir+"/artifacts", 100, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
