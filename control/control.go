@@ -139,7 +139,13 @@ func (p *Plane) drive(rec *runs.Recorder, args json.RawMessage, linked bool) {
 		// ended already, and End keeps its first end. The record shows an
 		// internal fault as runs.InternalReason; its detail goes to the
 		// log, by the run's id.
-		if err != nil && fault.AsError(err).Internal() {
+		switch {
+		case rec.Lost():
+			// Another replica took the run over (this one's lease lapsed:
+			// it was paused, or cut off from the database), or it was
+			// abandoned: the fence stopped this attempt.
+			p.cfg.Log.Warn("lost a run to another replica or an abandonment: this replica stopped it and writes nothing more to it", "run", rec.ID())
+		case err != nil && fault.AsError(err).Internal():
 			p.cfg.Log.Error("internal error in a run", "run", rec.ID(), "err", err)
 		}
 		rec.End(nil, err, nil)

@@ -118,6 +118,9 @@ func TestLapsedLeaseIsTakenOver(t *testing.T) {
 	if !errors.Is(context.Cause(ctx), runs.ErrLostRun) {
 		t.Errorf("its run's cause: %v", context.Cause(ctx))
 	}
+	if !rec.Lost() || taken.Lost() {
+		t.Errorf("Lost: %v for the replica that lost the run, %v for the one that took it over; want true, false", rec.Lost(), taken.Lost())
+	}
 	rec.End(&flow.Report{OK: true}, nil, nil)
 	taken.Step(flow.StepReport{Index: 0, Kind: "echo", Status: flow.StatusPass})
 	if err := taken.End(&flow.Report{OK: true, Passed: 1}, nil, nil); err != nil {

@@ -45,6 +45,8 @@ type Recorder struct {
 	// run's end went to them.
 	tails    map[*Tail]struct{}
 	untailed bool
+	// gone is set once the run was lost to another process (lost).
+	gone bool
 }
 
 // ID is the run's id.
@@ -167,7 +169,7 @@ func (r *Recorder) lost() {
 		r.mu.Unlock()
 		return
 	}
-	r.ended = true
+	r.ended, r.gone = true, true
 	if r.cancel != nil {
 		r.cancel(ErrLostRun)
 	}
@@ -175,6 +177,15 @@ func (r *Recorder) lost() {
 	r.mu.Unlock()
 	r.s.forget(r.id)
 	r.s.notify()
+}
+
+// Lost reports whether the run was lost to another process (another
+// replica took it over after this one's lease lapsed, or it was
+// abandoned): this process stopped it and wrote nothing more to it.
+func (r *Recorder) Lost() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gone
 }
 
 // SetDevice records the device the run got, once it has one.
