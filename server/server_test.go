@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
@@ -27,7 +28,13 @@ import (
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
-func TestMain(m *testing.M) { cdptest.Main(m) }
+// TestMain stops the PostgreSQL cluster the benchmarks may have started
+// (internal/pgtest) after the tests.
+func TestMain(m *testing.M) {
+	code := cdptest.Run(m)
+	pgtest.Stop()
+	os.Exit(code)
+}
 
 // rig is a server with the real device tools plus two tools that exist to
 // observe the transport: "steps" streams progress and waits to be released,
