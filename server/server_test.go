@@ -28,6 +28,8 @@ import (
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
+// TestMain stops the PostgreSQL cluster the fleet's tests and benchmarks
+// started (internal/pgtest) after the tests.
 func TestMain(m *testing.M) {
 	code := cdptest.Run(m)
 	pgtest.Stop()

@@ -18,6 +18,7 @@ import (
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -45,7 +46,13 @@ func runCount(path string) int32 {
 	return n.(*atomic.Int32).Load()
 }
 
-func TestMain(m *testing.M) { cdptest.Main(m) }
+// TestMain stops the PostgreSQL cluster the benchmarks may have started
+// (internal/pgtest) after the tests.
+func TestMain(m *testing.M) {
+	code := cdptest.Run(m)
+	pgtest.Stop()
+	os.Exit(code)
+}
 
 // newRegistry returns the device and flow tools over the shared pool, with
 // a recorder and artifacts of their own, plus two test tools that declare
