@@ -258,38 +258,27 @@ func (d *pgDB) renew(ctx context.Context, s *Store) {
 	}
 }
 
-// renewLeases renews the leases of this process's runs and ends the
-// recorders of the runs it no longer owns.
+// renewLeases renews the lease of each run this process drives, and
+// ends the recorders of those it no longer owns (another replica took
+// them over, or they were abandoned). A run it owns in the store but no
+// longer drives (its end could not be recorded) is not renewed: its lease
+// lapses and another replica takes it over.
 func (s *Store) renewLeases(ctx context.Context) {
-	now := time.Now().UnixMilli()
-	if _, err := s.db.ExecContext(ctx, s.sql.rebind(`UPDATE runs SET lease_until = ? WHERE owner = ? AND status = ?`), s.sql.leaseUntil(now), s.token, Running); err != nil {
-		return
-	}
-	rows, err := s.rows(ctx, `SELECT id FROM runs WHERE owner = ? AND status = ?`, s.token, Running)
-	if err != nil {
-		return
-	}
-	owned := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil {
-			owned[id] = true
-		}
-	}
-	rows.Close()
-	if rows.Err() != nil {
-		return
-	}
 	s.mu.Lock()
-	var lost []*Recorder
-	for id, r := range s.live {
-		if !owned[id] {
-			lost = append(lost, r)
-		}
+	live := make([]*Recorder, 0, len(s.live))
+	for _, r := range s.live {
+		live = append(live, r)
 	}
 	s.mu.Unlock()
-	for _, r := range lost {
-		r.lost()
+	for _, r := range live {
+		res, err := s.db.ExecContext(ctx, s.sql.rebind(`UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = ?`),
+			s.sql.leaseUntil(time.Now().UnixMilli()), r.id, s.token, Running)
+		if err != nil {
+			continue // the store is away: the next renewal tries again
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			r.lost()
+		}
 	}
 }
 
