@@ -97,7 +97,7 @@ SIGINT or SIGTERM stop it gracefully.`,
 	opts.store.register(f)
 	f.DurationVar(&opts.runLease, "run-lease", runs.DefaultLease, "with --store: how long this replica's hold on a run it drives lasts unrenewed (renewed every third of it); a run whose lease lapsed is taken over by another replica")
 	f.IntVar(&opts.maxAttempts, "max-attempts", control.DefaultMaxAttempts, "with --store: how many attempts a run gets in all, its first and its take-overs by another replica after its own was lost; past it the run fails")
-	f.BoolVar(&opts.resumeInterrupted, "resume-interrupted", false, "with --state-dir: at start, re-drive the runs a previous process left running (killed, crashed or stopped under them) from their recorded arguments, as POST /v1/runs/{id}/resume does")
+	f.BoolVar(&opts.resumeInterrupted, "resume-interrupted", false, "with --state-dir or --store: at start, re-drive the runs a previous process left running (killed, crashed or stopped under them) from their recorded arguments, as POST /v1/runs/{id}/resume does")
 	f.DurationVar(&opts.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long calls in flight get to finish (readiness turns false at once, new calls get 503)")
 	_ = cmd.MarkFlagDirname("upload-dir")
 	_ = cmd.MarkFlagDirname("state-dir")
