@@ -156,7 +156,13 @@ func start() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "pgtest-")
+	// As root the cluster belongs to the postgres user, which must reach
+	// its directory: /tmp, not a $TMPDIR under root's own home.
+	parent := ""
+	if os.Geteuid() == 0 {
+		parent = "/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "pgtest-")
 	if err != nil {
 		return nil, err
 	}
