@@ -148,7 +148,15 @@ func TestDashboardInChromium(t *testing.T) {
 	// A run without a device: its header shows none (no "null").
 	startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"bare","project_root":%q},"labels":{"suite":"nodevice"}}`, root))
 	awaitLine(t, running, errOut, done)
-	// The page's two streams (the list's and the run's) are open.
+	// The page's two streams (the list's and the run's) are open: wait
+	// for both (a stream the page is reconnecting under load comes back
+	// within its backoff), then drop them.
+	for deadline := time.Now().Add(time.Minute); proxy.Open() < 2 && time.Now().Before(deadline); {
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-t.Context().Done():
+		}
+	}
 	if n := proxy.Drop(); n < 2 {
 		t.Fatalf("the drop reset %d connections, want the page's two streams at least", n)
 	}

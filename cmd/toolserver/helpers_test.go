@@ -87,6 +87,9 @@ type tcpProxy struct {
 	ln    net.Listener
 	mu    sync.Mutex
 	conns [][2]net.Conn // each from the client, to the server
+	// ended counts, by the pair's client connection, the directions of it
+	// that stopped (0: it is open both ways).
+	ended map[net.Conn]int
 	cut   bool
 	wg    sync.WaitGroup
 }
@@ -97,7 +100,7 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &tcpProxy{ln: ln}
+	p := &tcpProxy{ln: ln, ended: map[net.Conn]int{}}
 	p.wg.Go(func() {
 		for {
 			in, err := ln.Accept()
@@ -112,8 +115,8 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 			if !p.track(in, out) {
 				return
 			}
-			p.wg.Go(func() { io.Copy(out, in); out.Close() })
-			p.wg.Go(func() { io.Copy(in, out); in.Close() })
+			p.wg.Go(func() { io.Copy(out, in); out.Close(); p.end(in) })
+			p.wg.Go(func() { io.Copy(in, out); in.Close(); p.end(in) })
 		}
 	})
 	t.Cleanup(func() {
@@ -134,6 +137,26 @@ func (p *tcpProxy) track(in, out net.Conn) bool {
 	}
 	p.conns = append(p.conns, [2]net.Conn{in, out})
 	return true
+}
+
+// end notes that a direction of the pair of client connection in stopped.
+func (p *tcpProxy) end(in net.Conn) {
+	p.mu.Lock()
+	p.ended[in]++
+	p.mu.Unlock()
+}
+
+// Open is how many connections are open now, both ways.
+func (p *tcpProxy) Open() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, pair := range p.conns {
+		if p.ended[pair[0]] == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Drop resets every connection open now and returns how many were.
