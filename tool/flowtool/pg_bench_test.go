@@ -2,19 +2,12 @@ package flowtool
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/runs"
-	"github.com/toolserver/toolserver/store"
-	"github.com/toolserver/toolserver/tool"
 )
 
 // BenchmarkFlowExecutePostgres is flow-execute on the mini flow of
@@ -27,21 +20,8 @@ import (
 // percent (docs/performance.md, "The fleet's store"; the target: at most
 // 10%).
 func BenchmarkFlowExecutePostgres(b *testing.B) {
-	root := b.TempDir()
-	dir := filepath.Join(root, ".argent", "flows")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "mini.yaml"), []byte(strings.ReplaceAll(`steps:
-  - launch: "{{URL}}/app.html"
-  - tap: Go now
-  - type: { into: { id: username }, text: Ada, submit: false }
-  - assert: { text: { in: { id: echo }, equals: hello Ada } }
-  - snapshot: mini
-`, "{{URL}}", cdptest.Pages(b))), 0o644)
-	arts, err := store.NewArtifacts(filepath.Join(root, "artifacts"), 1000, 1<<30)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lite, err := runs.Open(filepath.Join(root, "state"), 0)
+	m := newMiniBench(b)
+	lite, err := runs.Open(filepath.Join(m.root, "state"), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,42 +31,13 @@ func BenchmarkFlowExecutePostgres(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pg.Close()
-	registry := func(rs *runs.Store) *tool.Registry {
-		r := tool.NewRegistry()
-		(&Tools{Pool: cdptest.Pool(b), Artifacts: arts, Runs: rs}).Register(r)
-		return r
-	}
-	onLite, onPG := registry(lite), registry(pg)
-	cdptest.Device(b, "chromium-cdp-1280x800")
-	call := func(r *tool.Registry, update bool) time.Duration {
-		args := fmt.Sprintf(`{"name":"mini","project_root":%q,"device":"chromium-cdp-1280x800","updateBaselines":%t}`, root, update)
-		start := time.Now()
-		res, err := r.Invoke(context.Background(), "flow-execute", []byte(args), tool.Options{})
-		d := time.Since(start)
-		if rep, ok := res.(*flow.Report); err != nil || !ok || !rep.OK {
-			b.Fatalf("the mini flow: %v %+v", err, res)
-		}
-		return d
-	}
-	call(onLite, true) // the baseline
+	onLite, onPG := m.registry(lite), m.registry(pg)
+	m.call(onLite, true) // the baseline
 	// One run on each before the clock: the PostgreSQL pool's first
 	// connections, SQLite's first pages.
-	call(onLite, false)
-	call(onPG, false)
-	var sq, pq time.Duration
-	n := 0
-	for b.Loop() {
-		// Alternate which goes first: the second of a pair finds the
-		// device warmer.
-		if n%2 == 0 {
-			sq += call(onLite, false)
-			pq += call(onPG, false)
-		} else {
-			pq += call(onPG, false)
-			sq += call(onLite, false)
-		}
-		n++
-	}
+	m.call(onLite, false)
+	m.call(onPG, false)
+	sq, pq, n := m.pairs(onLite, onPG)
 	// Every run was recorded, its snapshot's outcome with it, in both (the
 	// SQLite store has the baseline's run too). A snapshot that matches
 	// its baseline keeps no images.
