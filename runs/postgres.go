@@ -264,13 +264,7 @@ func (d *pgDB) renew(ctx context.Context, s *Store) {
 // longer drives (its end could not be recorded) is not renewed: its lease
 // lapses and another replica takes it over.
 func (s *Store) renewLeases(ctx context.Context) {
-	s.mu.Lock()
-	live := make([]*Recorder, 0, len(s.live))
-	for _, r := range s.live {
-		live = append(live, r)
-	}
-	s.mu.Unlock()
-	for _, r := range live {
+	for _, r := range s.driving() {
 		res, err := s.db.ExecContext(ctx, s.sql.rebind(`UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = ?`),
 			s.sql.leaseUntil(time.Now().UnixMilli()), r.id, s.token, Running)
 		if err != nil {

@@ -656,17 +656,22 @@ func (s *Store) forget(id string) {
 	s.mu.Unlock()
 }
 
-// Stopping cancels every run this process is running, as the server
-// stops: a run a resume can re-drive stays running with no driver (a
-// RunInterrupted event says so), any other ends failed.
-func (s *Store) Stopping() {
+// driving is the recorders of the runs this process drives now.
+func (s *Store) driving() []*Recorder {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	live := make([]*Recorder, 0, len(s.live))
 	for _, r := range s.live {
 		live = append(live, r)
 	}
-	s.mu.Unlock()
-	for _, r := range live {
+	return live
+}
+
+// Stopping cancels every run this process is running, as the server
+// stops: a run a resume can re-drive stays running with no driver (a
+// RunInterrupted event says so), any other ends failed.
+func (s *Store) Stopping() {
+	for _, r := range s.driving() {
 		r.mu.Lock()
 		c := r.cancel
 		r.mu.Unlock()
