@@ -55,7 +55,9 @@ test: check-go
 fuzz: check-go
 	GO=$(GO) ./scripts/fuzz.sh $(if $(filter 10s,$(FUZZTIME)),10m,$(FUZZTIME))
 
-bench: check-go deps
+# The fleet's store benchmarks start a PostgreSQL of their own.
+bench: check-go
+	@EXTRA_PACKAGES=postgresql ./docker/install-runtime.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # The 12-flow visual suite beside the same cases in Playwright Test (npm), on
