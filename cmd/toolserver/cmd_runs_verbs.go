@@ -178,6 +178,9 @@ would do is said, with the exit resume would have.`,
 			if err != nil {
 				return err
 			}
+			if o.store.dsn != "" || o.store.file != "" {
+				return usageError("runs resume: a resume drives the run's flow again, which a tool-server does: give --link URL of one of the fleet's replicas (a replica also takes over by itself a run whose own replica was lost)")
+			}
 			u := o.linkURL(o.link)
 			if u == "" {
 				return usageError("runs resume: a resume drives the run's flow again, which a tool-server does: give --link URL (or $%s) of the serve that holds the run store, or start one over the store that resumes its runs: toolserver serve --state-dir DIR --resume-interrupted", envToolsURL)
