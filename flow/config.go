@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,7 @@ import (
 //	  metric: oklab       # yiq (pixelmatch 7, the default) or oklab (pixelmatch 8)
 //	  windowSize: 16      # count the worst 16×16 square only (default: none)
 //	  stopOnFailure: true # a failed snapshot stops its flow (default false)
+//	baseURL: http://localhost:5173   # what launch: /path resolves against
 const ConfigFile = ".argent/toolserver.yaml"
 
 // MaxConfigBytes caps the config file: a few lines of settings.
@@ -36,7 +38,7 @@ const MaxConfigBytes = 64 << 10
 // The keys of the config file, checked as strictly as a flow file's:
 // anything else is refused with its line and a did-you-mean.
 var (
-	configKeys         = []string{"snapshot"}
+	configKeys         = []string{"snapshot", "baseURL"}
 	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold", "metric", "windowSize", "stopOnFailure"}
 )
 
@@ -67,40 +69,59 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Is makes every ConfigError match ErrInvalidConfig.
 func (e *ConfigError) Is(target error) bool { return target == ErrInvalidConfig }
 
+// Config is a project's config file.
+type Config struct {
+	Snapshot SnapshotDefaults
+	// BaseURL is what a launch: /path resolves against, when set.
+	BaseURL string
+}
+
 // LoadConfig reads <projectRoot>/.argent/toolserver.yaml into the
 // project's snapshot defaults, each set field's source named
 // ConfigFile. A missing file is no error: the defaults are then empty.
 func LoadConfig(projectRoot string) (SnapshotDefaults, error) {
+	c, err := LoadProjectConfig(projectRoot)
+	return c.Snapshot, err
+}
+
+// LoadProjectConfig reads the whole config file of projectRoot; a missing
+// file sets nothing.
+func LoadProjectConfig(projectRoot string) (Config, error) {
 	p := filepath.Join(projectRoot, filepath.FromSlash(ConfigFile))
 	st, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return SnapshotDefaults{}, nil
+		return Config{}, nil
 	case err != nil:
-		return SnapshotDefaults{}, &ConfigError{File: p, Msg: clientfs.ErrorText(err, "stat", p), Err: err}
+		return Config{}, &ConfigError{File: p, Msg: clientfs.ErrorText(err, "stat", p), Err: err}
 	case st.IsDir():
-		return SnapshotDefaults{}, &ConfigError{File: p, Msg: "is a directory, not a file"}
+		return Config{}, &ConfigError{File: p, Msg: "is a directory, not a file"}
 	case st.Size() > MaxConfigBytes:
-		return SnapshotDefaults{}, &ConfigError{File: p, Msg: fmt.Sprintf("is %d bytes; a config file is at most %d bytes (64 KiB)", st.Size(), MaxConfigBytes)}
+		return Config{}, &ConfigError{File: p, Msg: fmt.Sprintf("is %d bytes; a config file is at most %d bytes (64 KiB)", st.Size(), MaxConfigBytes)}
 	}
 	data, _, why := clientfs.ReadRegular(p, MaxConfigBytes)
 	if why != "" {
-		return SnapshotDefaults{}, &ConfigError{File: p, Msg: why}
+		return Config{}, &ConfigError{File: p, Msg: why}
 	}
-	return ParseConfig(p, data)
+	return parseConfig(p, data)
 }
 
 // ParseConfig parses a config file's bytes; name is its path for the
 // messages. An empty file, or one without snapshot:, sets nothing.
 func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
-	var d SnapshotDefaults
-	fail := func(e *Error) (SnapshotDefaults, error) {
+	c, err := parseConfig(name, data)
+	return c.Snapshot, err
+}
+
+func parseConfig(name string, data []byte) (Config, error) {
+	var c Config
+	fail := func(e *Error) (Config, error) {
 		// The YAML checks are the flow parser's, worded for a flow file.
 		msg := strings.ReplaceAll(e.Msg, "a flow file", "a config file")
-		return SnapshotDefaults{}, &ConfigError{File: name, Line: e.Line, Column: e.Column, Msg: msg, Err: e.Err}
+		return Config{}, &ConfigError{File: name, Line: e.Line, Column: e.Column, Msg: msg, Err: e.Err}
 	}
 	if len(data) > MaxConfigBytes {
-		return SnapshotDefaults{}, &ConfigError{File: name, Msg: fmt.Sprintf("is %d bytes; a config file is at most %d bytes (64 KiB)", len(data), MaxConfigBytes)}
+		return Config{}, &ConfigError{File: name, Msg: fmt.Sprintf("is %d bytes; a config file is at most %d bytes (64 KiB)", len(data), MaxConfigBytes)}
 	}
 	doc, e := decodeDocument(data)
 	if e != nil {
@@ -113,7 +134,7 @@ func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
 	}
 	root := resolve(doc)
 	if isNull(root) {
-		return d, nil
+		return c, nil
 	}
 	if root.Kind != yaml.MappingNode {
 		return fail(errAt(root, ProblemShape, "a config file is a map (snapshot: { maxMismatch, maxDiffPixels, threshold }), got %s", describe(root)))
@@ -125,9 +146,19 @@ func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
 	if e := o.only("top-level", configKeys...); e != nil {
 		return fail(e)
 	}
+	if v := resolve(o.get("baseURL")); !isNull(v) {
+		u, ok := strValue(v)
+		if !ok {
+			return fail(errAt(v, ProblemShape, "baseURL must be a URL (http://localhost:5173), got %s", describe(v)))
+		}
+		if err := CheckBaseURL(u); err != nil {
+			return fail(errAt(v, ProblemValue, "baseURL: %v", err))
+		}
+		c.BaseURL = u
+	}
 	sv := resolve(o.get("snapshot"))
 	if isNull(sv) {
-		return d, nil
+		return c, nil
 	}
 	if sv.Kind != yaml.MappingNode {
 		return fail(errAt(sv, ProblemShape, "snapshot must be a map of the project's snapshot limits (maxMismatch, maxDiffPixels, threshold), got %s", describe(sv)))
@@ -139,6 +170,7 @@ func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
 	if e := so.only("snapshot", configSnapshotKeys...); e != nil {
 		return fail(e)
 	}
+	d := &c.Snapshot
 	set := func(key string) {
 		if d.Sources == nil {
 			d.Sources = map[string]string{}
@@ -192,7 +224,33 @@ func ParseConfig(name string, data []byte) (SnapshotDefaults, error) {
 		}
 		d.StopOnFailure = &b
 	}
-	return d, nil
+	return c, nil
+}
+
+// MaxBaseURLBytes caps a base URL.
+const MaxBaseURLBytes = 2048
+
+// CheckBaseURL checks a base URL: http or https, with a host, at most
+// MaxBaseURLBytes.
+func CheckBaseURL(u string) error {
+	if len(u) > MaxBaseURLBytes {
+		return fmt.Errorf("%d bytes; a base URL has at most %d", len(u), MaxBaseURLBytes)
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return fmt.Errorf("%.200q is not an http or https URL with a host (http://localhost:5173)", u)
+	}
+	return nil
+}
+
+// ResolveLaunch resolves a launch: target that is a path from the root
+// ("/checkout", not "//host") against base. ok is false for any other
+// target, which is used as written.
+func ResolveLaunch(target, base string) (resolved string, ok bool) {
+	if !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || base == "" {
+		return "", false
+	}
+	return strings.TrimRight(base, "/") + target, true
 }
 
 // Over returns d with each field that over sets replaced by over's, with

@@ -51,6 +51,9 @@ type flowRunOptions struct {
 	// snapshot is the run's limits, the config file's under them.
 	limits   snapshotLimitFlags
 	snapshot flow.SnapshotDefaults
+	// baseURL is what a launch: /path resolves against: --base-url, else
+	// $TOOLSERVER_BASE_URL, else the config file's baseURL.
+	baseURL string
 }
 
 const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
@@ -146,6 +149,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.Var(updateFlag{&opts.update}, "update-baselines", "adopt the current screens as baselines: all (a bare flag), changed (the failed and missing ones) or missing")
 	f.Lookup("update-baselines").NoOptDefVal = string(flowrun.UpdateAll)
 	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update (with --detach: start nothing; print the runs it would start)")
+	f.StringVar(&opts.baseURL, "base-url", "", "resolve a launch: /path against `URL` (default $"+envBaseURL+", else baseURL: in "+flow.ConfigFile+"); over --link it is sent with the call")
 	f.BoolVar(&opts.strict, "strict", false, "fail a step whose selector matches several elements, and compare case in equals:/contains:")
 	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
 	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")
@@ -213,6 +217,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		return err
 	}
 	if opts.snapshot, err = opts.limits.snapshotDefaults(opts.project); err != nil {
+		return err
+	}
+	if opts.baseURL, err = resolveBaseURL(opts.baseURL, opts.getenv, opts.project); err != nil {
 		return err
 	}
 	if opts.workers < 1 || opts.workers > maxWorkers {
@@ -416,6 +423,9 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := flowrun.CheckBaseURL(p.Flow, t.name, o.baseURL, false); err != nil {
+		return nil, nil, err
+	}
 	d, err := a.pool.Instance(ctx, o.device, worker)
 	if err != nil {
 		if errors.Is(err, cdp.ErrBadID) {
@@ -434,6 +444,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		Tools:    a.flowTools.Caller(),
 		Progress: out.progress,
 		Snapshot: o.snapshot,
+		BaseURL:  o.baseURL,
 	}
 	if o.artifacts != "" {
 		opts.Artifacts = outputSink{dir: o.artifacts}
@@ -459,4 +470,28 @@ func (s outputSink) Put(fl, name, mime string, data []byte) (flow.Artifact, erro
 // seconds renders a duration in milliseconds as 1.2s.
 func seconds(ms float64) string {
 	return fmt.Sprintf("%.1fs", time.Duration(ms*float64(time.Millisecond)).Seconds())
+}
+
+// envBaseURL names the base URL of launch: /path when --base-url does not.
+const envBaseURL = "TOOLSERVER_BASE_URL"
+
+// resolveBaseURL is the run's base URL: the flag, else the environment,
+// else the project's config file; "" when none sets one. A bad one is a
+// usage error naming where it came from.
+func resolveBaseURL(flag string, getenv func(string) string, project string) (string, error) {
+	from, u := "--base-url", flag
+	if u == "" {
+		from, u = "$"+envBaseURL, getenv(envBaseURL)
+	}
+	if u == "" {
+		c, err := flow.LoadProjectConfig(project)
+		if err != nil {
+			return "", badInput(err)
+		}
+		return c.BaseURL, nil
+	}
+	if err := flow.CheckBaseURL(u); err != nil {
+		return "", usageError("flow run: %s: %v", from, err)
+	}
+	return u, nil
 }

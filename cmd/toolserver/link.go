@@ -96,6 +96,10 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 	if d := flowtool.DefaultsArg(lr.flags.snapshot); d != nil {
 		args["snapshotDefaults"] = d
 	}
+	if lr.flags.baseURL != "" {
+		// Our extension: sent only when set, as strict is.
+		args["baseURL"] = lr.flags.baseURL
+	}
 	if lr.flags.strict {
 		// Sent only when set: a tool-server without strict mode refuses
 		// the unknown argument rather than running the flow leniently.

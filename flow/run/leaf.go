@@ -84,7 +84,12 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *flow.Laun
 		return errored("no app id declared for platform %q — add a launch entry for it", r.opts.Platform)
 	}
 	u := t
-	if !flow.IsLaunchURL(t) {
+	if abs, ok := flow.ResolveLaunch(t, r.opts.BaseURL); ok {
+		u = abs
+	} else if !flow.IsLaunchURL(t) {
+		if NeedsBaseURL(t, r.opts.Linked) {
+			return errored("launch %q %s", t, BaseURLHelp)
+		}
 		if r.opts.Linked {
 			return errored("launch %q: a relative path resolves on the tool-server's machine, not the client's; over a link launch a URL", t)
 		}
@@ -443,4 +448,40 @@ func (l *limited) Write(p []byte) (int, error) {
 		l.b.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+// BaseURLHelp says how to give a launch: /path its base URL.
+const BaseURLHelp = "resolves against a base URL, and none is set: give one with flow run --base-url URL, $TOOLSERVER_BASE_URL, or baseURL: in " + flow.ConfigFile
+
+// NeedsBaseURL reports whether launch target t is a path from the root
+// that needs a base URL: over a link always, locally unless a file is at
+// that path (an absolute file path keeps its meaning).
+func NeedsBaseURL(t string, linked bool) bool {
+	if !strings.HasPrefix(t, "/") || strings.HasPrefix(t, "//") {
+		return false
+	}
+	if linked {
+		return true
+	}
+	_, err := os.Stat(t)
+	return err != nil
+}
+
+// CheckBaseURL finds the first top-level launch of fl that needs a base
+// URL when base is empty: the flow fails before its first step, naming
+// the step.
+func CheckBaseURL(fl *flow.Flow, name, base string, linked bool) error {
+	if base != "" {
+		return nil
+	}
+	for i, s := range fl.Steps {
+		l, ok := s.Directive.(*flow.Launch)
+		if !ok {
+			continue
+		}
+		if t, ok := l.ChromiumTarget(); ok && NeedsBaseURL(t, linked) {
+			return fmt.Errorf("flow %q, step %d: launch %q %s", name, i+1, t, BaseURLHelp)
+		}
+	}
+	return nil
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// Linked marks a run over a link: files are members, launch paths must
 	// be URLs, and baselines are kept for the result instead of written.
 	Linked bool
+	// BaseURL is what a launch: /path resolves against (flow run
+	// --base-url, $TOOLSERVER_BASE_URL, baseURL: in the config file).
+	BaseURL string
 	// Secret fills {{secret:NAME}}; nil reads ARGENT_SECRET_<NAME>, then
 	// <NAME>, from the environment.
 	Secret func(name string) (string, bool)

@@ -72,7 +72,9 @@ func (pv *prevalidation) check(it reached, s *flow.Step) {
 	case *flow.Script:
 		pv.bad(it.file, s, "")
 	case *flow.Launch:
-		if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) {
+		// A path from the root resolves against the run's base URL
+		// (checked before the run, flow/run.CheckBaseURL).
+		if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) && !strings.HasPrefix(t, "/") {
 			pv.bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
 		}
 	case *flow.Run:

@@ -83,6 +83,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["updateOnly"] = tool.Enum("Compare, and adopt only the current screens that failed their comparison or have no baseline (changed), or only those with no baseline (missing). Our extension; it overrides updateBaselines.", "changed", "missing")
 	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
 	props["snapshotDefaults"] = snapshotDefaultsSchema()
+	props["baseURL"] = tool.String("What a launch: /path resolves against (http or https, at most 2048 bytes). Our extension; flow run --base-url sends it.")
 	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
 	return &tool.Tool{
 		Name:        flow.ToolFlowExecute,
@@ -184,9 +185,15 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 
 		SnapshotDefaults *SnapshotDefaultsArg `json:"snapshotDefaults"`
 		Strict           bool                 `json:"strict"`
+		BaseURL          string               `json:"baseURL"`
 	}](call)
 	if err != nil {
 		return nil, err
+	}
+	if a.BaseURL != "" {
+		if err := flow.CheckBaseURL(a.BaseURL); err != nil {
+			return nil, &fault.Error{Kind: fault.Validation, Field: "baseURL", Message: "baseURL: " + err.Error()}
+		}
 	}
 	if err := checkPlatform(a.Platform); err != nil {
 		return nil, err
@@ -203,6 +210,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		return nil, prepareError(err)
 	}
 	fl := p.Flow
+	if err := run.CheckBaseURL(fl, src.name, a.BaseURL, src.linked); err != nil {
+		return nil, &fault.Error{Kind: fault.Validation, Field: "baseURL", Message: err.Error()}
+	}
 	if src.check != nil {
 		if err := src.check(fl); err != nil {
 			return nil, err
@@ -222,6 +232,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		UpdateBaselines: a.UpdateBaselines,
 		Update:          run.Update(a.UpdateOnly),
 		Strict:          a.Strict,
+		BaseURL:         a.BaseURL,
 		Progress: func(s flow.StepReport) {
 			call.Progress(s)
 			if rec != nil {
