@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,37 @@ type Filter struct {
 	Before string
 }
 
+// MaxListLimit is the most runs a page of a list holds.
+const MaxListLimit = 500
+
+// ParseFilter reads a list's filter as /v1, MCP and the CLI take it: a
+// state, an outcome, labels written KEY:VALUE, a limit (0: the default)
+// and a before cursor. The error names the field at fault; a filter no
+// run could match is refused rather than answered with no runs.
+func ParseFilter(status, outcome string, labels []string, limit int, before string) (Filter, error) {
+	f := Filter{Status: status, Outcome: outcome, Limit: limit, Before: before}
+	if f.Status != "" && !slices.Contains(States, f.Status) {
+		return f, fmt.Errorf("status %.64q: want one of %s", f.Status, strings.Join(States, ", "))
+	}
+	if f.Outcome != "" && !slices.Contains(Outcomes, f.Outcome) {
+		return f, fmt.Errorf("outcome %.64q: want one of %s", f.Outcome, strings.Join(Outcomes, ", "))
+	}
+	if f.Limit < 0 || f.Limit > MaxListLimit {
+		return f, fmt.Errorf("limit %d: want a number from 1 to %d", f.Limit, MaxListLimit)
+	}
+	m, err := ParseLabels(labels)
+	if err != nil {
+		return f, fmt.Errorf("label %w", err)
+	}
+	for k, v := range m {
+		if err := CheckLabelKey(k); err != nil {
+			return f, fmt.Errorf("label %.80q: %w", k+":"+v, err)
+		}
+	}
+	f.Labels = m
+	return f, nil
+}
+
 const runColumns = `id, flow, device, linked, source, status, labels, started_at, coalesce(last_at, ended_at, started_at), summary, event_count, coalesce(outcome, ''), step_count, attempt, args IS NOT NULL, coalesce(owner, ''), coalesce(lease_until, 0)`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
@@ -155,7 +187,7 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
-	f.Limit = min(f.Limit, 500)
+	f.Limit = min(f.Limit, MaxListLimit)
 	var where []string
 	var args []any
 	if f.Status != "" {

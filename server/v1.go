@@ -11,7 +11,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -185,35 +184,20 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f := runs.Filter{Status: q.Get("status"), Outcome: q.Get("outcome"), Before: q.Get("before")}
-	if f.Status != "" && !slices.Contains(runs.States, f.Status) {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("status %.64q: want one of %s", f.Status, strings.Join(runs.States, ", "))))
-		return
-	}
-	if f.Outcome != "" && !slices.Contains(runs.Outcomes, f.Outcome) {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("outcome %.64q: want one of %s", f.Outcome, strings.Join(runs.Outcomes, ", "))))
-		return
-	}
+	limit := 0
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 500 {
-			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("limit %q: want a number from 1 to 500", v)))
+		if err != nil || n < 1 {
+			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("limit %.64q: want a number from 1 to %d", v, runs.MaxListLimit)))
 			return
 		}
-		f.Limit = n
+		limit = n
 	}
-	labels, err := runs.ParseLabels(q["label"])
+	f, err := runs.ParseFilter(q.Get("status"), q.Get("outcome"), q["label"], limit, q.Get("before"))
 	if err != nil {
-		writeV1Error(w, v1Err(runs.CodeBadRequest, "label "+err.Error()))
+		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
 		return
 	}
-	for k, v := range labels {
-		if err := runs.CheckLabelKey(k); err != nil {
-			writeV1Error(w, v1Err(runs.CodeBadRequest, fmt.Sprintf("label %.80q: %v", k+":"+v, err)))
-			return
-		}
-	}
-	f.Labels = labels
 	page, err := st.ListPage(r.Context(), f)
 	if err != nil {
 		s.runError(w, r, err)

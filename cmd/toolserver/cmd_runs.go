@@ -247,17 +247,14 @@ the page's next_before).`,
 	return cmd
 }
 
-// checkFilter refuses a state or an outcome no run can have, which a
-// store read directly would answer with no runs.
+// checkFilter refuses a filter no run could match (runs.ParseFilter),
+// which a store read directly would answer with no runs.
 func checkFilter(f runs.Filter) error {
-	if f.Status != "" && !slices.Contains(runs.States, f.Status) {
-		return usageError("runs list: --status %q: want one of %s", f.Status, strings.Join(runs.States, ", "))
+	if f.Limit < 1 {
+		return usageError("runs list: --limit %d: want a number from 1 to %d", f.Limit, runs.MaxListLimit)
 	}
-	if f.Outcome != "" && !slices.Contains(runs.Outcomes, f.Outcome) {
-		return usageError("runs list: --outcome %q: want one of %s", f.Outcome, strings.Join(runs.Outcomes, ", "))
-	}
-	if f.Limit < 1 || f.Limit > 500 {
-		return usageError("runs list: --limit %d: want a number from 1 to 500", f.Limit)
+	if _, err := runs.ParseFilter(f.Status, f.Outcome, nil, f.Limit, f.Before); err != nil {
+		return usageError("runs list: --%v", err)
 	}
 	return nil
 }

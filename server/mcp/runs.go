@@ -135,20 +135,13 @@ func checkRunID(id string) (string, error) {
 // listFilter is the filter of list_runs's arguments, checked as GET
 // /v1/runs checks its query.
 func listFilter(status, outcome string, labels []string, limit int, before string) (runs.Filter, error) {
-	f := runs.Filter{Status: status, Outcome: outcome, Limit: limit, Before: before}
-	if f.Limit == 0 {
-		f.Limit = DefaultRunsLimit
+	if limit == 0 {
+		limit = DefaultRunsLimit
 	}
-	m, err := runs.ParseLabels(labels)
+	f, err := runs.ParseFilter(status, outcome, labels, limit, before)
 	if err != nil {
-		return f, refusal(runs.CodeBadRequest, "label "+err.Error())
+		return f, refusal(runs.CodeBadRequest, err.Error())
 	}
-	for k, v := range m {
-		if err := runs.CheckLabelKey(k); err != nil {
-			return f, refusal(runs.CodeBadRequest, fmt.Sprintf("label %.80q: %v", k+":"+v, err))
-		}
-	}
-	f.Labels = m
 	return f, nil
 }
 
