@@ -696,17 +696,12 @@ func (s *Store) finish(ctx context.Context, id string, st Status, owner string) 
 	if o := st.Outcome(); o != "" {
 		outcome = o
 	}
-	cond, arg := "status = ?", any(Running)
-	if owner != "" {
-		cond, arg = "status = ? AND owner = ?", owner
-	}
+	// Only a running run ends; with owner, only while owner drives it.
+	cond := "status = ? AND (? = '' OR owner = ?)"
 	var seq, now int64
 	err := s.inTx(ctx, func(t txn) error {
 		now = time.Now().UnixMilli()
-		args := []any{st.State, outcome, now, now, string(payload), id, Running}
-		if owner != "" {
-			args = append(args, arg)
-		}
+		args := []any{st.State, outcome, now, now, string(payload), id, Running, owner, owner}
 		err := t.row(`UPDATE runs SET status = ?, outcome = ?, ended_at = ?, last_at = ?, summary = ?, event_count = event_count + 1, owner = NULL, lease_until = NULL
 			WHERE id = ? AND `+cond+` RETURNING event_count - 1`, args...).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
