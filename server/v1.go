@@ -64,8 +64,8 @@ func (s *Server) v1Routes(r chi.Router) {
 	r.Get("/runs/{id}", s.v1GetRun)
 	r.Get("/runs/{id}/events", s.v1RunEvents)
 	r.Get("/runs/{id}/replay", s.v1Replay)
-	r.Post("/runs/{id}/abandon", s.v1AbandonRun)
-	r.Post("/runs/{id}/cancel", s.v1AbandonRun)
+	r.Post("/runs/{id}/abandon", s.v1Abandon(""))
+	r.Post("/runs/{id}/cancel", s.v1Abandon("cancelled (POST /v1/runs/{id}/cancel)"))
 	r.Post("/runs/{id}/resume", s.v1ResumeRun)
 	r.Get("/runs/{id}/files/{name}", s.v1RunFile)
 	r.Get("/events", s.v1Changes)
@@ -252,8 +252,13 @@ func (s *Server) readRun(w http.ResponseWriter, r *http.Request, read func(conte
 	writeJSON(w, http.StatusOK, v)
 }
 
-// v1AbandonRun abandons a run (and answers POST .../cancel, its alias).
-func (s *Server) v1AbandonRun(w http.ResponseWriter, r *http.Request) {
+// v1Abandon abandons a run, with defaultReason when the body gives none
+// (POST .../cancel, the alias, names itself).
+func (s *Server) v1Abandon(defaultReason string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.abandonRun(w, r, defaultReason) }
+}
+
+func (s *Server) abandonRun(w http.ResponseWriter, r *http.Request, defaultReason string) {
 	_, id, ok := s.storeAndRun(w, r)
 	if !ok {
 		return
@@ -272,8 +277,8 @@ func (s *Server) v1AbandonRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if strings.HasSuffix(r.URL.Path, "/cancel") && req.Reason == "" {
-		req.Reason = "cancelled (POST /v1/runs/{id}/cancel)"
+	if req.Reason == "" {
+		req.Reason = defaultReason
 	}
 	rc, err := s.plane.Abandon(r.Context(), id, req.Reason)
 	if err != nil {
