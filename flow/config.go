@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolserver/toolserver/link/tunnel"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
@@ -30,6 +32,8 @@ import (
 //	  windowSize: 16      # count the worst 16×16 square only (default: none)
 //	  stopOnFailure: true # a failed snapshot stops its flow (default false)
 //	baseURL: http://localhost:5173   # what launch: /path resolves against
+//	expose: [localhost:5173]         # over a link, what the tool-server's browser reaches of this machine
+//	exposeOnly: false                # over a link with expose, reach nothing else
 const ConfigFile = ".argent/toolserver.yaml"
 
 // MaxConfigBytes caps the config file: a few lines of settings.
@@ -38,7 +42,7 @@ const MaxConfigBytes = 64 << 10
 // The keys of the config file, checked as strictly as a flow file's:
 // anything else is refused with its line and a did-you-mean.
 var (
-	configKeys         = []string{"snapshot", "baseURL"}
+	configKeys         = []string{"snapshot", "baseURL", "expose", "exposeOnly"}
 	configSnapshotKeys = []string{"maxMismatch", "maxDiffPixels", "threshold", "metric", "windowSize", "stopOnFailure"}
 )
 
@@ -74,6 +78,11 @@ type Config struct {
 	Snapshot SnapshotDefaults
 	// BaseURL is what a launch: /path resolves against, when set.
 	BaseURL string
+	// Expose are the targets of this machine a linked run's tunnel
+	// exposes (flow run --expose), as written; ExposeOnly is
+	// --expose-only.
+	Expose     []string
+	ExposeOnly bool
 }
 
 // LoadConfig reads <projectRoot>/.argent/toolserver.yaml into the
@@ -156,6 +165,9 @@ func parseConfig(name string, data []byte) (Config, error) {
 		}
 		c.BaseURL = u
 	}
+	if e := parseExpose(o, &c); e != nil {
+		return fail(e)
+	}
 	sv := resolve(o.get("snapshot"))
 	if isNull(sv) {
 		return c, nil
@@ -225,6 +237,38 @@ func parseConfig(name string, data []byte) (Config, error) {
 		d.StopOnFailure = &b
 	}
 	return c, nil
+}
+
+// parseExpose reads expose: (a target or a list of them) and exposeOnly:.
+func parseExpose(o *object, c *Config) *Error {
+	if v := resolve(o.get("expose")); !isNull(v) {
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			it = resolve(it)
+			s, ok := strValue(it)
+			if !ok {
+				return errAt(it, ProblemShape, "expose must be a list of targets (localhost:5173, 127.0.0.1:8080, localhost), got %s", describe(it))
+			}
+			if _, err := tunnel.ParseTarget(s); err != nil {
+				return errAt(it, ProblemValue, "expose: %v", err)
+			}
+			c.Expose = append(c.Expose, s)
+		}
+		if _, err := tunnel.ParseTargets(c.Expose); err != nil {
+			return errAt(v, ProblemValue, "expose: %v", err)
+		}
+	}
+	if v := o.get("exposeOnly"); v != nil {
+		b, ok := boolValue(v)
+		if !ok {
+			return errAt(v, ProblemShape, "exposeOnly must be true or false, got %s", describe(v))
+		}
+		c.ExposeOnly = b
+	}
+	return nil
 }
 
 // MaxBaseURLBytes caps a base URL.

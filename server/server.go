@@ -22,6 +22,7 @@ import (
 
 	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -79,6 +80,20 @@ type Config struct {
 	// StreamWriteTimeout drops an event stream whose client takes none
 	// of a frame for that long (default DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
+	// Tunnels, when set, opens the tunnels of flow run --expose at GET
+	// /tunnels (link/tunnel) and lists the capability; the flow tools
+	// find a call's tunnel in the same set. The server closes them all
+	// once its drain is over.
+	Tunnels Tunnels
+}
+
+// Tunnels opens the tunnels of flow run --expose (link/server's).
+type Tunnels interface {
+	// Upgrade answers GET /tunnels: an error is the answer when it took
+	// nothing over.
+	Upgrade(w http.ResponseWriter, r *http.Request) error
+	// Close closes every tunnel and opens no more.
+	Close()
 }
 
 // The default timeouts of a Config.
@@ -209,6 +224,9 @@ func (s *Server) Handler() http.Handler {
 	r.Post("/tools/{name}", s.callTool)
 	r.Post("/upload", s.upload)
 	r.Get("/artifacts/{id}", s.artifact)
+	if s.cfg.Tunnels != nil {
+		r.Get(tunnel.Path, s.openTunnel)
+	}
 	r.Route("/v1", s.v1Routes)
 	if s.cfg.Dashboard != nil {
 		r.Handle("/dashboard", s.cfg.Dashboard)
@@ -316,6 +334,10 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.cfg.Log.Warn("drain timeout: calls still in flight are cancelled", "in_flight", s.drain.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
 	}
 	drainTimer.Stop()
+	if s.cfg.Tunnels != nil {
+		// The calls that used them are over, or are being cut short.
+		defer s.cfg.Tunnels.Close()
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if s.drain.inFlight() > 0 {
@@ -340,4 +362,11 @@ func (s *Server) Serve(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// openTunnel answers GET /tunnels: the upgrade to a tunnel, or why not.
+func (s *Server) openTunnel(w http.ResponseWriter, r *http.Request) {
+	if err := s.cfg.Tunnels.Upgrade(w, r); err != nil {
+		refuse(w, r, fault.AsError(err))
+	}
 }

@@ -81,6 +81,9 @@ type Capabilities struct {
 		Resume    bool `json:"resume"`
 		Dashboard bool `json:"dashboard"`
 		MCP       bool `json:"mcp"`
+		// Tunnel is this project's: GET /tunnels opens the tunnel of
+		// flow run --expose.
+		Tunnel bool `json:"tunnel"`
 	} `json:"capabilities"`
 	Server struct {
 		Version string `json:"version"`
@@ -97,6 +100,7 @@ func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
 	c.Capabilities.Resume = s.cfg.Runs != nil
 	c.Capabilities.Dashboard = s.cfg.Dashboard != nil
 	c.Capabilities.MCP = s.cfg.MCP != nil
+	c.Capabilities.Tunnel = s.cfg.Tunnels != nil
 	c.Server.Version, c.Server.Commit = s.cfg.Version, s.cfg.Commit
 	writeJSON(w, http.StatusOK, c)
 }

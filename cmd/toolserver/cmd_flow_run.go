@@ -15,6 +15,7 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/tool/flowtool"
@@ -54,6 +55,12 @@ type flowRunOptions struct {
 	// baseURL is what a launch: /path resolves against: --base-url, else
 	// $TOOLSERVER_BASE_URL, else the config file's baseURL.
 	baseURL string
+	// expose is --expose (else the config file's expose), exposeOnly
+	// --expose-only: the tunnel of a linked run; exposeSet tells the
+	// flags given, which a local run refuses.
+	expose     []string
+	exposeOnly bool
+	exposeSet  bool
 }
 
 const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
@@ -139,6 +146,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 		ValidArgsFunction: completeFlowNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.workersSet = cmd.Flags().Changed("workers")
+			opts.exposeSet = cmd.Flags().Changed("expose") || cmd.Flags().Changed("expose-only")
 			return runFlowRun(cmd.Context(), opts, args)
 		},
 	}
@@ -150,6 +158,8 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.Lookup("update-baselines").NoOptDefVal = string(flowrun.UpdateAll)
 	f.BoolVar(&opts.dryRun, "dry-run", false, "write no baseline; list the baselines the run would write or update (with --detach: start nothing; print the runs it would start)")
 	f.StringVar(&opts.baseURL, "base-url", "", "resolve a launch: /path against `URL` (default $"+envBaseURL+", else baseURL: in "+flow.ConfigFile+"); over --link it is sent with the call")
+	f.StringArrayVar(&opts.expose, "expose", nil, "with --link: the tool-server's browser reaches `TARGET` of this machine through a tunnel (localhost:5173, 127.0.0.1:8080, or localhost for every port; repeatable; default expose: in "+flow.ConfigFile+"), and a relative launch: path is served from this project")
+	f.BoolVar(&opts.exposeOnly, "expose-only", false, "with --expose: the tool-server's browser reaches nothing but the exposed targets and this project's files")
 	f.BoolVar(&opts.strict, "strict", false, "fail a step whose selector matches several elements, and compare case in equals:/contains:")
 	f.StringVar(&opts.artifacts, "artifacts", "", "write baseline, current and diff PNGs of failed snapshots to `DIR`/<flow>/")
 	f.VarP(flowOutputValue{&opts}, "output", "o", "print the report as json or yaml (any other value: the deprecated spelling of --artifacts DIR)")
@@ -220,6 +230,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		return err
 	}
 	if opts.baseURL, err = resolveBaseURL(opts.baseURL, opts.getenv, opts.project); err != nil {
+		return err
+	}
+	if err := opts.resolveExpose(); err != nil {
 		return err
 	}
 	if opts.workers < 1 || opts.workers > maxWorkers {
@@ -303,7 +316,7 @@ func (o *flowRunOptions) flowRunner(arg string, out *renderer) (runFlow, func(),
 		if err != nil {
 			return nil, nil, err
 		}
-		return spread.run, func() {}, nil
+		return spread.run, spread.close, nil
 	}
 	a, err := newApp(appOptions{stderr: o.stderr, pool: o.pool, maxDevices: max(defaultMaxDevices, o.workers)})
 	if err != nil {
@@ -470,6 +483,35 @@ func (s outputSink) Put(fl, name, mime string, data []byte) (flow.Artifact, erro
 // seconds renders a duration in milliseconds as 1.2s.
 func seconds(ms float64) string {
 	return fmt.Sprintf("%.1fs", time.Duration(ms*float64(time.Millisecond)).Seconds())
+}
+
+// resolveExpose checks --expose and --expose-only, else takes the config
+// file's expose: and exposeOnly:. The flags need a link; the config's
+// are for linked runs only, and a local run ignores them (its browser
+// reaches this machine already).
+func (o *flowRunOptions) resolveExpose() error {
+	linked := o.linkURL(o.link) != ""
+	switch {
+	case o.exposeSet && !linked:
+		return usageError("flow run: --expose and --expose-only are for a run over a link (--link URL or $%s): a local run's browser reaches this machine's localhost itself", envToolsURL)
+	case o.exposeSet && o.detach:
+		return usageError("flow run: --expose does not go with --detach: a detached run outlives this command, and the tunnel ends with it")
+	case o.exposeOnly && len(o.expose) == 0:
+		return usageError("flow run: --expose-only needs --expose TARGET")
+	case !o.exposeSet && linked && !o.detach:
+		c, err := flow.LoadProjectConfig(o.project)
+		if err != nil {
+			return badInput(err)
+		}
+		o.expose, o.exposeOnly = c.Expose, c.ExposeOnly && len(c.Expose) > 0
+	}
+	if len(o.expose) == 0 {
+		return nil
+	}
+	if _, err := tunnel.ParseTargets(o.expose); err != nil {
+		return usageError("flow run: --expose: %v", err)
+	}
+	return nil
 }
 
 // envBaseURL names the base URL of launch: /path when --base-url does not.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	linkserver "github.com/toolserver/toolserver/link/server"
+
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/control"
@@ -163,6 +165,10 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	}
 	defer a.Close()
 	a.flowTools.NoHostFiles = opts.noHostFiles
+	// The tunnels of flow run --expose: opened at GET /tunnels, used by
+	// the flow-execute calls that name them.
+	tunnels := linkserver.NewTunnels(a.log)
+	a.flowTools.Tunnels = tunnels
 	a.warnNoChromium(stderr)
 	// MCP at /mcp, always on: the same tools behind the same token.
 	mcfg := mcpserver.Config{Tools: a.tools, Artifacts: a.artifacts, TempDir: a.tmp, Version: version, Log: a.log}
@@ -170,6 +176,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
 		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout, MaxStreams: opts.maxStreams,
+		Tunnels: tunnels,
 	}
 	var st *runs.Store
 	switch {

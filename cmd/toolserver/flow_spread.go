@@ -45,6 +45,13 @@ func newSpread(urls []string, arg string, opts flowRunOptions, out *renderer) (*
 	return s, nil
 }
 
+// close closes the tunnels of the run (--expose).
+func (s *spread) close() {
+	for _, lr := range s.runs {
+		lr.tunnel.close()
+	}
+}
+
 // run runs one flow on the next tool-server, and on the ones after it
 // while they refuse it before running it.
 func (s *spread) run(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {

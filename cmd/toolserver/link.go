@@ -15,6 +15,7 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	linkclient "github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
@@ -53,6 +54,7 @@ type linkedRun struct {
 	project string // absolute
 	byName  bool   // the argument named a flow, not a file or directory
 	out     *renderer
+	tunnel  *linkTunnel // --expose: nil without
 }
 
 // waiting says the run waits for its device on the tool-server: a line on
@@ -129,7 +131,16 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 		opts.FilesLog = lr.warn
 	}
 	lr.out.start(t.name, lr.flags.device)
-	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, lr.args(t), opts)
+	args := lr.args(t)
+	tid, err := lr.tunnelArg(ctx, t)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if tid != "" {
+		// Our extension: sent only with --expose.
+		args[tunnel.Arg] = tid
+	}
+	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, args, opts)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -227,7 +238,9 @@ func newLinkedRun(u, arg string, f flowRunOptions, out *renderer) (*linkedRun, e
 	}
 	_, serr := os.Stat(arg)
 	byName := serr != nil && !strings.HasSuffix(arg, ".yaml") && flow.ValidName(arg)
-	return &linkedRun{client: f.linkClient(u), flags: f, project: project, byName: byName, out: out}, nil
+	lr := &linkedRun{client: f.linkClient(u), flags: f, project: project, byName: byName, out: out}
+	lr.tunnel = newLinkTunnel(f, lr.warn)
+	return lr, nil
 }
 
 // runLinkedCall calls one tool of a tool-server over a link and prints

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -61,6 +62,8 @@ type Device struct {
 // request is one call on the device, run by serve.
 type request struct {
 	fresh bool                            // open a fresh page first (Launch)
+	proxy string                          // with fresh: the fresh page's proxy (LaunchVia)
+	drop  string                          // replace the page first when it uses this proxy (DropProxy)
 	abort <-chan struct{}                 // the caller's Done: stop waiting for the fresh page
 	run   func(tab context.Context) error // bound to the caller's context
 	done  chan error                      // serve's answer; buffered
@@ -217,6 +220,8 @@ type devPage struct {
 	// renderer crashes or its target closes: the browser lives on, but
 	// the page will answer no command again.
 	gone context.Context
+	// proxy is the proxy of the page's browser context; "" for none.
+	proxy string
 }
 
 // serve is the device's goroutine: it opens the first page, answers calls
@@ -229,7 +234,7 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 	// The device dies with its browser, for the same reason.
 	defer context.AfterFunc(blife, func() { d.kill(context.Cause(blife)) })()
 
-	pg, err := d.newPage(browser, life)
+	pg, err := d.newPage(browser, life, "")
 	if err != nil {
 		d.kill(err)
 		booted <- err
@@ -254,7 +259,7 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 		ready := make(chan struct{})
 		spareReady = ready
 		wg.Go(func() {
-			spare, spareErr = d.newPage(browser, life)
+			spare, spareErr = d.newPage(browser, life, "")
 			close(ready)
 		})
 	}
@@ -283,11 +288,27 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 		// page gets one too, rather than a page that never answers. The
 		// boot's page, while no call has run on it, is as fresh as the
 		// spare (a browser context of its own, nothing loaded): the first
-		// launch takes it, and the spare stays for the next.
+		// launch takes it, and the spare stays for the next. A launch
+		// through a proxy gets a page of its own making, never the spare;
+		// a page whose proxy is dropped gives way to a plain one.
 		crashed := pg.gone.Err() != nil
-		if (req.fresh && used) || crashed {
+		proxied := req.fresh && req.proxy != ""
+		dropped := req.drop != "" && pg.proxy == req.drop
+		if (req.fresh && (used || pg.proxy != req.proxy)) || crashed || dropped {
 			var next *devPage
 			var err error
+			if proxied {
+				next, err = d.newPage(browser, life, req.proxy)
+				if err != nil {
+					req.done <- err
+					continue
+				}
+				wg.Go(pg.close)
+				pg = next
+				used = true
+				req.done <- d.answer(pg, life, req)
+				continue
+			}
 			if spareReady != nil {
 				select {
 				case <-spareReady:
@@ -305,7 +326,7 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 				}
 			}
 			if next == nil || err != nil {
-				next, err = d.newPage(browser, life)
+				next, err = d.newPage(browser, life, "")
 			}
 			prepare()
 			if err != nil {
@@ -316,11 +337,17 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 			// it off the critical path.
 			wg.Go(pg.close)
 			pg = next
-			if crashed {
+			if crashed || dropped {
 				d.setURL("")
 			}
 		}
-		used = true
+		switch {
+		case req.drop == "":
+			used = true
+		case dropped:
+			// The page put in its place is as fresh as the spare.
+			used = false
+		}
 		req.done <- d.answer(pg, life, req)
 	}
 }
@@ -365,9 +392,16 @@ func (d *Device) answer(pg *devPage, life context.Context, req request) error {
 
 // newPage opens a page in a fresh browser context (its own cookies and
 // storage), fixes its viewport, installs the in-page agent, and watches
-// for its crash. The end of life abandons it.
-func (d *Device) newPage(browser, life context.Context) (*devPage, error) {
-	tab, closeTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+// for its crash. The end of life abandons it. With proxy, every request
+// of the context goes through that proxy, loopback ones too.
+func (d *Device) newPage(browser, life context.Context, proxy string) (*devPage, error) {
+	tab, closeTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
+		if proxy != "" {
+			p.ProxyServer = proxy
+			// Chromium never proxies loopback hosts unless told.
+			p.ProxyBypassList = "<-loopback>"
+		}
+	}))
 	abandon := context.AfterFunc(life, closeTab)
 	gone, lost := context.WithCancelCause(context.Background())
 	// A crashed renderer answers nothing and chromedp keeps waiting: the
@@ -415,7 +449,7 @@ func (d *Device) newPage(browser, life context.Context) (*devPage, error) {
 		closePage()
 		return nil, err
 	}
-	return &devPage{ctx: tab, close: closePage, gone: gone}, nil
+	return &devPage{ctx: tab, close: closePage, gone: gone, proxy: proxy}, nil
 }
 
 // call runs fn on the current page, one call per device at a time. fn's
@@ -428,13 +462,18 @@ func (d *Device) call(ctx context.Context, what string, fn func(tab context.Cont
 
 // do is call, and with fresh it first replaces the page with a new one.
 func (d *Device) do(ctx context.Context, what string, fresh bool, fn func(tab context.Context) error) error {
-	req := request{fresh: fresh, abort: ctx.Done(), done: make(chan error, 1),
-		run: func(tab context.Context) error {
-			cctx, cancel := context.WithCancelCause(tab)
-			defer cancel(nil)
-			defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
-			return fn(cctx)
-		}}
+	return d.send(ctx, what, request{fresh: fresh}, fn)
+}
+
+// send runs fn as req on the device's goroutine.
+func (d *Device) send(ctx context.Context, what string, req request, fn func(tab context.Context) error) error {
+	req.abort, req.done = ctx.Done(), make(chan error, 1)
+	req.run = func(tab context.Context) error {
+		cctx, cancel := context.WithCancelCause(tab)
+		defer cancel(nil)
+		defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
+		return fn(cctx)
+	}
 	select {
 	case d.calls <- req:
 	case <-ctx.Done():
@@ -468,6 +507,40 @@ func (d *Device) Launch(ctx context.Context, url string) error {
 	return d.do(ctx, "launch", true, func(tab context.Context) error {
 		return d.navigate(tab, u)
 	})
+}
+
+// Proxy sends the requests of a launch's browser context through an HTTP
+// proxy: a run's tunnel (link/server).
+type Proxy struct {
+	// URL is the proxy, such as http://127.0.0.1:40123.
+	URL string
+	// Takes reports whether the proxy carries a host itself (to another
+	// machine): the pool's allowed hosts do not bind those, and the
+	// proxy checks the others with Pool.CheckHost.
+	Takes func(host string) bool
+}
+
+// LaunchVia is Launch in a browser context whose every request, loopback
+// ones too, goes through p. The page stays the device's until the next
+// launch or DropProxy.
+func (d *Device) LaunchVia(ctx context.Context, url string, p Proxy) error {
+	u, err := d.urls.checkVia(url, p.Takes)
+	if err != nil {
+		return err
+	}
+	return d.send(ctx, "launch", request{fresh: true, proxy: p.URL}, func(tab context.Context) error {
+		return d.navigate(tab, u)
+	})
+}
+
+// DropProxy replaces the device's page with a plain one when its browser
+// context uses proxyURL: once a run's tunnel is over, no later call on
+// the device reaches it, even through a proxy that took its port.
+func (d *Device) DropProxy(ctx context.Context, proxyURL string) error {
+	if proxyURL == "" {
+		return nil
+	}
+	return d.send(ctx, "drop the run's proxy", request{drop: proxyURL}, func(context.Context) error { return nil })
 }
 
 // Navigate loads url in the current page and waits for the load event. It

@@ -349,6 +349,19 @@ func (p *Pool) CheckURL(url string) error {
 	return err
 }
 
+// CheckHost says why a page of this pool may not reach host (an entry
+// of AllowHosts' form), or nil: what a proxy that connects on the
+// browser's behalf (Proxy) applies to the hosts it reaches directly.
+func (p *Pool) CheckHost(host string) error {
+	if p.urls.hosts == nil {
+		return nil
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	return p.urls.hosts.check(host)
+}
+
 // Lookup returns a booted, live device without booting one.
 func (p *Pool) Lookup(id string) (*Device, bool) {
 	p.mu.Lock()

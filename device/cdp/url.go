@@ -62,7 +62,12 @@ func splitScheme(u string) (scheme, rest string, ok bool) {
 // check returns the URL to give the browser for raw, or why a device does
 // not open it: a scheme off the list (ErrBadURL), a file: URL where they
 // are off (ErrFileURL), a host off the allowed list (ErrHostNotAllowed).
-func (p urlPolicy) check(raw string) (string, error) {
+func (p urlPolicy) check(raw string) (string, error) { return p.checkVia(raw, nil) }
+
+// checkVia is check for a browser context whose proxy takes the hosts
+// proxied reports (a run's tunnel): the allowed hosts bind only the
+// others, which the proxy checks itself (Pool.CheckHost).
+func (p urlPolicy) checkVia(raw string, proxied func(host string) bool) (string, error) {
 	u := normalizeURL(raw)
 	scheme, rest, ok := splitScheme(u)
 	if !ok {
@@ -74,7 +79,7 @@ func (p urlPolicy) check(raw string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("open %q: %w: %v", raw, ErrBadURL, err)
 		}
-		if p.hosts != nil {
+		if p.hosts != nil && (proxied == nil || !proxied(strings.Trim(host, "[]"))) {
 			if err := p.hosts.check(host); err != nil {
 				return "", fmt.Errorf("open %q: %w", raw, err)
 			}

@@ -90,17 +90,22 @@ func (r *Runner) launch(ctx context.Context, fr *frame, dev Device, d *flow.Laun
 		if NeedsBaseURL(t, r.opts.Linked) {
 			return errored("launch %q %s", t, BaseURLHelp)
 		}
-		if r.opts.Linked {
-			return errored("launch %q: a relative path resolves on the tool-server's machine, not the client's; over a link launch a URL", t)
-		}
 		p := t
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(fr.file.Dir(), p)
 		}
-		if _, err := os.Stat(p); err != nil {
-			return errored("launch %q: %v", t, err)
+		switch {
+		case r.opts.Linked && r.opts.ClientFileURL != nil:
+			// The client serves it, beside the flow file on its machine.
+			u = r.opts.ClientFileURL(p)
+		case r.opts.Linked:
+			return errored("launch %q: %s", t, RelativeLaunchHelp)
+		default:
+			if _, err := os.Stat(p); err != nil {
+				return errored("launch %q: %v", t, err)
+			}
+			u = (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 		}
-		u = (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 	}
 	if err := dev.Launch(ctx, u); err != nil {
 		return errored("launch %s: %v", u, err)
@@ -449,6 +454,10 @@ func (l *limited) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// RelativeLaunchHelp is why a linked run without a tunnel refuses a
+// launch: of a relative path.
+const RelativeLaunchHelp = "a relative path resolves on the tool-server's machine, not the client's; over a link launch a URL, or run flow run with --expose so that the client serves its files"
 
 // BaseURLHelp says how to give a launch: /path its base URL.
 const BaseURLHelp = "resolves against a base URL, and none is set: give one with flow run --base-url URL, $TOOLSERVER_BASE_URL, or baseURL: in " + flow.ConfigFile

@@ -34,6 +34,12 @@ type Options struct {
 	// BaseURL is what a launch: /path resolves against (flow run
 	// --base-url, $TOOLSERVER_BASE_URL, baseURL: in the config file).
 	BaseURL string
+	// ClientFileURL, over a link whose client serves its files through
+	// a tunnel (flow run --expose), is the URL a page opens the client's
+	// file at (its path on the client): a launch: with a relative path
+	// then opens the file beside its flow file. Nil over a link refuses
+	// such a launch.
+	ClientFileURL func(clientPath string) string
 	// Secret fills {{secret:NAME}}; nil reads ARGENT_SECRET_<NAME>, then
 	// <NAME>, from the environment.
 	Secret func(name string) (string, bool)

@@ -74,8 +74,10 @@ func (pv *prevalidation) check(it reached, s *flow.Step) {
 	case *flow.Launch:
 		// A path from the root resolves against the run's base URL
 		// (checked before the run, flow/run.CheckBaseURL).
-		if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) && !strings.HasPrefix(t, "/") {
-			pv.bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL")
+		// A relative path is the client's to serve, through the call's
+		// tunnel.
+		if t, ok := d.ChromiumTarget(); ok && !flow.IsLaunchURL(t) && !strings.HasPrefix(t, "/") && !pv.src.ClientFiles {
+			pv.bad(it.file, s, "a relative launch path resolves on the tool-server's machine; launch a URL, or run flow run with --expose so that the client serves its files")
 		}
 	case *flow.Run:
 		pv.reach(it.file, s, wire.Key(it.file.Dir(), d.File()), it.level+1)

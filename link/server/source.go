@@ -17,6 +17,11 @@ import (
 // by key and never opens a path on this machine; a canonical path is a key
 // and a message, nothing more.
 type Source struct {
+	// ClientFiles says the client serves the files a page asks for
+	// through the call's tunnel (flow run --expose): a launch: with a
+	// relative path then passes pre-validation.
+	ClientFiles bool
+
 	m *Members
 	// byPath finds baseline and tool members by their client path.
 	byPath map[string]*Received

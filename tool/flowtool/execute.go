@@ -84,6 +84,7 @@ func (t *Tools) execute() *tool.Tool {
 	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
 	props["snapshotDefaults"] = snapshotDefaultsSchema()
 	props["baseURL"] = tool.String("What a launch: /path resolves against (http or https, at most 2048 bytes). Our extension; flow run --base-url sends it.")
+	props["tunnel"] = tool.String("The id of the tunnel (GET /tunnels) through which the run's browser reaches the client's exposed localhost targets and files. Our extension; flow run --expose sends it.")
 	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
 	return &tool.Tool{
 		Name:        flow.ToolFlowExecute,
@@ -186,9 +187,17 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		SnapshotDefaults *SnapshotDefaultsArg `json:"snapshotDefaults"`
 		Strict           bool                 `json:"strict"`
 		BaseURL          string               `json:"baseURL"`
+		Tunnel           string               `json:"tunnel"`
 	}](call)
 	if err != nil {
 		return nil, err
+	}
+	ctx, ct, unbind, err := t.bindTunnel(ctx, a.Tunnel)
+	if err != nil {
+		return nil, err
+	}
+	if unbind != nil {
+		defer unbind()
 	}
 	if a.BaseURL != "" {
 		if err := flow.CheckBaseURL(a.BaseURL); err != nil {
@@ -204,6 +213,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	}
 	if rec != nil && src.name != "" {
 		rec.SetFlow(src.name)
+	}
+	if ms, ok := src.source.(*server.Source); ok && ct != nil {
+		ms.ClientFiles = true
 	}
 	p, err := run.Prepare(src.entry)
 	if err != nil {
@@ -241,6 +253,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		},
 		Snapshot: limits,
 	}
+	if ct != nil {
+		opts.ClientFileURL = fileURL
+	}
 	if opts.Tools == nil {
 		opts.Tools = t.caller()
 	}
@@ -256,6 +271,9 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		// must not replace its page (a second one waits its turn).
 		if ctx, err = call.HoldDevice(ctx, dev.ID()); err != nil {
 			return nil, err
+		}
+		if src.linked {
+			dev = linkedDevice{Device: dev.(Device), ct: ct, remote: true}
 		}
 		opts.Device = dev
 		if rec != nil {

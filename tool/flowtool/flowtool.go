@@ -48,6 +48,9 @@ type Tools struct {
 	NoHostFiles bool
 	// Runs, when set, records every flow-execute call as a run.
 	Runs *runs.Store
+	// Tunnels are where a call's tunnel argument is looked up (flow run
+	// --expose); nil refuses the argument.
+	Tunnels *server.Tunnels
 }
 
 // Register adds the flow tools to r.

@@ -1,0 +1,270 @@
+package server
+
+// The tool-server's end of the tunnel (link/tunnel): the upgrade of GET
+// /tunnels, the open tunnels by id, and the streams a run's proxy
+// (proxy.go) opens on them.
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/yamux"
+
+	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/link/tunnel"
+)
+
+// MaxTunnels bounds the tunnels one tool-server holds open at once.
+const MaxTunnels = 64
+
+// Tunnels are the tunnels open on a tool-server. The zero value is not
+// usable; NewTunnels makes one.
+type Tunnels struct {
+	log *slog.Logger
+
+	mu     sync.Mutex
+	open   map[string]*Tunnel
+	closed bool
+}
+
+// NewTunnels returns an empty set that logs to log (nil discards).
+func NewTunnels(log *slog.Logger) *Tunnels {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Tunnels{log: log, open: map[string]*Tunnel{}}
+}
+
+// Tunnel is one client's open tunnel.
+type Tunnel struct {
+	id      string
+	tag     string // what logs name it by: not the id, which is a secret
+	targets tunnel.Targets
+	only    bool
+	sess    *yamux.Session
+	budget  tunnel.Budget
+	slots   chan struct{} // one per stream open, MaxStreams in all
+}
+
+// Targets are what the client exposed.
+func (t *Tunnel) Targets() tunnel.Targets { return t.targets }
+
+// Only reports whether the client asked that nothing else be reached.
+func (t *Tunnel) Only() bool { return t.only }
+
+// Done is closed when the tunnel has closed.
+func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
+
+// Upgrade answers GET /tunnels: it checks the upgrade and the targets
+// (an error here is the answer, nothing was hijacked), then takes the
+// connection over, answers 101 with the tunnel's id, and keeps the tunnel
+// until the client goes or Close.
+func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
+	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), tunnel.Protocol) {
+		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose): send Connection: Upgrade and Upgrade: %s", tunnel.Path, tunnel.Protocol)}
+	}
+	spec := r.Header.Get(tunnel.HeaderExpose)
+	if len(spec) > tunnel.MaxTargets*66 {
+		return &fault.Error{Kind: fault.Validation, Field: tunnel.HeaderExpose, Message: fmt.Sprintf("%s: longer than %d targets", tunnel.HeaderExpose, tunnel.MaxTargets)}
+	}
+	targets, err := tunnel.ParseTargets([]string{spec})
+	if err != nil {
+		return &fault.Error{Kind: fault.Validation, Field: tunnel.HeaderExpose, Message: tunnel.HeaderExpose + ": " + err.Error()}
+	}
+	id, err := newTunnelID()
+	if err != nil {
+		return err
+	}
+	t := &Tunnel{id: id, tag: tag(id), targets: targets, only: r.Header.Get(tunnel.HeaderOnly) == "1",
+		slots: make(chan struct{}, tunnel.MaxStreams)}
+	if err := ts.reserve(t); err != nil {
+		return err
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		ts.drop(t)
+		return fmt.Errorf("tunnel: %w", err)
+	}
+	// The server's read and write deadlines were the request's.
+	_ = conn.SetDeadline(time.Time{})
+	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", tunnel.Protocol, tunnel.HeaderID, id)
+	if err := rw.Flush(); err != nil {
+		conn.Close()
+		ts.drop(t)
+		return nil
+	}
+	sess, err := yamux.Client(bufferedConn{conn, rw.Reader}, tunnel.Config())
+	if err != nil {
+		conn.Close()
+		ts.drop(t)
+		return nil
+	}
+	ts.mu.Lock()
+	t.sess = sess
+	closed := ts.closed
+	ts.mu.Unlock()
+	if closed {
+		sess.Close()
+	}
+	ts.log.Info("tunnel open", "tunnel", t.tag, "expose", targets.String(), "only", t.only, "remote", r.RemoteAddr)
+	go func() {
+		// The client opens no stream: a tunnel reaches the client, never
+		// this machine. Whatever it opens is closed unread.
+		for {
+			s, err := sess.Accept()
+			if err != nil {
+				break
+			}
+			s.Close()
+		}
+		<-sess.CloseChan()
+		ts.drop(t)
+		ts.log.Info("tunnel closed", "tunnel", t.tag, "bytes", t.budget.Used())
+	}()
+	return nil
+}
+
+// bufferedConn reads what the hijack's reader had buffered first.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// CloseWrite half-closes the connection beneath.
+func (c bufferedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Conn.Close()
+}
+
+// reserve adds t under its id, within MaxTunnels.
+func (ts *Tunnels) reserve(t *Tunnel) error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	switch {
+	case ts.closed:
+		return &fault.Error{Kind: fault.Unavailable, Message: "the tool-server is stopping; it opens no tunnel"}
+	case len(ts.open) >= MaxTunnels:
+		return &fault.Error{Kind: fault.Unavailable, Message: fmt.Sprintf("the tool-server has its %d tunnels open; try again when a run ends", MaxTunnels)}
+	}
+	ts.open[t.id] = t
+	return nil
+}
+
+func (ts *Tunnels) drop(t *Tunnel) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.open[t.id] == t {
+		delete(ts.open, t.id)
+	}
+}
+
+// Get returns the open tunnel with id.
+func (ts *Tunnels) Get(id string) (*Tunnel, error) {
+	if ts == nil {
+		return nil, &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "this tool-server opens no tunnels"}
+	}
+	ts.mu.Lock()
+	t := ts.open[id]
+	open := t != nil && t.sess != nil && !t.sess.IsClosed()
+	ts.mu.Unlock()
+	if !open {
+		return nil, &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "tunnel: no tunnel with this id is open (it closed, or it is not this client's); flow run --expose opens one for its calls"}
+	}
+	return t, nil
+}
+
+// Close closes every tunnel and opens no more.
+func (ts *Tunnels) Close() {
+	ts.mu.Lock()
+	ts.closed = true
+	var open []*yamux.Session
+	for _, t := range ts.open {
+		if t.sess != nil {
+			open = append(open, t.sess)
+		}
+	}
+	ts.mu.Unlock()
+	for _, s := range open {
+		s.Close()
+	}
+}
+
+// dial opens a stream to what o names and waits for the client's answer.
+func (t *Tunnel) dial(ctx context.Context, o tunnel.Open) (net.Conn, error) {
+	select {
+	case t.slots <- struct{}{}:
+	default:
+		return nil, fmt.Errorf("%w: the tunnel has its %d connections open", tunnel.ErrCap, tunnel.MaxStreams)
+	}
+	release := sync.OnceFunc(func() { <-t.slots })
+	s, err := t.sess.OpenStream()
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("the tunnel to the client closed (%v)", err)
+	}
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	_ = s.SetDeadline(time.Now().Add(tunnel.StallTimeout))
+	var a tunnel.Answer
+	err = tunnel.WriteFrame(s, o)
+	if err == nil {
+		err = tunnel.ReadFrame(s, &a)
+	}
+	stop()
+	_ = s.SetDeadline(time.Time{})
+	if err == nil && a.Error != "" {
+		err = errors.New("the client refused: " + a.Error)
+	}
+	if err != nil {
+		s.Close()
+		release()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return tunnel.Counted(s, &t.budget, release), nil
+}
+
+// newTunnelID is 256 random bits, URL-safe.
+func newTunnelID() (string, error) {
+	var b [32]byte
+	if _, err := io.ReadFull(rand.Reader, b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// tag names a tunnel in logs without its id.
+func tag(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:4])
+}
+
+// headerHas reports whether the comma-separated header name lists token.
+func headerHas(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for s := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(s), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,379 @@
+// Package tunnel is the vocabulary both ends of flow run --expose share
+// (docs/link.md, "Your app on localhost"): a client that links to a
+// tool-server dials out one long-lived connection to it (GET /tunnels,
+// upgraded), and the tool-server's Chromium then reaches the targets the
+// client exposed, its loopback ports and its project's files, through
+// streams the tool-server opens on that connection. The tunnel is this
+// project's extension, not Argent's: a client that does not ask for one
+// sees nothing of it.
+//
+// This package holds what both ends must agree on: the upgrade, the
+// targets and how a request matches one, the frame that opens a stream
+// and its answer, the caps, and the copy between a stream and a
+// connection. The client's end is link/client (tunnel.go), the
+// tool-server's link/server (tunnel.go, proxy.go). It imports nothing of
+// this module.
+package tunnel
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/yamux"
+)
+
+// The upgrade that opens a tunnel: GET Path with Connection: Upgrade and
+// Upgrade: Protocol, the client's targets in HeaderExpose. The
+// tool-server answers 101 with the tunnel's id in HeaderID, and from then
+// on the connection carries a yamux session whose streams the tool-server
+// alone opens.
+const (
+	Path     = "/tunnels"
+	Protocol = "toolserver-tunnel/1"
+	// HeaderExpose lists the client's targets, comma-separated
+	// (localhost:5173, 127.0.0.1:8080, localhost).
+	HeaderExpose = "Toolserver-Expose"
+	// HeaderOnly set to 1 asks that the browser reach nothing else:
+	// every request for a target the client did not expose is refused
+	// (flow run --expose-only).
+	HeaderOnly = "Toolserver-Expose-Only"
+	// HeaderID is the tunnel's id in the 101 answer. A call names the
+	// tunnel by it (flow-execute's tunnel argument); it is a secret the
+	// client alone learns.
+	HeaderID = "Toolserver-Tunnel"
+	// Capability is the name GET /v1/capabilities lists a tunnel under.
+	Capability = "tunnel"
+	// Arg is flow-execute's argument that names the tunnel of a call.
+	Arg = "tunnel"
+)
+
+// FilesHost is the host a page opens the client's project files at: a
+// launch: with a relative path, over a link with a tunnel, opens
+// http://FilesHost/<the file's path on the client>. A name under
+// .localhost, so the page is a secure context as a file: page is, and
+// one no resolver answers for: only the tunnel reaches it.
+const FilesHost = "client.toolserver.localhost"
+
+// The caps of one tunnel. Both ends apply them: the tool-server to what
+// its browser asks for, the client to what it serves.
+const (
+	// MaxTargets bounds the targets a client exposes.
+	MaxTargets = 32
+	// MaxStreams bounds the connections open at once through a tunnel.
+	MaxStreams = 128
+	// MaxBytes bounds the bytes one tunnel carries, both ways, in all.
+	MaxBytes = 2 << 30
+	// StallTimeout is how long a write to a stream may wait for its peer
+	// to read: a peer that stops reading has its stream closed, and a
+	// connection whose writes wait that long drops the whole tunnel.
+	StallTimeout = 20 * time.Second
+	// maxFrame bounds a stream's opening frame and its answer.
+	maxFrame = 4 << 10
+)
+
+// Target is one thing a client exposes: a port of its loopback, or all of
+// them (Port 0). Host is how the client dials it: localhost tries
+// 127.0.0.1 then ::1, an address only itself.
+type Target struct {
+	Host string
+	Port int
+}
+
+// String is the target as flow run --expose spells it.
+func (t Target) String() string {
+	h := t.Host
+	if strings.Contains(h, ":") {
+		h = "[" + h + "]"
+	}
+	if t.Port == 0 {
+		return h
+	}
+	return h + ":" + strconv.Itoa(t.Port)
+}
+
+// ParseTarget reads a target: localhost:5173, 127.0.0.1:8080, [::1]:3000,
+// or a host alone (localhost) for every port of the loopback. Anything
+// but the client's own loopback is refused: a tunnel never reaches
+// another machine.
+func ParseTarget(s string) (Target, error) {
+	if s == "" {
+		return Target{}, errors.New("an empty target; write localhost:5173, 127.0.0.1:8080 or localhost")
+	}
+	if len(s) > 64 {
+		return Target{}, fmt.Errorf("%.64q… is longer than a target (64 bytes)", s)
+	}
+	host, port := s, ""
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		host, port = h, p
+	} else if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		host = s[1 : len(s)-1]
+	} else if strings.Count(s, ":") == 1 {
+		return Target{}, fmt.Errorf("%q: %v", s, err)
+	}
+	host = strings.ToLower(host)
+	if !Loopback(host) {
+		return Target{}, fmt.Errorf("%q is not this machine's loopback: a tunnel exposes localhost, 127.0.0.1 or [::1] only", s)
+	}
+	t := Target{Host: host}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return Target{}, fmt.Errorf("%q: the port must be 1 to 65535", s)
+		}
+		t.Port = n
+	}
+	return t, nil
+}
+
+// Targets is what one tunnel exposes.
+type Targets []Target
+
+// ParseTargets reads targets, each a list joined by commas; duplicates
+// go, and more than MaxTargets is refused.
+func ParseTargets(specs []string) (Targets, error) {
+	var out Targets
+	seen := map[Target]bool{}
+	for _, spec := range specs {
+		for s := range strings.SplitSeq(spec, ",") {
+			t, err := ParseTarget(strings.TrimSpace(s))
+			if err != nil {
+				return nil, err
+			}
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if len(out) > MaxTargets {
+		return nil, fmt.Errorf("%d targets: a tunnel exposes at most %d", len(out), MaxTargets)
+	}
+	return out, nil
+}
+
+// String is the targets as HeaderExpose carries them.
+func (ts Targets) String() string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = t.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// Match finds the target a request for host:port goes to: host must be a
+// loopback name (the page asked for localhost, 127.0.0.1 or [::1]), and
+// a target must expose port, itself or as every port. A target for that
+// very port wins over one for every port.
+func (ts Targets) Match(host string, port int) (Target, bool) {
+	if !Loopback(host) || port < 1 {
+		return Target{}, false
+	}
+	var any *Target
+	for i, t := range ts {
+		if t.Port == port {
+			return t, true
+		}
+		if t.Port == 0 && any == nil {
+			any = &ts[i]
+		}
+	}
+	if any != nil {
+		return Target{Host: any.Host, Port: port}, true
+	}
+	return Target{}, false
+}
+
+// Loopback reports whether host names the machine's own loopback:
+// localhost, an address of 127.0.0.0/8, or ::1 (with or without its
+// brackets).
+func Loopback(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Addrs are the addresses the client dials for t, in order: localhost is
+// 127.0.0.1, then ::1; never a name another resolver could answer.
+func (t Target) Addrs() []string {
+	p := strconv.Itoa(t.Port)
+	if t.Host == "localhost" {
+		return []string{net.JoinHostPort("127.0.0.1", p), net.JoinHostPort("::1", p)}
+	}
+	return []string{net.JoinHostPort(t.Host, p)}
+}
+
+// Open is the frame the tool-server writes first on a stream it opens:
+// what the stream is for. Exactly one of Port (a target) and Files (the
+// client's project files, served over HTTP/1.1 on the stream) is set.
+type Open struct {
+	Host  string `json:"host,omitempty"`
+	Port  int    `json:"port,omitempty"`
+	Files bool   `json:"files,omitempty"`
+}
+
+// Answer is the client's reply to Open: empty when the stream now
+// carries the connection's bytes, else why not.
+type Answer struct {
+	Error string `json:"error,omitempty"`
+}
+
+// WriteFrame writes v as JSON after its length in two bytes.
+func WriteFrame(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if len(b) > maxFrame {
+		return fmt.Errorf("a tunnel frame of %d bytes (at most %d)", len(b), maxFrame)
+	}
+	buf := make([]byte, 2+len(b))
+	binary.BigEndian.PutUint16(buf, uint16(len(b)))
+	copy(buf[2:], b)
+	_, err = w.Write(buf)
+	return err
+}
+
+// ReadFrame reads a frame of WriteFrame into v.
+func ReadFrame(r io.Reader, v any) error {
+	var n [2]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return err
+	}
+	size := int(binary.BigEndian.Uint16(n[:]))
+	if size > maxFrame {
+		return fmt.Errorf("a tunnel frame of %d bytes (at most %d)", size, maxFrame)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Config is the yamux configuration of both ends: keep-alives find a
+// peer that went away, a connection whose writes wait StallTimeout drops
+// the session (a peer that stops reading is dropped, not waited for), and
+// at most MaxStreams streams wait to be accepted.
+func Config() *yamux.Config {
+	c := yamux.DefaultConfig()
+	c.AcceptBacklog = MaxStreams
+	c.EnableKeepAlive = true
+	c.KeepAliveInterval = 10 * time.Second
+	c.ConnectionWriteTimeout = StallTimeout
+	c.StreamOpenTimeout = StallTimeout
+	c.StreamCloseTimeout = StallTimeout
+	c.LogOutput = io.Discard
+	return c
+}
+
+// ErrCap is the error of a tunnel past one of its caps.
+var ErrCap = errors.New("tunnel cap")
+
+// Budget counts the bytes a tunnel carried against MaxBytes (or Max when
+// set); it is safe for concurrent use.
+type Budget struct {
+	Max  int64
+	used atomic.Int64
+}
+
+// Take counts n bytes; past the cap it says so.
+func (b *Budget) Take(n int) error {
+	max := b.Max
+	if max == 0 {
+		max = MaxBytes
+	}
+	if b.used.Add(int64(n)) > max {
+		return fmt.Errorf("%w: the tunnel carried its %d MiB", ErrCap, max>>20)
+	}
+	return nil
+}
+
+// Used is how many bytes were counted.
+func (b *Budget) Used() int64 { return b.used.Load() }
+
+// Counted is c with every byte it reads and writes counted against
+// budget, each write bounded by StallTimeout, and release run once when
+// it closes. Past the budget it closes and fails.
+func Counted(c net.Conn, budget *Budget, release func()) net.Conn {
+	return &counted{Conn: c, budget: budget, release: sync.OnceFunc(release)}
+}
+
+type counted struct {
+	net.Conn
+	budget  *Budget
+	release func()
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		if berr := c.budget.Take(n); berr != nil {
+			c.Close()
+			return 0, berr
+		}
+	}
+	return n, err
+}
+
+func (c *counted) Write(p []byte) (int, error) {
+	if err := c.budget.Take(len(p)); err != nil {
+		c.Close()
+		return 0, err
+	}
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(StallTimeout))
+	return c.Conn.Write(p)
+}
+
+// CloseWrite half-closes: a yamux stream's Close sends its FIN and reads
+// on.
+func (c *counted) CloseWrite() error { return c.Conn.Close() }
+
+func (c *counted) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
+}
+
+// Pipe copies between two connections, both ways, until both directions
+// end, passing each end of file on as a half-close; a failed write ends
+// both. Both are closed when Pipe returns.
+func Pipe(a, b net.Conn) {
+	done := make(chan struct{}, 2)
+	half := func(dst, src net.Conn) {
+		defer func() { done <- struct{}{} }()
+		if _, err := io.Copy(dst, src); err != nil {
+			dst.Close()
+			src.Close()
+			return
+		}
+		closeWrite(dst)
+	}
+	go half(a, b)
+	go half(b, a)
+	<-done
+	<-done
+	a.Close()
+	b.Close()
+}
+
+// closeWrite ends c's writing half when it has one, else closes it.
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+		return
+	}
+	c.Close()
+}
