@@ -507,9 +507,9 @@ func TestV1Capabilities(t *testing.T) {
 	for _, commit := range []string{"", "a1b2c3d-dirty"} {
 		r := newV1Rig(t, "", commit)
 		code, b := r.do(t, "GET", "/v1/capabilities", "")
-		want := `{"capabilities":{"runs":true,"events":true,"replay":true,"abandon":true,"resume":true,"dashboard":false,"mcp":false},"server":{"version":"1.2.3"}}`
+		want := `{"capabilities":{"runs":true,"events":true,"replay":true,"abandon":true,"resume":true,"dashboard":false,"mcp":false,"tunnel":false},"server":{"version":"1.2.3"}}`
 		if commit != "" {
-			want = `{"capabilities":{"runs":true,"events":true,"replay":true,"abandon":true,"resume":true,"dashboard":false,"mcp":false},"server":{"version":"1.2.3","commit":"a1b2c3d-dirty"}}`
+			want = `{"capabilities":{"runs":true,"events":true,"replay":true,"abandon":true,"resume":true,"dashboard":false,"mcp":false,"tunnel":false},"server":{"version":"1.2.3","commit":"a1b2c3d-dirty"}}`
 		}
 		if code != 200 || strings.TrimSpace(string(b)) != want {
 			t.Errorf("commit %q: %d %s, want %s", commit, code, b, want)

@@ -15,8 +15,8 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
