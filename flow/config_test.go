@@ -67,7 +67,7 @@ func TestConfigErrors(t *testing.T) {
 		line      int
 		msg       string
 	}{
-		{"unknown top-level key", "snapshot: {}\nsnapshots:\n  maxMismatch: 1\n", 2, `unknown top-level key "snapshots" (did you mean "snapshot"?) (allowed: snapshot, baseURL)`},
+		{"unknown top-level key", "snapshot: {}\nsnapshots:\n  maxMismatch: 1\n", 2, `unknown top-level key "snapshots" (did you mean "snapshot"?) (allowed: snapshot, baseURL, expose, exposeOnly)`},
 		{"unknown snapshot key", "snapshot:\n  maxMismatch: 1\n  maxMismatsh: 2\n", 3, `snapshot: unknown option "maxMismatsh" (did you mean "maxMismatch"?) (allowed: maxMismatch, maxDiffPixels, threshold, metric, windowSize, stopOnFailure)`},
 		{"flow option not a limit", "snapshot:\n  mask: [a]\n", 2, `snapshot: unknown option "mask"`},
 		{"maxMismatch range", "snapshot:\n  maxMismatch: 101\n", 2, "snapshot.maxMismatch must be a percent from 0 to 100, got the number 101"},
