@@ -102,6 +102,10 @@ func (t *Tunnel) Bind(direct func(host string) error) (*Binding, error) {
 // ProxyURL is the proxy the call's browser contexts are given.
 func (b *Binding) ProxyURL() string { return "http://" + b.ln.Addr().String() }
 
+// Done is closed when the proxy has closed: by Close, or because its
+// tunnel did.
+func (b *Binding) Done() <-chan struct{} { return b.stopped }
+
 // Refusal is why the proxy did not connect a request for hostport, when
 // it refused or failed one; "" when it did not.
 func (b *Binding) Refusal(hostport string) string {

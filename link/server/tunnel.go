@@ -100,12 +100,9 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The server's read and write deadlines were the request's.
 	_ = conn.SetDeadline(time.Time{})
-	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", tunnel.Protocol, tunnel.HeaderID, id)
-	if err := rw.Flush(); err != nil {
-		conn.Close()
-		ts.drop(t)
-		return nil
-	}
+	// The session exists before the client learns the id, so a call that
+	// names it finds it open. It writes nothing before the 101: no stream
+	// is opened yet, and its first keep-alive is seconds away.
 	sess, err := yamux.Client(bufferedConn{conn, rw.Reader}, tunnel.Config())
 	if err != nil {
 		conn.Close()
@@ -116,7 +113,8 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	t.sess = sess
 	closed := ts.closed
 	ts.mu.Unlock()
-	if closed {
+	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", tunnel.Protocol, tunnel.HeaderID, id)
+	if err := rw.Flush(); err != nil || closed {
 		sess.Close()
 	}
 	ts.log.Info("tunnel open", "tunnel", t.tag, "expose", targets.String(), "only", t.only, "remote", r.RemoteAddr)
