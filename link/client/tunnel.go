@@ -129,7 +129,7 @@ func (c *Client) OpenTunnel(ctx context.Context, opts TunnelOptions) (*Tunnel, e
 		rwc.Close()
 		return nil, fault.Infrastructure(fmt.Errorf("open the tunnel (GET %s%s): the answer has no tunnel id", c.base, tunnel.Path))
 	}
-	sess, err := yamux.Server(rwc, tunnel.Config())
+	sess, err := yamux.Server(rwc, tunnel.Config(0))
 	if err != nil {
 		rwc.Close()
 		return nil, err

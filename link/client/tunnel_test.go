@@ -330,3 +330,39 @@ func TestTunnelUpgradeRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A client that stops reading is dropped, not waited for: its streams
+// fail within the stall, and the keep-alive it never answers ends the
+// tunnel.
+func TestTunnelDropsAClientThatStopsReading(t *testing.T) {
+	srv, tunnels := tunnelServer(t, true)
+	tunnels.Stall = time.Second
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET "+tunnel.Path+" HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: "+tunnel.Protocol+"\r\n"+tunnel.HeaderExpose+": localhost:9\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("the upgrade: %v %v", resp, err)
+	}
+	st, err := tunnels.Get(resp.Header.Get(tunnel.HeaderID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From here on the client reads nothing.
+	b, err := st.Bind(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, _, err := get(t, viaProxy(t, b, nil), "http://localhost:9/"); err == nil {
+		t.Fatal("a request through a client that reads nothing was answered")
+	}
+	select {
+	case <-st.Done():
+	case <-time.After(60 * time.Second):
+		t.Fatal("the tunnel of a client that reads nothing is still open")
+	}
+}

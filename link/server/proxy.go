@@ -205,7 +205,7 @@ func (b *Binding) dial(ctx context.Context, _, addr string) (net.Conn, error) {
 		var d net.Dialer
 		c, err = d.DialContext(ctx, "tcp", addr)
 		if err != nil && tunnel.Loopback(host) {
-			err = fmt.Errorf("%w; the run exposes %s of the client's machine (--expose), and %s is not one of them", err, b.t.targets, addr)
+			err = fmt.Errorf("%s is not one of the targets this run exposes (%s), and the tool-server's own %s did not answer (%w)", addr, b.t.targets, addr, err)
 		}
 	}
 	if err != nil {

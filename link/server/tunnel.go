@@ -6,6 +6,7 @@ package server
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -34,6 +35,9 @@ const MaxTunnels = 64
 // usable; NewTunnels makes one.
 type Tunnels struct {
 	log *slog.Logger
+	// Stall is how long a write to a client may wait before the client
+	// is dropped (zero: tunnel.StallTimeout).
+	Stall time.Duration
 
 	mu     sync.Mutex
 	open   map[string]*Tunnel
@@ -57,6 +61,7 @@ type Tunnel struct {
 	sess    *yamux.Session
 	budget  tunnel.Budget
 	slots   chan struct{} // one per stream open, MaxStreams in all
+	stall   time.Duration
 }
 
 // Targets are what the client exposed.
@@ -89,7 +94,7 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t := &Tunnel{id: id, tag: tag(id), targets: targets, only: r.Header.Get(tunnel.HeaderOnly) == "1",
-		slots: make(chan struct{}, tunnel.MaxStreams)}
+		slots: make(chan struct{}, tunnel.MaxStreams), stall: cmp.Or(ts.Stall, tunnel.StallTimeout)}
 	if err := ts.reserve(t); err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	// The session exists before the client learns the id, so a call that
 	// names it finds it open. It writes nothing before the 101: no stream
 	// is opened yet, and its first keep-alive is seconds away.
-	sess, err := yamux.Client(bufferedConn{conn, rw.Reader}, tunnel.Config())
+	sess, err := yamux.Client(bufferedConn{conn, rw.Reader}, tunnel.Config(ts.Stall))
 	if err != nil {
 		conn.Close()
 		ts.drop(t)
@@ -218,7 +223,7 @@ func (t *Tunnel) dial(ctx context.Context, o tunnel.Open) (net.Conn, error) {
 		return nil, fmt.Errorf("the tunnel to the client closed (%v)", err)
 	}
 	stop := context.AfterFunc(ctx, func() { s.Close() })
-	_ = s.SetDeadline(time.Now().Add(tunnel.StallTimeout))
+	_ = s.SetDeadline(time.Now().Add(t.stall))
 	var a tunnel.Answer
 	err = tunnel.WriteFrame(s, o)
 	if err == nil {

@@ -263,18 +263,22 @@ func ReadFrame(r io.Reader, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// Config is the yamux configuration of both ends: keep-alives find a
-// peer that went away, a connection whose writes wait StallTimeout drops
-// the session (a peer that stops reading is dropped, not waited for), and
-// at most MaxStreams streams wait to be accepted.
-func Config() *yamux.Config {
+// Config is the yamux configuration of both ends: keep-alives every half
+// stall find a peer that went away, a connection whose writes (a
+// keep-alive's among them) wait stall drops the session (a peer that
+// stops reading is dropped, not waited for), and at most MaxStreams
+// streams wait to be accepted. A zero stall is StallTimeout.
+func Config(stall time.Duration) *yamux.Config {
+	if stall <= 0 {
+		stall = StallTimeout
+	}
 	c := yamux.DefaultConfig()
 	c.AcceptBacklog = MaxStreams
 	c.EnableKeepAlive = true
-	c.KeepAliveInterval = 10 * time.Second
-	c.ConnectionWriteTimeout = StallTimeout
-	c.StreamOpenTimeout = StallTimeout
-	c.StreamCloseTimeout = StallTimeout
+	c.KeepAliveInterval = stall / 2
+	c.ConnectionWriteTimeout = stall
+	c.StreamOpenTimeout = stall
+	c.StreamCloseTimeout = stall
 	c.LogOutput = io.Discard
 	return c
 }
