@@ -90,8 +90,9 @@ type Config struct {
 // Tunnels opens the tunnels of flow run --expose (link/server's).
 type Tunnels interface {
 	// Upgrade answers GET /tunnels: an error is the answer when it took
-	// nothing over.
-	Upgrade(w http.ResponseWriter, r *http.Request) error
+	// nothing over. The calls the client sends through the tunnel are
+	// served by calls.
+	Upgrade(w http.ResponseWriter, r *http.Request, calls http.Handler) error
 	// Close closes every tunnel and opens no more.
 	Close()
 }
@@ -128,6 +129,9 @@ type Server struct {
 	// shutdown for its whole grace.
 	stopping     chan struct{}
 	stoppingOnce sync.Once
+	// calls serves the calls a client sends through its tunnel.
+	calls     http.Handler
+	callsOnce sync.Once
 	drain        *drainer
 	// streams counts the open /v1 event streams, against MaxStreams.
 	streams  atomic.Int64
@@ -365,8 +369,11 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 // openTunnel answers GET /tunnels: the upgrade to a tunnel, or why not.
+// The calls that come through the tunnel go through every route and guard
+// of the server, as those on its port do.
 func (s *Server) openTunnel(w http.ResponseWriter, r *http.Request) {
-	if err := s.cfg.Tunnels.Upgrade(w, r); err != nil {
+	s.callsOnce.Do(func() { s.calls = s.Handler() })
+	if err := s.cfg.Tunnels.Upgrade(w, r, s.calls); err != nil {
 		refuse(w, r, fault.AsError(err))
 	}
 }

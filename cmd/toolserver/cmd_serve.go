@@ -166,9 +166,14 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	defer a.Close()
 	a.flowTools.NoHostFiles = opts.noHostFiles
 	// The tunnels of flow run --expose: opened at GET /tunnels, used by
-	// the flow-execute calls that name them.
-	tunnels := linkserver.NewTunnels(a.log)
-	a.flowTools.Tunnels = tunnels
+	// the flow-execute calls that name them. A server whose pages come
+	// only from --allow-hosts opens none: its browser resolves no host
+	// but those, the proxy of a tunnel's address included.
+	var tunnels *linkserver.Tunnels
+	if hosts == nil {
+		tunnels = linkserver.NewTunnels(a.log)
+		a.flowTools.Tunnels = tunnels
+	}
 	a.warnNoChromium(stderr)
 	// MCP at /mcp, always on: the same tools behind the same token.
 	mcfg := mcpserver.Config{Tools: a.tools, Artifacts: a.artifacts, TempDir: a.tmp, Version: version, Log: a.log}
@@ -176,7 +181,9 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		Addr: opts.addr, Token: token, Tools: a.tools, Artifacts: a.artifacts, Uploads: a.uploads,
 		Log: a.log, TempDir: a.tmp, Version: version, Commit: buildCommit(),
 		Ready: a.pool.Err, DrainTimeout: opts.drainTimeout, MaxStreams: opts.maxStreams,
-		Tunnels: tunnels,
+	}
+	if tunnels != nil {
+		cfg.Tunnels = tunnels
 	}
 	var st *runs.Store
 	switch {
@@ -243,7 +250,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		}
 	}
 	if hosts != nil {
-		fmt.Fprintf(stderr, "toolserver: pages only from %s\n", hosts)
+		fmt.Fprintf(stderr, "toolserver: pages only from %s; no tunnels (flow run --expose)\n", hosts)
 	}
 	err = srv.Serve(ctx)
 	if errors.Is(err, context.Canceled) {

@@ -53,7 +53,8 @@ func (lt *linkTunnel) close() {
 
 // tunnelArg opens the run's tunnel and lets it serve the files of flow
 // target t (the client policy of its call), for flow-execute's tunnel
-// argument; "" without a tunnel.
+// argument; "" without a tunnel. From then on lr's calls go through the
+// tunnel, to the tool-server that holds it.
 func (lr *linkedRun) tunnelArg(ctx context.Context, t flowTarget) (string, error) {
 	if lr.tunnel == nil {
 		return "", nil
@@ -62,6 +63,7 @@ func (lr *linkedRun) tunnelArg(ctx context.Context, t flowTarget) (string, error
 	if err != nil {
 		return "", err
 	}
+	lr.client = tun.Client(lr.client)
 	path := t.path
 	if lr.byName {
 		path = filepath.Join(lr.project, ".argent", "flows", t.name+".yaml")

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,6 +60,24 @@ func (t *Tunnel) ID() string { return t.id }
 
 // Done is closed when the tunnel has closed.
 func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
+
+// Client is c with every request sent through the tunnel, to the
+// tool-server that holds it: behind a load balancer, the calls of the
+// run reach the replica whose browser uses the tunnel.
+func (t *Tunnel) Client(c *Client) *Client {
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		s, err := t.sess.OpenStream()
+		if err != nil {
+			return nil, fmt.Errorf("the tunnel to the tool-server closed (%v)", err)
+		}
+		return s, nil
+	}
+	hc := *c.hc
+	// The connection under the tunnel is already the link's own, TLS
+	// and all: a stream carries plain HTTP/1.1 whatever the URL's scheme.
+	hc.Transport = &http.Transport{DialContext: dial, DialTLSContext: dial, MaxIdleConnsPerHost: 8, IdleConnTimeout: 30 * time.Second}
+	return &Client{base: c.base, token: c.token, hc: &hc}
+}
 
 // ServeFiles lets the tool-server's browser read the files pol serves:
 // the client policy of a call, so a launch: with a relative path opens
@@ -119,8 +138,10 @@ func (c *Client) OpenTunnel(ctx context.Context, opts TunnelOptions) (*Tunnel, e
 		body, _ := readAnswerCapped(resp.Body, 64<<10, "the GET /tunnels answer")
 		ce, _ := answerError("tunnels", resp, body)
 		msg := ce.Message
-		if resp.StatusCode == http.StatusSwitchingProtocols || resp.StatusCode/100 == 2 {
-			msg = "the connection was not upgraded; a proxy between this machine and the tool-server must pass Upgrade (nginx: proxy_http_version 1.1 and proxy_set_header Upgrade/Connection)"
+		// A proxy that drops the upgrade's headers has the tool-server
+		// refuse a request this client sent whole.
+		if resp.StatusCode == http.StatusSwitchingProtocols || resp.StatusCode/100 == 2 || strings.Contains(msg, "send Connection: Upgrade") {
+			msg = "the connection was not upgraded (" + resp.Status + "): a proxy between this machine and the tool-server must pass the Upgrade and Connection headers (nginx: proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection \"upgrade\")"
 		}
 		return nil, fault.Infrastructure(fmt.Errorf("open the tunnel (GET %s%s): %s", c.base, tunnel.Path, msg))
 	}
@@ -176,7 +197,7 @@ func (c *Client) offersTunnel(ctx context.Context) error {
 	if resp.StatusCode/100 == 2 && json.Unmarshal(body, &caps) == nil && caps.Capabilities[tunnel.Capability] == true {
 		return nil
 	}
-	return fault.Infrastructure(fmt.Errorf("%w: --expose needs a tool-server that lists %q in GET %s/v1/capabilities (%s); this one is older or another kind (Argent's own has none). Run without --expose, launching URLs that the tool-server's machine reaches", ErrNoTunnel, tunnel.Capability, c.base, resp.Status))
+	return fault.Infrastructure(fmt.Errorf("%w: --expose needs a tool-server that lists %q in GET %s/v1/capabilities (%s); this one is an older toolserver, one started with --allow-hosts, or another kind (Argent's own has none). Run without --expose, launching URLs that the tool-server's machine reaches", ErrNoTunnel, tunnel.Capability, c.base, resp.Status))
 }
 
 // accept answers the streams the tool-server opens until the tunnel
@@ -256,15 +277,15 @@ func (t *Tunnel) dialTarget(o tunnel.Open) (net.Conn, error) {
 		return nil, fmt.Errorf("%s:%d is not one of the targets this client exposes (%s)", o.Host, o.Port, t.targets)
 	}
 	d := net.Dialer{Timeout: 5 * time.Second}
-	var errs []error
+	var errs []string
 	for _, addr := range target.Addrs() {
 		c, err := d.Dial("tcp", addr)
 		if err == nil {
 			return c, nil
 		}
-		errs = append(errs, err)
+		errs = append(errs, err.Error())
 	}
-	return nil, fmt.Errorf("nothing answers on the client's %s (%v); is its server running?", target, errors.Join(errs...))
+	return nil, fmt.Errorf("nothing answers on the client's %s (%s); is its server running?", target, strings.Join(errs, "; "))
 }
 
 // serveFile answers the tool-server's browser with a file of this

@@ -28,6 +28,14 @@ func tunnelServer(t *testing.T, offer bool) (*httptest.Server, *server.Tunnels) 
 	t.Helper()
 	ts := server.NewTunnels(nil)
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /tools", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"tools":[{"name":"via-`+r.Header.Get("X-Via")+`"}]}`)
+	})
+	viaTunnel := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set("X-Via", "tunnel")
+		mux.ServeHTTP(w, r)
+	})
 	mux.HandleFunc("GET /v1/capabilities", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if offer {
@@ -37,7 +45,7 @@ func tunnelServer(t *testing.T, offer bool) (*httptest.Server, *server.Tunnels) 
 		}
 	})
 	mux.HandleFunc("GET "+tunnel.Path, func(w http.ResponseWriter, r *http.Request) {
-		if err := ts.Upgrade(w, r); err != nil {
+		if err := ts.Upgrade(w, r, viaTunnel); err != nil {
 			http.Error(w, `{"error":`+quote(err.Error())+`}`, http.StatusBadRequest)
 		}
 	})
@@ -173,6 +181,19 @@ func TestTunnelCarriesHTTPUpgradesAndTLS(t *testing.T) {
 	}
 	if st.Targets().String() != targets.String() {
 		t.Errorf("the server's targets: %s", st.Targets())
+	}
+
+	// The client's calls go through the tunnel, to the server that holds
+	// it, not through the connection a load balancer would spread.
+	direct := client.NewClient(srv.URL, "", nil)
+	for _, tc := range []struct {
+		c    *client.Client
+		want string
+	}{{direct, "via-"}, {tun.Client(direct), "via-tunnel"}} {
+		tools, err := tc.c.Tools(ctx)
+		if err != nil || len(tools) != 1 || tools[0].Name != tc.want {
+			t.Errorf("GET /tools: %v %v, want %s", tools, err, tc.want)
+		}
 	}
 }
 

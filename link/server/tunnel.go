@@ -76,8 +76,11 @@ func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
 // Upgrade answers GET /tunnels: it checks the upgrade and the targets
 // (an error here is the answer, nothing was hijacked), then takes the
 // connection over, answers 101 with the tunnel's id, and keeps the tunnel
-// until the client goes or Close.
-func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
+// until the client goes or Close. The streams the client opens carry its
+// calls to this tool-server, served by calls (the server's own routes,
+// behind the same token and guards): a client behind a load balancer
+// then reaches, with every call, the replica that holds its tunnel.
+func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Handler) error {
 	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), tunnel.Protocol) {
 		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose): send Connection: Upgrade and Upgrade: %s", tunnel.Path, tunnel.Protocol)}
 	}
@@ -124,20 +127,67 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	}
 	ts.log.Info("tunnel open", "tunnel", t.tag, "expose", targets.String(), "only", t.only, "remote", r.RemoteAddr)
 	go func() {
-		// The client opens no stream: a tunnel reaches the client, never
-		// this machine. Whatever it opens is closed unread.
+		// A stream the client opens is an HTTP connection to this
+		// tool-server's routes, never to its network.
+		ln := &callListener{conns: make(chan net.Conn), done: sess.CloseChan(), addr: conn.LocalAddr()}
+		srv := &http.Server{Handler: calls, ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		slots := make(chan struct{}, tunnel.MaxStreams)
 		for {
 			s, err := sess.Accept()
 			if err != nil {
 				break
 			}
-			s.Close()
+			select {
+			case slots <- struct{}{}:
+			default:
+				s.Close()
+				continue
+			}
+			select {
+			case ln.conns <- &releasing{Conn: s, release: sync.OnceFunc(func() { <-slots })}:
+			case <-sess.CloseChan():
+				s.Close()
+			}
 		}
 		<-sess.CloseChan()
+		srv.Close()
 		ts.drop(t)
 		ts.log.Info("tunnel closed", "tunnel", t.tag, "bytes", t.budget.Used())
 	}()
 	return nil
+}
+
+// callListener hands the streams a client opens to the server of its
+// calls.
+type callListener struct {
+	conns chan net.Conn
+	done  <-chan struct{}
+	addr  net.Addr
+}
+
+func (l *callListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *callListener) Close() error   { return nil }
+func (l *callListener) Addr() net.Addr { return l.addr }
+
+// releasing runs release once when it closes.
+type releasing struct {
+	net.Conn
+	release func()
+}
+
+func (c *releasing) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
 }
 
 // bufferedConn reads what the hijack's reader had buffered first.

@@ -10,6 +10,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link/server"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -114,12 +115,18 @@ func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
 	a, err := tool.Decode[struct {
 		Platform string `json:"platform"`
 		Device   string `json:"device"`
+		Tunnel   string `json:"tunnel"`
 	}](call)
 	if err != nil {
 		return err
 	}
 	if err := checkPlatform(a.Platform); err != nil {
 		return err
+	}
+	if a.Tunnel != "" {
+		// A run started this way outlives the call, and a resume would
+		// name a tunnel long closed.
+		return &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "tunnel: a run of POST /v1/runs outlives its client's tunnel; flow run --expose calls flow-execute itself (POST /tools/flow-execute)"}
 	}
 	if a.Device != "" {
 		if _, _, err := cdp.ParseID(a.Device); err != nil {
