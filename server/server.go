@@ -132,7 +132,7 @@ type Server struct {
 	// calls serves the calls a client sends through its tunnel.
 	calls     http.Handler
 	callsOnce sync.Once
-	drain        *drainer
+	drain     *drainer
 	// streams counts the open /v1 event streams, against MaxStreams.
 	streams  atomic.Int64
 	ln       net.Listener
