@@ -319,6 +319,15 @@ func (p *serveProc) kill() {
 
 func startServeProc(t *testing.T, token string, args ...string) *serveProc {
 	t.Helper()
+	return startServeProcVia(t, nil, token, args...)
+}
+
+// startServeProcVia is startServeProc with the command started through
+// the program and arguments of via (e.g. ip netns exec NAME), which run
+// the binary in their place (the process killed is then the serve
+// process itself). A later --addr in args wins.
+func startServeProcVia(t *testing.T, via []string, token string, args ...string) *serveProc {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +336,8 @@ func startServeProc(t *testing.T, token string, args ...string) *serveProc {
 	if err := os.Symlink(self, bin); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	argv := append(append(append([]string{}, via...), bin, "serve", "--addr", "127.0.0.1:0"), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), envAuthToken+"="+token)
 	stderr := newLineWatch("listening on")
 	cmd.Stderr = stderr
