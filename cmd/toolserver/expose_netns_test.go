@@ -375,7 +375,7 @@ func TestExposeNetns(t *testing.T) {
 
 	t.Run("a port not exposed", func(t *testing.T) {
 		code, out := flowRun(t, exposeDeviceA, "other", exposeSite)
-		if code == 0 || !strings.Contains(out, "localhost:"+otherPort+" is not one of them") {
+		if code == 0 || !strings.Contains(out, "localhost:"+otherPort+" is not one of the targets this run exposes") {
 			t.Fatalf("got exit %d\n%s\nwant a failed launch: localhost:%s is not exposed", code, out, otherPort)
 		}
 		code, out = flowRun(t, exposeDeviceA, "other", exposeSite, "--expose-only")
