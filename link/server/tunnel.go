@@ -100,13 +100,11 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The server's read and write deadlines were the request's.
 	_ = conn.SetDeadline(time.Time{})
-	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", tunnel.Protocol, tunnel.HeaderID, id)
-	if err := rw.Flush(); err != nil {
-		conn.Close()
-		ts.drop(t)
-		return nil
-	}
-	sess, err := yamux.Client(bufferedConn{conn, rw.Reader}, tunnel.Config())
+	// The session is stored before the 101 goes out: the client may name
+	// the tunnel in a call the moment it reads the answer. Its writes
+	// wait for the 101.
+	answered := make(chan struct{})
+	sess, err := yamux.Client(gatedConn{bufferedConn{conn, rw.Reader}, answered}, tunnel.Config())
 	if err != nil {
 		conn.Close()
 		ts.drop(t)
@@ -116,8 +114,13 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	t.sess = sess
 	closed := ts.closed
 	ts.mu.Unlock()
-	if closed {
+	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", tunnel.Protocol, tunnel.HeaderID, id)
+	err = rw.Flush()
+	close(answered)
+	if err != nil || closed {
 		sess.Close()
+		ts.drop(t)
+		return nil
 	}
 	ts.log.Info("tunnel open", "tunnel", t.tag, "expose", targets.String(), "only", t.only, "remote", r.RemoteAddr)
 	go func() {
@@ -135,6 +138,17 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 		ts.log.Info("tunnel closed", "tunnel", t.tag, "bytes", t.budget.Used())
 	}()
 	return nil
+}
+
+// gatedConn holds writes until open is closed.
+type gatedConn struct {
+	bufferedConn
+	open <-chan struct{}
+}
+
+func (c gatedConn) Write(p []byte) (int, error) {
+	<-c.open
+	return c.bufferedConn.Write(p)
 }
 
 // bufferedConn reads what the hijack's reader had buffered first.
