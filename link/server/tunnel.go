@@ -74,7 +74,9 @@ func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
 // until the client goes or Close.
 func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request) error {
 	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), tunnel.Protocol) {
-		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose): send Connection: Upgrade and Upgrade: %s", tunnel.Path, tunnel.Protocol)}
+		// toolserver's client sends both: without them, a proxy between it
+		// and this server dropped them, as nginx does unless told.
+		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose) and came without Connection: Upgrade and Upgrade: %s; toolserver's client sends both, so a proxy in front of the tool-server dropped them: it must pass the upgrade (nginx: proxy_http_version 1.1, proxy_set_header Upgrade $http_upgrade and proxy_set_header Connection $connection_upgrade, with a map $http_upgrade $connection_upgrade)", tunnel.Path, tunnel.Protocol)}
 	}
 	spec := r.Header.Get(tunnel.HeaderExpose)
 	if len(spec) > tunnel.MaxTargets*66 {
