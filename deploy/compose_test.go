@@ -276,7 +276,8 @@ func nginxSize(s string) (int64, error) {
 }
 
 // TestNginxConf: the proxy in front of the replicas balances over all of
-// them, passes the largest body the server takes, and streams.
+// them, passes the largest body the server takes, streams, and passes the
+// tunnel's upgrade.
 func TestNginxConf(t *testing.T) {
 	c := loadCompose(t)
 	var mounted bool
@@ -335,6 +336,18 @@ func TestNginxConf(t *testing.T) {
 		if got := d[want.name]; !slices.Contains(got, want.value) {
 			t.Errorf("nginx.conf: %s %q, want %s", want.name, got, want.value)
 		}
+	}
+	// The tunnel of flow run --expose is an HTTP/1.1 Upgrade, which nginx
+	// passes only with the client's Upgrade and Connection sent on.
+	for _, want := range []string{"Upgrade $http_upgrade", "Connection $connection_upgrade"} {
+		if !slices.Contains(d["proxy_set_header"], want) {
+			t.Errorf("nginx.conf: proxy_set_header %q, want %s (the tunnel's upgrade)", d["proxy_set_header"], want)
+		}
+	}
+	conf := regexp.MustCompile(`#[^\n]*`).ReplaceAllString(string(b), "")
+	m := regexp.MustCompile(`map\s+\$http_upgrade\s+\$connection_upgrade\s*\{([^}]*)\}`).FindStringSubmatch(conf)
+	if m == nil || !regexp.MustCompile(`default\s+upgrade\s*;`).MatchString(m[1]) || !regexp.MustCompile(`''\s+''\s*;`).MatchString(m[1]) {
+		t.Error("nginx.conf: no map $http_upgrade $connection_upgrade { default upgrade; '' ''; }: an upgrade needs Connection: upgrade, the rest an empty Connection for keepalive")
 	}
 	rt := d["proxy_read_timeout"]
 	if len(rt) != 1 {

@@ -23,7 +23,7 @@ import (
 // server's URL. The server stops when the test ends. The shared browser's
 // pool has its own options: a test of --allow-hosts or of file: URLs on a
 // wildcard bind needs private.
-func startServe(t *testing.T, e env, private bool, args ...string) string {
+func startServe(t testing.TB, e env, private bool, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr := &syncBuffer{started: make(chan struct{})}

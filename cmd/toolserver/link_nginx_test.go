@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,9 @@ import (
 )
 
 // nginxConf proxies a listen address to the tool-server with a small body
-// limit, as a reverse proxy in front of a shared tool-server would be.
+// limit, as a reverse proxy in front of a shared tool-server would be;
+// %[5]s is nginxUpgradeMap or "", %[6]s the headers that pass or drop an
+// Upgrade.
 const nginxConf = `daemon off;
 master_process off;
 worker_processes 1;
@@ -31,21 +34,38 @@ http {
   uwsgi_temp_path %[1]s/uwsgi;
   scgi_temp_path %[1]s/scgi;
   client_max_body_size %[4]s;
-  upstream toolservers {
+%[5]s  upstream toolservers {
 %[3]s  }
   server {
     listen %[2]s;
     location / {
       proxy_pass http://toolservers;
       proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
+%[6]s      proxy_set_header Host $http_host;
       proxy_buffering off;
       proxy_read_timeout 300s;
     }
   }
 }
 `
+
+// nginxUpgradeMap and nginxUpgrade pass an HTTP/1.1 Upgrade (the tunnel of
+// flow run --expose, GET /tunnels) as deploy/nginx.conf does; a request
+// without one gets an empty Connection header.
+const (
+	nginxUpgradeMap = `  map $http_upgrade $connection_upgrade {
+    default upgrade;
+    '' '';
+  }
+`
+	nginxUpgrade = `      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+`
+	// nginxNoUpgrade is a proxy that drops the upgrade, as nginx does
+	// unless told: it sends no Upgrade header and an empty Connection.
+	nginxNoUpgrade = `      proxy_set_header Connection "";
+`
+)
 
 // startNginx runs Debian's nginx (make test installs it) in front of
 // upstream and returns the proxy's URL.
@@ -59,6 +79,17 @@ func startNginx(t *testing.T, upstream, maxBody string) string {
 // proxy's URL.
 func startNginxUpstream(t *testing.T, urls []string, maxBody string) string {
 	t.Helper()
+	return startNginxConf(t, urls, maxBody, true)
+}
+
+// startNginxConf is startNginxUpstream with upgrade telling whether the
+// proxy passes an HTTP/1.1 Upgrade.
+func startNginxConf(t *testing.T, urls []string, maxBody string, upgrade bool) string {
+	t.Helper()
+	upgradeMap, headers := nginxUpgradeMap, nginxUpgrade
+	if !upgrade {
+		upgradeMap, headers = "", nginxNoUpgrade
+	}
 	var servers strings.Builder
 	for _, u := range urls {
 		fmt.Fprintf(&servers, "    server %s;\n", strings.TrimPrefix(u, "http://"))
@@ -78,7 +109,7 @@ func startNginxUpstream(t *testing.T, urls []string, maxBody string) string {
 	ln.Close()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, addr, servers.String(), maxBody)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, addr, servers.String(), maxBody, upgradeMap, headers)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log"))
@@ -158,5 +189,56 @@ func TestLinkThroughNginx(t *testing.T) {
 	code, out, errOut = runCLIEnv(t, e, "flow", "run", "big", "--project", root, "--link", u)
 	if code != 2 || !strings.Contains(errOut, "POST /tools/flow-execute was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept a body of ") {
 		t.Errorf("call 413: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestExposeThroughNginx: flow run --expose opens its tunnel through the
+// same reverse proxy as its calls: a flow launches a site on the client's
+// 127.0.0.1 through it, and the bundled example's relative launch is
+// served by the client's files, which nothing but the tunnel carries. A
+// proxy that drops the upgrade stops the run before its first call,
+// saying what the proxy must pass.
+func TestExposeThroughNginx(t *testing.T) {
+	t.Parallel()
+	e := env{envAuthToken: "nginx-token"}
+	// A browser of its own: the example's baselines are 1280x800, a size
+	// other tests of the shared browser use.
+	serve := startServe(t, e, true)
+	u := startNginx(t, serve, "1m")
+	site := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(site.Close)
+	root := writeProject(t, map[string]string{
+		"app.yaml": "steps:\n  - launch: /app.html\n  - tap: Go now\n  - assert: { text: { in: { id: out }, equals: clicked 1 } }\n",
+	})
+	target := strings.TrimPrefix(site.URL, "http://")
+
+	code, out, errOut := runCLIEnv(t, e, "flow", "run", "app", "--project", root, "--link", u, "--device", "chromium-cdp-800x600", "--base-url", site.URL, "--expose", target)
+	if code != 0 || !strings.Contains(out, "PASS app") {
+		t.Fatalf("--expose %s through nginx: exit %d\n%s\n%s", target, code, out, errOut)
+	}
+
+	shop := t.TempDir()
+	if err := os.CopyFS(shop, os.DirFS("../../examples/shop")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLIEnv(t, e, "flow", "run", "checkout", "--project", shop, "--link", u, "--expose", "localhost")
+	if code != 0 || !strings.Contains(out, "PASS checkout") {
+		t.Fatalf("examples/shop --expose localhost through nginx: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Without the tunnel the relative launch has nowhere to come from.
+	code, out, errOut = runCLIEnv(t, e, "flow", "run", "checkout", "--project", shop, "--link", u)
+	if code == 0 || !strings.Contains(out+errOut, "a relative launch path resolves on the tool-server's machine") {
+		t.Errorf("examples/shop without --expose: exit %d, want the relative launch refused\n%s\n%s", code, out, errOut)
+	}
+
+	bare := startNginxConf(t, []string{serve}, "1m", false)
+	code, out, errOut = runCLIEnv(t, e, "flow", "run", "app", "--project", root, "--link", bare, "--device", "chromium-cdp-800x600", "--base-url", site.URL, "--expose", target)
+	if code != 2 {
+		t.Errorf("through a proxy that drops the upgrade: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"open the tunnel (GET " + bare + "/tunnels)", "Upgrade", "proxy_http_version 1.1"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("through a proxy that drops the upgrade: got\n%s\nwant %q", errOut, want)
+		}
 	}
 }

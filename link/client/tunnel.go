@@ -138,9 +138,9 @@ func (c *Client) OpenTunnel(ctx context.Context, opts TunnelOptions) (*Tunnel, e
 		body, _ := readAnswerCapped(resp.Body, 64<<10, "the GET /tunnels answer")
 		ce, _ := answerError("tunnels", resp, body)
 		msg := ce.Message
-		// A proxy that drops the upgrade's headers has the tool-server
-		// refuse a request this client sent whole.
-		if resp.StatusCode == http.StatusSwitchingProtocols || resp.StatusCode/100 == 2 || strings.Contains(msg, "send Connection: Upgrade") {
+		// A proxy that answers for the tool-server without upgrading; one
+		// that drops the upgrade's headers has the tool-server say so.
+		if resp.StatusCode == http.StatusSwitchingProtocols || resp.StatusCode/100 == 2 {
 			msg = "the connection was not upgraded (" + resp.Status + "): a proxy between this machine and the tool-server must pass the Upgrade and Connection headers (nginx: proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection \"upgrade\")"
 		}
 		return nil, fault.Infrastructure(fmt.Errorf("open the tunnel (GET %s%s): %s", c.base, tunnel.Path, msg))

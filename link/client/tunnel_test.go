@@ -333,7 +333,7 @@ func TestTunnelUpgradeRefusals(t *testing.T) {
 		headers map[string]string
 		want    string
 	}{
-		{"no upgrade", map[string]string{}, "send Connection: Upgrade"},
+		{"no upgrade", map[string]string{}, "came without Connection: Upgrade"},
 		{"a target off the loopback", map[string]string{"Connection": "Upgrade", "Upgrade": tunnel.Protocol, tunnel.HeaderExpose: "10.0.0.1:80"}, "is not this machine's loopback"},
 	} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+tunnel.Path, nil)

@@ -82,7 +82,9 @@ func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
 // then reaches, with every call, the replica that holds its tunnel.
 func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Handler) error {
 	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), tunnel.Protocol) {
-		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose): send Connection: Upgrade and Upgrade: %s", tunnel.Path, tunnel.Protocol)}
+		// toolserver's client sends both: without them, a proxy between it
+		// and this server dropped them, as nginx does unless told.
+		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose) and came without Connection: Upgrade and Upgrade: %s; toolserver's client sends both, so a proxy in front of the tool-server dropped them: it must pass the upgrade (nginx: proxy_http_version 1.1, proxy_set_header Upgrade $http_upgrade and proxy_set_header Connection $connection_upgrade, with a map $http_upgrade $connection_upgrade)", tunnel.Path, tunnel.Protocol)}
 	}
 	spec := r.Header.Get(tunnel.HeaderExpose)
 	if len(spec) > tunnel.MaxTargets*66 {
@@ -108,10 +110,11 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Ha
 	}
 	// The server's read and write deadlines were the request's.
 	_ = conn.SetDeadline(time.Time{})
-	// The session exists before the client learns the id, so a call that
-	// names it finds it open. It writes nothing before the 101: no stream
-	// is opened yet, and its first keep-alive is seconds away.
-	sess, err := yamux.Client(bufferedConn{conn, rw.Reader}, tunnel.Config(ts.Stall))
+	// The session is stored before the 101 goes out: the client may name
+	// the tunnel in a call the moment it reads the answer. Its writes
+	// wait for the 101.
+	answered := make(chan struct{})
+	sess, err := yamux.Client(gatedConn{bufferedConn{conn, rw.Reader}, answered}, tunnel.Config(ts.Stall))
 	if err != nil {
 		conn.Close()
 		ts.drop(t)
@@ -122,8 +125,12 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Ha
 	closed := ts.closed
 	ts.mu.Unlock()
 	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", tunnel.Protocol, tunnel.HeaderID, id)
-	if err := rw.Flush(); err != nil || closed {
+	err = rw.Flush()
+	close(answered)
+	if err != nil || closed {
 		sess.Close()
+		ts.drop(t)
+		return nil
 	}
 	ts.log.Info("tunnel open", "tunnel", t.tag, "expose", targets.String(), "only", t.only, "remote", r.RemoteAddr)
 	go func() {
@@ -188,6 +195,17 @@ func (c *releasing) Close() error {
 	err := c.Conn.Close()
 	c.release()
 	return err
+}
+
+// gatedConn holds writes until open is closed.
+type gatedConn struct {
+	bufferedConn
+	open <-chan struct{}
+}
+
+func (c gatedConn) Write(p []byte) (int, error) {
+	<-c.open
+	return c.bufferedConn.Write(p)
 }
 
 // bufferedConn reads what the hijack's reader had buffered first.
