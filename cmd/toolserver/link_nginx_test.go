@@ -242,3 +242,29 @@ func TestExposeThroughNginx(t *testing.T) {
 		}
 	}
 }
+
+// TestExposeThroughAFleet: behind a round-robin nginx over three
+// replicas, every call of a run with --expose reaches the replica that
+// holds its tunnel: the client sends them through the tunnel itself.
+func TestExposeThroughAFleet(t *testing.T) {
+	t.Parallel()
+	e := env{envAuthToken: "fleet-token"}
+	var replicas []string
+	for range 3 {
+		replicas = append(replicas, startServe(t, e, false, "--state-dir", ""))
+	}
+	u := startNginxUpstream(t, replicas, "1m")
+	site := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(site.Close)
+	flows := map[string]string{}
+	for _, name := range []string{"one", "two", "three", "four"} {
+		flows[name+".yaml"] = "steps:\n  - launch: /app.html\n  - tap: Go now\n  - assert: { text: { in: { id: out }, equals: clicked 1 } }\n"
+	}
+	root := writeProject(t, flows)
+	dev := "--device=" + sharedDevice(t, "chromium-cdp-801x601")
+	code, out, errOut := runCLIEnv(t, e, "flow", "run", filepath.Join(root, ".argent", "flows"), "--project", root, "--link", u, dev,
+		"--base-url", site.URL, "--expose", strings.TrimPrefix(site.URL, "http://"), "--expose-only")
+	if code != 0 || strings.Count(out, "PASS ") != 4 {
+		t.Fatalf("four flows with --expose through a round-robin fleet: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
