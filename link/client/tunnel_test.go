@@ -70,6 +70,27 @@ func viaProxy(t *testing.T, b *server.Binding, roots *tls.Config) *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: roots, DisableKeepAlives: true}}
 }
 
+// openBound opens a tunnel to srv and binds it, as a call naming it
+// does; both close with the test.
+func openBound(t *testing.T, srv *httptest.Server, tunnels *server.Tunnels, opts client.TunnelOptions) (*client.Tunnel, *server.Tunnel, *server.Binding) {
+	t.Helper()
+	tun, err := client.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tun.Close() })
+	st, err := tunnels.Get(tun.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.Bind(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return tun, st, b
+}
+
 func get(t *testing.T, c *http.Client, u string) (int, string, error) {
 	t.Helper()
 	resp, err := c.Get(u)
@@ -132,20 +153,7 @@ func TestTunnelCarriesHTTPUpgradesAndTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	tun, err := client.NewClient(srv.URL, "", nil).OpenTunnel(ctx, client.TunnelOptions{Targets: targets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tun.Close()
-	st, err := tunnels.Get(tun.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.Bind(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	tun, st, b := openBound(t, srv, tunnels, client.TunnelOptions{Targets: targets})
 
 	// HTTP/1.1: the page, asked for at localhost, comes from the client.
 	roots := &tls.Config{RootCAs: tlsSite.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
@@ -202,21 +210,7 @@ func TestTunnelRefusesWhatItDoesNotExpose(t *testing.T) {
 	site := echoSite(t)
 	other := echoSite(t)
 	targets, _ := tunnel.ParseTargets([]string{"localhost:" + port(t, site.URL)})
-	ctx := t.Context()
-	tun, err := client.NewClient(srv.URL, "", nil).OpenTunnel(ctx, client.TunnelOptions{Targets: targets, Only: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tun.Close()
-	st, err := tunnels.Get(tun.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.Bind(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	tun, st, b := openBound(t, srv, tunnels, client.TunnelOptions{Targets: targets, Only: true})
 	c := viaProxy(t, b, nil)
 	otherHost := "localhost:" + port(t, other.URL)
 	if code, _, err := get(t, c, "http://"+otherHost+"/"); err == nil {
