@@ -106,7 +106,7 @@ func Markdown(reps []*flow.Report, o Options) []byte {
 // counts are a run's totals: units (flows or stories) by status, and
 // snapshots by what became of them.
 type counts struct {
-	units, passed, failed, errored            int
+	units, passed, failed, errored             int
 	compared, snapFailed, snapNew, snapUpdated int
 }
 
