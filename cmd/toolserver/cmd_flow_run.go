@@ -105,6 +105,12 @@ report.json and images/ beside it. toolserver report serve DIR serves it
 with approve buttons; toolserver approve --report DIR adopts its captures
 as baselines.
 
+--summary FILE writes the run in Markdown, for a CI step summary or a
+pull request's comment: the counts, each failed or new snapshot with its
+flow, step, element and mismatch, and where the report is. Without it a
+run appends that summary to $GITHUB_STEP_SUMMARY when it is set (GitHub
+Actions sets it for each step); --no-summary writes none.
+
 --output DIR, the artifacts directory before --artifacts existed, still
 works with a deprecation notice: a value of -o/--output that is exactly
 json or yaml selects the format, any other value is the artifacts
