@@ -25,6 +25,12 @@ import (
 type flowRunOptions struct {
 	streams
 	project, device, artifacts, junit, link string
+	// summary is --summary FILE and noSummary --no-summary: the run's
+	// Markdown summary (by default appended to $GITHUB_STEP_SUMMARY).
+	summary   string
+	noSummary bool
+	// summarySet tells --summary given, to refuse --summary ''.
+	summarySet bool
 	// reportDir is --report (or $TOOLSERVER_REPORT): the HTML report's
 	// directory.
 	reportDir         string
@@ -99,6 +105,12 @@ report.json and images/ beside it. toolserver report serve DIR serves it
 with approve buttons; toolserver approve --report DIR adopts its captures
 as baselines.
 
+--summary FILE writes the run in Markdown, for a CI step summary or a
+pull request's comment: the counts, each failed or new snapshot with its
+flow, step, element and mismatch, and where the report is. Without it a
+run appends that summary to $GITHUB_STEP_SUMMARY when it is set (GitHub
+Actions sets it for each step); --no-summary writes none.
+
 --output DIR, the artifacts directory before --artifacts existed, still
 works with a deprecation notice: a value of -o/--output that is exactly
 json or yaml selects the format, any other value is the artifacts
@@ -146,6 +158,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 		ValidArgsFunction: completeFlowNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.workersSet = cmd.Flags().Changed("workers")
+			opts.summarySet = cmd.Flags().Changed("summary")
 			opts.exposeSet = cmd.Flags().Changed("expose") || cmd.Flags().Changed("expose-only")
 			return runFlowRun(cmd.Context(), opts, args)
 		},
@@ -166,6 +179,8 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	f.BoolVar(&opts.json, "json", false, "same as -o json")
 	f.BoolVarP(&opts.recursive, "recursive", "r", false, "with a directory: also run the flows in its subdirectories")
 	f.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE` (a failed snapshot's images as [[ATTACHMENT|path]])")
+	f.StringVar(&opts.summary, "summary", "", "write a Markdown summary of the run to `FILE` (default: appended to $"+envStepSummary+" when it is set)")
+	f.BoolVar(&opts.noSummary, "no-summary", false, "write no Markdown summary, not even to $"+envStepSummary)
 	f.StringVar(&opts.reportDir, "report", "", "write the HTML report of the run to `DIR` (index.html, report.json, images/; default $"+envReport+")")
 	opts.limits.register(f)
 	f.IntVar(&opts.workers, "workers", 1, "run `N` flows at once, each on a device of its own (a page and browser contexts of its own)")
@@ -177,6 +192,7 @@ func newFlowRunCommand(s streams) *cobra.Command {
 	_ = cmd.MarkFlagDirname("artifacts")
 	_ = cmd.MarkFlagDirname("report")
 	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagFilename("summary", "md")
 	_ = cmd.RegisterFlagCompletionFunc("device", completeDevices)
 	completeFormats(cmd, "output")
 	return cmd
@@ -233,6 +249,9 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		return err
 	}
 	if err := opts.resolveExpose(); err != nil {
+		return err
+	}
+	if err := opts.checkSummary(); err != nil {
 		return err
 	}
 	if opts.workers < 1 || opts.workers > maxWorkers {
@@ -370,7 +389,7 @@ func (o *flowRunOptions) collect(targets []flowTarget, results []flowResult) (re
 
 // writeOutputs prints the reports (as data with -o, else the totals and
 // the dry run's plans) and writes the HTML report, ending with the unused
-// baselines, and the JUnit file.
+// baselines, the JUnit file and the Markdown summary.
 func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan, unused []string) error {
 	if format != "" {
 		var v any = reports
@@ -391,13 +410,12 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 	if err := finishReport(rb, reports, unused, out); err != nil {
 		return err
 	}
-	if o.junit == "" {
-		return nil
+	if o.junit != "" {
+		if err := writeJUnit(o.junit, flowReports(reports)); err != nil {
+			return fmt.Errorf("--junit %s: %w", o.junit, err)
+		}
 	}
-	if err := writeJUnit(o.junit, flowReports(reports)); err != nil {
-		return fmt.Errorf("--junit %s: %w", o.junit, err)
-	}
-	return nil
+	return o.writeSummary(rb, flowReports(reports))
 }
 
 // runReport is a flow's report as flow run prints it: the report, and in

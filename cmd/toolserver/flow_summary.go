@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/report"
+	mdsummary "github.com/toolserver/toolserver/report/summary"
+)
+
+// envStepSummary names the file GitHub Actions gives each step for its
+// Markdown summary; a run appends to it when --summary is not given.
+const envStepSummary = "GITHUB_STEP_SUMMARY"
+
+// checkSummary refuses, before anything runs, a --summary the run could
+// not write: an empty one, one with --no-summary or --detach (whose runs
+// end after the command), or a directory.
+func (o *flowRunOptions) checkSummary() error {
+	switch {
+	case o.summarySet && o.summary == "":
+		return usageError("flow run: --summary '': give a FILE, or --no-summary to write none")
+	case o.summarySet && o.noSummary:
+		return usageError("flow run: --summary %s and --no-summary: give one", o.summary)
+	case o.summary != "" && (o.detach || len(o.labels) > 0):
+		return usageError("flow run: --summary does not go with --detach: a detached run ends after the command, so it has no results to sum up (toolserver runs get ID has them)")
+	case o.summary == "":
+		return nil
+	}
+	if st, err := os.Stat(o.summary); err == nil && st.IsDir() {
+		return usageError("flow run: --summary %s is a directory; give a file", o.summary)
+	}
+	return nil
+}
+
+// writeSummary writes the run's Markdown summary: to --summary FILE
+// (replacing it, atomically), else appended to $GITHUB_STEP_SUMMARY
+// when it is set (GitHub shows what the step's commands appended to it),
+// unless --no-summary.
+func (o *flowRunOptions) writeSummary(rb *report.Builder, reps []*flow.Report) error {
+	if o.noSummary || o.detach {
+		return nil
+	}
+	path, from := o.summary, "--summary"
+	if path == "" {
+		path, from = o.getenv(envStepSummary), "$"+envStepSummary
+	}
+	if path == "" {
+		return nil
+	}
+	opts := mdsummary.Options{Command: "toolserver flow run", Unit: mdsummary.Flows, DryRun: o.dryRun}
+	if o.shard.n > 0 {
+		opts.Command += " (shard " + o.shard.String() + ")"
+	}
+	if rb != nil {
+		opts.ReportDir = rb.Dir()
+	}
+	if wd, err := os.Getwd(); err == nil {
+		opts.WorkDir = wd
+	}
+	md := mdsummary.Markdown(reps, opts)
+	var err error
+	if o.summary != "" {
+		err = writeFileIn(path, md)
+	} else {
+		err = appendFile(path, md)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", from, path, err)
+	}
+	return nil
+}
+
+// writeFileIn writes data to path atomically, making its directory when
+// it does not exist.
+func writeFileIn(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data)
+}
+
+// appendFile appends data to the file at path in one write, after a
+// blank line when the file does not end with one, so the summary starts
+// a block of its own after what an earlier step wrote. The file is
+// created when it does not exist; its directory must.
+func appendFile(path string, data []byte) (err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, f.Close()) }()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if n := min(st.Size(), 2); n > 0 {
+		end := make([]byte, n)
+		if _, err := f.ReadAt(end, st.Size()-n); err != nil {
+			return err
+		}
+		switch {
+		case end[n-1] != '\n':
+			data = append([]byte("\n\n"), data...)
+		case n == 2 && end[0] != '\n':
+			data = append([]byte("\n"), data...)
+		}
+	}
+	_, err = f.Write(data)
+	return err
+}
