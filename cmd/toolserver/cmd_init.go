@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -348,7 +349,7 @@ func (w *initWriter) appendLines(name string, lines []byte) error {
 		add.WriteByte('\n')
 	}
 	for _, l := range strings.Split(strings.TrimRight(string(lines), "\n"), "\n") {
-		if strings.HasPrefix(l, "#") || contains(missing, l) {
+		if strings.HasPrefix(l, "#") || slices.Contains(missing, l) {
 			add.WriteString(l + "\n")
 		}
 	}
@@ -394,15 +395,6 @@ func missingIgnores(old []byte, want []string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // createIn writes name inside root only when it does not exist, and
