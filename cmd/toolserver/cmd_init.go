@@ -103,6 +103,9 @@ Then, in DIR:
 			}
 			return nil
 		},
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInit(cmd.Context(), opts, args)
 		},

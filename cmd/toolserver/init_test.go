@@ -508,3 +508,28 @@ func TestInitBadInput(t *testing.T) {
 		t.Errorf("got exit %d, stdout %q (%s), want exit 0 and the directory's escape escaped", code, out, errOut)
 	}
 }
+
+// TestInitDocsShowTemplates keeps docs/ci.md's two jobs what init
+// writes with its default image.
+func TestInitDocsShowTemplates(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, ci := range []string{"github", "gitlab"} {
+		if code, out, errOut := runCLI(t, "init", dir, "--ci", ci); code != exitOK {
+			t.Fatalf("init --ci %s: exit %d, want 0\n%s%s", ci, code, out, errOut)
+		}
+	}
+	for _, name := range []string{initGitHubFile, initGitLabFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), "```yaml\n"+string(b)+"```\n") {
+			t.Errorf("docs/ci.md does not show %s as init writes it:\n%s", name, b)
+		}
+	}
+}
