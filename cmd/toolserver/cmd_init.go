@@ -41,9 +41,9 @@ const (
 	// initImage is the image the CI templates name by default: what
 	// `make docker` builds, retagged (docs/docker.md).
 	initImage = "toolserver:latest"
-	// initNextSteps are the commands that make the baselines and compare
-	// against them, from the project directory: what init prints, and
-	// what its test runs.
+	// initUpdateCmd and initRunCmd make the baselines and compare with
+	// them, from the project directory: what init prints, and what its
+	// test runs as printed.
 	initUpdateCmd = "toolserver flow run .argent/flows -r --update-baselines"
 	initRunCmd    = "toolserver flow run .argent/flows -r --report toolserver-report"
 )
