@@ -114,6 +114,7 @@ baseline PNGs, and speaks Argent's tool-server protocol.`,
 	snapshotCmd.AddCommand(newSnapshotDiffCommand(s))
 
 	root.AddCommand(
+		newInitCommand(s),
 		newServeCommand(s),
 		flowCmd,
 		snapshotCmd,
