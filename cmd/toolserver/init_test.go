@@ -259,6 +259,17 @@ func TestInitCITemplates(t *testing.T) {
 		if cond != "always()" || ju < run || with["report_paths"] != junit {
 			t.Errorf("JUnit: got step %d with if %q and report_paths %q, want a step after the run with if: always() and %s", ju, cond, with["report_paths"], junit)
 		}
+		// The Markdown summary is written into the report and added to
+		// the job's page from the runner, which alone sees the file.
+		args := f.flowRunArgs(t)
+		i := slices.Index(args, "--summary")
+		if i < 0 || i+1 == len(args) || !under(args[i+1], report) {
+			t.Fatalf("got toolserver %q, want --summary FILE in the report %s", args, report)
+		}
+		sum, _, cond := f.step(t, "", `>> "$GITHUB_STEP_SUMMARY"`)
+		if cond != "always()" || sum < run {
+			t.Errorf("summary: got step %d with if %q, want a step after the run with if: always()", sum, cond)
+		}
 	})
 	t.Run("gitlab", func(t *testing.T) {
 		f := gitlabJob(t, dir)
