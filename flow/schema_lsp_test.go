@@ -392,7 +392,11 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 		want []string
 	}{
 		{"click.yaml", "steps:\n  - launch: https://example.com\n  - click: Go\n",
-			[]string{"3:5 Unknown directive. The directives are " + directiveList + "."}},
+			[]string{"3:5 Unknown directive (did you mean \"tap\"?). The directives are " + directiveList + "."}},
+		{"camel.yaml", "steps:\n  - longPress: Go\n",
+			[]string{"2:5 Unknown directive (did you mean \"long-press\"?). The directives are " + directiveList + "."}},
+		{"unknown.yaml", "steps:\n  - frobnicate: Go\n",
+			[]string{"2:5 Unknown directive. The directives are " + directiveList + "."}},
 		{"not-a-map.yaml", "steps:\n  - tap\n",
 			[]string{"2:5 A step is a map with one directive, such as - tap: Sign in. The directives are " + directiveList + "."}},
 		{"two.yaml", "steps:\n  - tap: Go\n    snapshot: home\n", []string{
@@ -400,7 +404,7 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 			"2:5 A step holds one directive: nothing goes beside snapshot: (its options go inside its value).",
 		}},
 		{"tool-sibling.yaml", "steps:\n  - tool: gesture-swipe\n    delay: 5\n", []string{
-			"3:5 Unknown directive. The directives are " + directiveList + ".",
+			"3:5 Unknown directive (did you mean \"wait\"?). The directives are " + directiveList + ".",
 			"3:5 A step holds one directive: beside tool: only args:, delayMs:.",
 		}},
 		{"option.yaml", "steps:\n  - tap: { on: Go, tims: 2 }\n", []string{"2:20 Property tims is not allowed."}},

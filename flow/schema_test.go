@@ -116,7 +116,7 @@ func TestSchemaListsEveryDirective(t *testing.T) {
 	// language server reports any other key as not a directive.
 	v := &validator{root: s}
 	var names []string
-	for _, n := range asList(v.def("step")["propertyNames"].(map[string]any)["enum"]) {
+	for _, n := range asList(v.def("step")["propertyNames"].(map[string]any)["if"].(map[string]any)["enum"]) {
 		names = append(names, n.(string))
 	}
 	wantNames := slices.Clone(want)
@@ -127,6 +127,54 @@ func TestSchemaListsEveryDirective(t *testing.T) {
 	sort.Strings(wantNames)
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("step key names: got %v, want %v", names, wantNames)
+	}
+}
+
+// schemaHint returns the directive the schema's hint-<directive> patterns
+// name for a step key that is not a directive, or "".
+func schemaHint(t *testing.T, v *validator, key string) Kind {
+	t.Helper()
+	var hits []Kind
+	for _, k := range allKinds {
+		hint := v.def("hint-" + string(k))
+		if len(v.validate(hint, key, "$")) == 0 {
+			hits = append(hits, k)
+		}
+	}
+	if len(hits) > 1 {
+		t.Errorf("%q: matches the hints of %v, want one at most", key, hits)
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	return hits[0]
+}
+
+// TestSchemaHintsMatchParser: the "did you mean" a language server shows
+// for a key that is another tool's word for a directive, or a directive
+// spelt another way, is the one toolserver flow list gives.
+func TestSchemaHintsMatchParser(t *testing.T) {
+	s := loadSchema(t)
+	v := &validator{root: s}
+	keys := []string{"longPress", "long_press", "LongPress", "scrollTo", "scroll_to", "Tap", "TAP", "tapOn", "inputText", "take-screenshot", "assertVisible", "runFlow", "wait_for", "Press_Key"}
+	for syn := range directiveSynonyms {
+		keys = append(keys, syn)
+	}
+	hint := regexp.MustCompile(`\(did you mean "([^"]+)"\?\)`)
+	for _, key := range keys {
+		m := hint.FindStringSubmatch(unknownDirective(key))
+		if m == nil {
+			t.Fatalf("%q: unknownDirective gives no hint: %s", key, unknownDirective(key))
+		}
+		if got := schemaHint(t, v, key); got != Kind(m[1]) {
+			t.Errorf("%q: got the schema's hint %q, want %q as flow list says", key, got, m[1])
+		}
+	}
+	// No hint for a word that means nothing here, nor for a sibling.
+	for _, key := range []string{"foo", "steps", "args", "delayMs", "tapx", "clicks"} {
+		if got := schemaHint(t, v, key); got != "" {
+			t.Errorf("%q: got the schema's hint %q, want none", key, got)
+		}
 	}
 }
 
@@ -511,6 +559,10 @@ func (v *validator) validate(s map[string]any, x any, at string) []string {
 				if then, ok := s["then"].(map[string]any); ok {
 					errs = append(errs, v.validate(then, x, at)...)
 				}
+			}
+		case "else":
+			if len(v.validate(s["if"].(map[string]any), x, at)) > 0 {
+				errs = append(errs, v.validate(arg.(map[string]any), x, at)...)
 			}
 		case "then":
 			// Applied with "if".
