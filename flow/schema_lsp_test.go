@@ -21,8 +21,12 @@ import (
 // installs from testdata/yamlls/package-lock.json, relative to this package.
 const yamllsBin = "../.cache/yaml-language-server/node_modules/.bin/yaml-language-server"
 
-// yamllsFlowGlob is the folder wiring docs/flows.md shows for yaml.schemas.
-const yamllsFlowGlob = ".argent/flows/*.yaml"
+// yamllsSchemas is the folder wiring docs/flows.md shows for yaml.schemas:
+// each schema file, beside the project, to the files it describes.
+var yamllsSchemas = map[string]any{
+	"./flow.schema.json":       ".argent/flows/**/*.yaml",
+	"./toolserver.schema.json": ".argent/toolserver.yaml",
+}
 
 // lspMessage is one JSON-RPC message either way: a request (ID and Method),
 // a response (ID and Result or Error) or a notification (Method only).
@@ -62,7 +66,8 @@ type yamlls struct {
 }
 
 // startYAMLLS starts the server on a workspace holding schema as
-// flow.schema.json, wired to .argent/flows/*.yaml the way the docs show.
+// flow.schema.json and ConfigSchema() as toolserver.schema.json, wired the
+// way the docs show.
 func startYAMLLS(t *testing.T, schema []byte) *yamlls {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
@@ -77,6 +82,9 @@ func startYAMLLS(t *testing.T, schema []byte) *yamlls {
 	}
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "flow.schema.json"), schema, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "toolserver.schema.json"), ConfigSchema(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, ".argent", "flows"), 0o755); err != nil {
@@ -135,7 +143,7 @@ func (s *yamlls) settings() map[string]any {
 		"validate":   true,
 		"completion": true,
 		"hover":      true,
-		"schemas":    map[string]any{"./flow.schema.json": yamllsFlowGlob},
+		"schemas":    yamllsSchemas,
 	}
 }
 
@@ -255,8 +263,8 @@ func (s *yamlls) await(what string, done func(lspMessage) bool) {
 	}
 }
 
-// open opens flow files .argent/flows/<name> with their text, all at once,
-// and returns the diagnostics the server publishes for each.
+// open opens files (paths relative to the workspace) with their text, all
+// at once, and returns the diagnostics the server publishes for each.
 func (s *yamlls) open(docs map[string]string) map[string][]lspDiagnostic {
 	s.t.Helper()
 	pending := map[string]string{}
@@ -287,7 +295,7 @@ func (s *yamlls) open(docs map[string]string) map[string][]lspDiagnostic {
 }
 
 func (s *yamlls) uri(name string) string {
-	return fileURI(filepath.Join(s.root, ".argent", "flows", name))
+	return fileURI(filepath.Join(s.root, filepath.FromSlash(name)))
 }
 
 // lspCompletion is one item the server offers: its label and the
@@ -297,7 +305,8 @@ type lspCompletion struct {
 	Documentation string
 }
 
-// complete returns what the server offers in the open document name at
+// complete returns what the server offers in the open document name (a
+// path relative to the workspace) at
 // line and character (0-based).
 func (s *yamlls) complete(name string, line, character int) []lspCompletion {
 	s.t.Helper()
@@ -328,16 +337,26 @@ func (s *yamlls) complete(name string, line, character int) []lspCompletion {
 	return out
 }
 
+// close asks the server to shut down and exit, and reaps it; it kills a
+// server that has not exited 30 s later. It fails no test itself beyond an
+// error, so the server's stderr is never logged after the test ends.
 func (s *yamlls) close() {
 	s.nextID++
 	id := s.nextID
 	s.send(lspMessage{ID: &id, Method: "shutdown"})
-	s.await("shutdown", func(m lspMessage) bool { return m.Method == "" && m.ID != nil && *m.ID == id })
-	s.send(lspMessage{Method: "exit"})
-	s.stdin.Close()
-	// Drain until the server closes its stdout, then reap it.
 	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
+	// exit before the answer to shutdown makes the server exit 1.
+	for shutDown := false; !shutDown; {
+		select {
+		case m, ok := <-s.msgs:
+			shutDown = !ok || m.Method == "" && m.ID != nil && *m.ID == id
+		case <-deadline.C:
+			shutDown = true
+		}
+	}
+	s.send(lspMessage{Method: "exit"})
+	s.stdin.Close()
 	for {
 		select {
 		case _, ok := <-s.msgs:
@@ -358,7 +377,7 @@ func (s *yamlls) close() {
 }
 
 // TestSchemaInYAMLLanguageServer feeds Schema() to the real
-// yaml-language-server, wired to .argent/flows/*.yaml as docs/flows.md
+// yaml-language-server, wired to .argent/flows/**/*.yaml as docs/flows.md
 // shows, and checks what an editor shows: no problem in a valid flow, an
 // unknown directive named as such with the directives listed (not a
 // missing launch), and each directive offered once after "- ".
@@ -372,7 +391,7 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := fmt.Sprintf("valid-%d.yaml", i)
+		name := fmt.Sprintf(".argent/flows/valid-%d.yaml", i)
 		valid[name], paths[name] = string(data), path
 	}
 	for name, diags := range s.open(valid) {
@@ -381,10 +400,7 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 		}
 	}
 
-	var kinds []string
-	for _, k := range allKinds {
-		kinds = append(kinds, string(k))
-	}
+	kinds := kindNames()
 	directiveList := strings.Join(kinds, ", ")
 	cases := []struct {
 		name, text string
@@ -411,12 +427,12 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 	}
 	docs := map[string]string{}
 	for _, tc := range cases {
-		docs[tc.name] = tc.text
+		docs[".argent/flows/"+tc.name] = tc.text
 	}
 	got := s.open(docs)
 	for _, tc := range cases {
 		var lines []string
-		for _, d := range got[tc.name] {
+		for _, d := range got[".argent/flows/"+tc.name] {
 			lines = append(lines, d.String())
 		}
 		if !slices.Equal(lines, tc.want) {
@@ -427,10 +443,10 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 	// Completion on an empty step: each directive once, with its markdown,
 	// and no sibling key (steps, args, delayMs) nor a step-<directive> twin.
 	s.open(map[string]string{
-		"complete.yaml":      "steps:\n  - launch: https://example.com\n  - \n",
-		"complete-tool.yaml": "steps:\n  - tool: gesture-swipe\n    \n",
+		".argent/flows/complete.yaml":      "steps:\n  - launch: https://example.com\n  - \n",
+		".argent/flows/complete-tool.yaml": "steps:\n  - tool: gesture-swipe\n    \n",
 	})
-	items := s.complete("complete.yaml", 2, 4)
+	items := s.complete(".argent/flows/complete.yaml", 2, 4)
 	var labels []string
 	for _, it := range items {
 		labels = append(labels, it.Label)
@@ -444,7 +460,7 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 
 	// Beside tool: its siblings are offered.
 	var toolLabels []string
-	for _, it := range s.complete("complete-tool.yaml", 2, 4) {
+	for _, it := range s.complete(".argent/flows/complete-tool.yaml", 2, 4) {
 		toolLabels = append(toolLabels, it.Label)
 	}
 	for _, want := range stepSiblings[KindTool] {
@@ -452,4 +468,39 @@ func TestSchemaInYAMLLanguageServer(t *testing.T) {
 			t.Errorf("completion beside tool: got %q, want %s among them", toolLabels, want)
 		}
 	}
+}
+
+// TestSchemaWiringInYAMLLanguageServer: the project config file gets its
+// own schema through the same yaml.schemas wiring, a flow in a subfolder of
+// .argent/flows is covered, and a flow file outside the folder gets the
+// flow schema from its modeline, relative to the file.
+func TestSchemaWiringInYAMLLanguageServer(t *testing.T) {
+	s := startYAMLLS(t, Schema())
+	got := s.open(map[string]string{
+		".argent/toolserver.yaml":      "baseURL: http://localhost:5173\nsnapshot:\n  maxMismatch: 0.1\nbaseUrl: x\n",
+		"other/click.yaml":             "# yaml-language-server: $schema=../flow.schema.json\nsteps:\n  - click: Go\n",
+		".argent/flows/sub/click.yaml": "steps:\n  - click: Go\n",
+	})
+	for name, want := range map[string][]string{
+		".argent/toolserver.yaml": {"4:1 Property baseUrl is not allowed."},
+		"other/click.yaml":        {"3:5 Unknown directive (did you mean \"tap\"?). The directives are " + strings.Join(kindNames(), ", ") + "."},
+		// * matches across /: the folder's subfolders are covered too.
+		".argent/flows/sub/click.yaml": {"2:5 Unknown directive (did you mean \"tap\"?). The directives are " + strings.Join(kindNames(), ", ") + "."},
+	} {
+		var lines []string
+		for _, d := range got[name] {
+			lines = append(lines, d.String())
+		}
+		if !slices.Equal(lines, want) {
+			t.Errorf("%s: got diagnostics %q, want %q", name, lines, want)
+		}
+	}
+}
+
+func kindNames() []string {
+	names := make([]string, len(allKinds))
+	for i, k := range allKinds {
+		names[i] = string(k)
+	}
+	return names
 }
