@@ -40,24 +40,68 @@ func TestSchemaIsJSON(t *testing.T) {
 }
 
 // schemaDirectives maps each directive the schema lists in $defs/step to
-// the schema of its step map.
+// the schema of its value.
 func schemaDirectives(t *testing.T, s map[string]any) map[Kind]map[string]any {
 	t.Helper()
 	v := &validator{root: s}
 	out := map[Kind]map[string]any{}
-	for _, alt := range v.def("step")["oneOf"].([]any) {
-		step := v.deref(alt.(map[string]any))
-		required := step["required"].([]any)
-		out[Kind(required[0].(string))] = step
+	for name, body := range v.def("step")["properties"].(map[string]any) {
+		out[Kind(name)] = body.(map[string]any)
 	}
 	return out
+}
+
+// schemaSiblings maps each directive to the branch of $defs/step that
+// applies when the step holds it: its if is {type: object, required: [kind]}.
+func schemaSiblings(t *testing.T, s map[string]any) map[Kind]map[string]any {
+	t.Helper()
+	v := &validator{root: s}
+	out := map[Kind]map[string]any{}
+	for _, c := range asList(v.def("step")["allOf"]) {
+		cond := c.(map[string]any)
+		req := asList(cond["if"].(map[string]any)["required"])
+		if len(req) == 1 && slices.Contains(allKinds, Kind(req[0].(string))) {
+			out[Kind(req[0].(string))] = cond["then"].(map[string]any)
+		}
+	}
+	return out
+}
+
+// markdownExample returns the YAML block of a markdownDescription.
+func markdownExample(md string) (string, bool) {
+	_, rest, ok := strings.Cut(md, "```yaml\n")
+	if !ok {
+		return "", false
+	}
+	example, _, ok := strings.Cut(rest, "\n```")
+	return example, ok
 }
 
 func TestSchemaListsEveryDirective(t *testing.T) {
 	s := loadSchema(t)
 	var got []string
-	for k := range schemaDirectives(t, s) {
+	for k, body := range schemaDirectives(t, s) {
 		got = append(got, string(k))
+		// What an editor shows on hover and beside each completion.
+		desc, _ := body["description"].(string)
+		md, _ := body["markdownDescription"].(string)
+		if desc == "" {
+			t.Errorf("%s: got no description, want one", k)
+		}
+		example, ok := markdownExample(md)
+		if !ok || !strings.HasPrefix(example, "- "+string(k)+": ") {
+			t.Errorf("%s: markdownDescription %q holds no example starting %q", k, md, "- "+string(k)+": ")
+			continue
+		}
+		// The example is a step the parser and the schema both accept.
+		src := "steps:\n  " + strings.ReplaceAll(example, "\n", "\n  ") + "\n"
+		if _, err := Parse(string(k)+"-example.yaml", []byte(src)); err != nil {
+			t.Errorf("%s: the example %q does not parse: %v", k, example, err)
+		}
+		v := &validator{root: s}
+		if errs := v.validate(s, yamlToJSON(t, []byte(src)), "$"); len(errs) > 0 {
+			t.Errorf("%s: the example %q fails the schema: %v", k, example, errs)
+		}
 	}
 	var want []string
 	for _, k := range allKinds {
@@ -68,6 +112,70 @@ func TestSchemaListsEveryDirective(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("schema directives: got %v, want %v", got, want)
 	}
+	// The keys a step may hold: the directives and their siblings, so a
+	// language server reports any other key as not a directive.
+	v := &validator{root: s}
+	var names []string
+	for _, n := range asList(v.def("step")["propertyNames"].(map[string]any)["if"].(map[string]any)["enum"]) {
+		names = append(names, n.(string))
+	}
+	wantNames := slices.Clone(want)
+	for _, sib := range stepSiblings {
+		wantNames = append(wantNames, sib...)
+	}
+	sort.Strings(names)
+	sort.Strings(wantNames)
+	if !slices.Equal(names, wantNames) {
+		t.Errorf("step key names: got %v, want %v", names, wantNames)
+	}
+}
+
+// schemaHint returns the directive the schema's hint-<directive> patterns
+// name for a step key that is not a directive, or "".
+func schemaHint(t *testing.T, v *validator, key string) Kind {
+	t.Helper()
+	var hits []Kind
+	for _, k := range allKinds {
+		hint := v.def("hint-" + string(k))
+		if len(v.validate(hint, key, "$")) == 0 {
+			hits = append(hits, k)
+		}
+	}
+	if len(hits) > 1 {
+		t.Errorf("%q: matches the hints of %v, want one at most", key, hits)
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	return hits[0]
+}
+
+// TestSchemaHintsMatchParser: the "did you mean" a language server shows
+// for a key that is another tool's word for a directive, or a directive
+// spelt another way, is the one toolserver flow list gives.
+func TestSchemaHintsMatchParser(t *testing.T) {
+	s := loadSchema(t)
+	v := &validator{root: s}
+	keys := []string{"longPress", "long_press", "LongPress", "scrollTo", "scroll_to", "Tap", "TAP", "tapOn", "inputText", "take-screenshot", "assertVisible", "runFlow", "wait_for", "Press_Key"}
+	for syn := range directiveSynonyms {
+		keys = append(keys, syn)
+	}
+	hint := regexp.MustCompile(`\(did you mean "([^"]+)"\?\)`)
+	for _, key := range keys {
+		m := hint.FindStringSubmatch(unknownDirective(key))
+		if m == nil {
+			t.Fatalf("%q: unknownDirective gives no hint: %s", key, unknownDirective(key))
+		}
+		if got := schemaHint(t, v, key); got != Kind(m[1]) {
+			t.Errorf("%q: got the schema's hint %q, want %q as flow list says", key, got, m[1])
+		}
+	}
+	// No hint for a word that means nothing here, nor for a sibling.
+	for _, key := range []string{"foo", "steps", "args", "delayMs", "tapx", "clicks"} {
+		if got := schemaHint(t, v, key); got != "" {
+			t.Errorf("%q: got the schema's hint %q, want none", key, got)
+		}
+	}
 }
 
 // TestSchemaOptionsMatchParser compares, for every directive, the keys the
@@ -76,23 +184,38 @@ func TestSchemaListsEveryDirective(t *testing.T) {
 func TestSchemaOptionsMatchParser(t *testing.T) {
 	s := loadSchema(t)
 	v := &validator{root: s}
-	for kind, step := range schemaDirectives(t, s) {
-		props := step["properties"].(map[string]any)
-		body := props[string(kind)].(map[string]any)
+	branches := schemaSiblings(t, s)
+	for kind, body := range schemaDirectives(t, s) {
 		got := v.bodyKeys(body)
 		want := slices.Sorted(slices.Values(directiveOptions[kind]))
 		if !slices.Equal(got, want) {
 			t.Errorf("%s options: got %v, want %v", kind, got, want)
 		}
+		then, ok := branches[kind]
+		if !ok {
+			t.Errorf("%s: no if/then branch in $defs/step", kind)
+			continue
+		}
 		var siblings []string
-		for k := range props {
+		for _, k := range asList(then["propertyNames"].(map[string]any)["enum"]) {
 			if k != string(kind) {
-				siblings = append(siblings, k)
+				siblings = append(siblings, k.(string))
 			}
 		}
 		sort.Strings(siblings)
-		if want := slices.Sorted(slices.Values(stepSiblings[kind])); !slices.Equal(siblings, want) {
-			t.Errorf("%s step keys: got %v, want %v", kind, siblings, want)
+		wantSib := slices.Sorted(slices.Values(stepSiblings[kind]))
+		if !slices.Equal(siblings, wantSib) {
+			t.Errorf("%s step keys: got %v, want %v", kind, siblings, wantSib)
+		}
+		// The siblings have their schema in the same branch, where the
+		// language server offers them once the directive is written.
+		var described []string
+		for k := range asMap(then).props() {
+			described = append(described, k)
+		}
+		sort.Strings(described)
+		if !slices.Equal(described, wantSib) {
+			t.Errorf("%s sibling schemas: got %v, want %v", kind, described, wantSib)
 		}
 	}
 	var sel []string
@@ -140,13 +263,38 @@ func yamlToJSON(t *testing.T, data []byte) any {
 	return out
 }
 
-func TestSchemaAcceptsValidFlows(t *testing.T) {
-	s := loadSchema(t)
+// repoFlows lists the flow files of the repository: testdata/valid and
+// every .argent/flows/*.yaml (examples/, bench/, cmd/toolserver/testdata/).
+func repoFlows(t *testing.T) []string {
+	t.Helper()
 	files, err := filepath.Glob("testdata/valid/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range files {
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".cache" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".yaml") && filepath.Base(filepath.Dir(path)) == "flows" && filepath.Base(filepath.Dir(filepath.Dir(path))) == ".argent" {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 20 {
+		t.Fatalf("found %d flow files in the repository, want the examples', bench's and testdata's: %v", len(files), files)
+	}
+	return files
+}
+
+func TestSchemaAcceptsValidFlows(t *testing.T) {
+	s := loadSchema(t)
+	for _, path := range repoFlows(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -209,6 +357,17 @@ func TestSchemaRejectsInvalidFlows(t *testing.T) {
 		"steps: [snapshot: { name: a, stylePath: 'a\\b.css' }]",
 		"steps: [snapshot: { name: a, stylePath: dir/.css }]",
 		"steps: [snapshot: { name: a, maskColour: \"#000000\" }]",
+		// The typos and stray keys a language server reports at the step.
+		"steps: [click: Go]",
+		"steps: [{}]",
+		"steps: [steps: [echo: x]]",
+		"steps: [args: {}]",
+		"steps: [{ tap: a, args: {} }]",
+		"steps: [{ tool: x, steps: [echo: y] }]",
+		"steps: [{ tool: x, delay: 5 }]",
+		"steps: [{ when: { visible: a } }]",
+		"steps: [{ when: { visible: a }, steps: [click: b] }]",
+		"steps: [{ tap: a, snapshot: b }]",
 	} {
 		v := &validator{root: s}
 		if errs := v.validate(s, yamlToJSON(t, []byte(src)), "$"); len(errs) == 0 {
@@ -225,7 +384,9 @@ type validator struct {
 	unknown []string
 }
 
-var ignoredKeywords = map[string]bool{"$schema": true, "$id": true, "$defs": true, "title": true, "description": true}
+// ignoredKeywords annotate without validating: errorMessage is the message
+// yaml-language-server shows instead of its own for that schema's failure.
+var ignoredKeywords = map[string]bool{"$schema": true, "$id": true, "$defs": true, "title": true, "description": true, "markdownDescription": true, "errorMessage": true}
 
 func (v *validator) def(name string) map[string]any {
 	return v.root["$defs"].(map[string]any)[name].(map[string]any)
@@ -335,6 +496,12 @@ func (v *validator) validate(s map[string]any, x any, at string) []string {
 					}
 				}
 			}
+		case "propertyNames":
+			if m, ok := x.(map[string]any); ok {
+				for k := range m {
+					errs = append(errs, v.validate(arg.(map[string]any), k, at+"."+k+" (name)")...)
+				}
+			}
 		case "minProperties":
 			if m, ok := x.(map[string]any); ok && float64(len(m)) < arg.(float64) {
 				fail("got %d properties, want at least %v", len(m), arg)
@@ -392,6 +559,10 @@ func (v *validator) validate(s map[string]any, x any, at string) []string {
 				if then, ok := s["then"].(map[string]any); ok {
 					errs = append(errs, v.validate(then, x, at)...)
 				}
+			}
+		case "else":
+			if len(v.validate(s["if"].(map[string]any), x, at)) > 0 {
+				errs = append(errs, v.validate(arg.(map[string]any), x, at)...)
 			}
 		case "then":
 			// Applied with "if".

@@ -27,9 +27,11 @@ func newFlowSchemaCommand(s streams) *cobra.Command {
 <project>/` + flow.ConfigFile + ` instead: the project's snapshot limits
 (maxMismatch, maxDiffPixels, threshold) for the snapshots that set none.`,
 		Example: `  toolserver flow schema > flow.schema.json
-  # in a flow file, for the YAML language server:
-  # yaml-language-server: $schema=./flow.schema.json
-  toolserver flow schema --config > toolserver.schema.json`,
+  toolserver flow schema --config > toolserver.schema.json
+  # then, in .vscode/settings.json (the YAML language server):
+  #   "yaml.schemas": {"./flow.schema.json": ".argent/flows/**/*.yaml",
+  #                    "./toolserver.schema.json": ".argent/toolserver.yaml"}
+  # or, in one flow file: # yaml-language-server: $schema=../../flow.schema.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFlowSchema(cmd.Context(), opts, args)
