@@ -387,4 +387,3 @@ func storyFlow(pageURL, id string, p storyParams, timeout time.Duration) ([]byte
 	}
 	return data, nil
 }
-
