@@ -47,6 +47,7 @@ vet: check-go
 test: check-go
 	@EXTRA_PACKAGES="$(TEST_PACKAGES)" ./docker/install-runtime.sh
 	@./scripts/fetch-argent.sh
+	@./scripts/build-storybook.sh
 	$(MAKE) vet
 	$(GO) test $(RACE) -count=1 ./...
 	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)

@@ -154,9 +154,6 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if o.snapshot, err = o.limits.snapshotDefaults(o.project); err != nil {
 		return err
 	}
-	if err := o.resolveExpose(); err != nil {
-		return err
-	}
 	src, err := openStorybook(arg)
 	if err != nil {
 		return err
@@ -164,8 +161,20 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	defer src.close()
 	if src.srv != nil && o.linkURL(o.link) != "" {
 		// The tool-server's browser reaches the build this command serves
-		// through the run's tunnel.
+		// through the run's tunnel, beside what --expose (else the config
+		// file's expose:) names.
+		if !o.exposeSet {
+			c, err := flow.LoadProjectConfig(o.project)
+			if err != nil {
+				return badInput(err)
+			}
+			o.expose, o.exposeOnly = c.Expose, c.ExposeOnly
+		}
 		o.expose = append(o.expose, fmt.Sprintf("127.0.0.1:%d", src.port))
+		o.exposeSet = true
+	}
+	if err := o.resolveExpose(); err != nil {
+		return err
 	}
 	data, err := src.readIndex(ctx)
 	if err != nil {

@@ -158,6 +158,12 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	if lr.flags.artifacts != "" {
 		lr.keepArtifacts(ctx, t, &rep)
 	}
+	if t.data != nil {
+		// A flow held in memory is named by its target (a story id), not
+		// by the stem of the path it stands at, which the server names it
+		// by.
+		rep.Flow = t.name
+	}
 	var plans []flowrun.Plan
 	if lr.flags.dryRun {
 		flowrun.MarkDryRun(&rep)
