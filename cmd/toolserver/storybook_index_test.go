@@ -43,7 +43,9 @@ func TestParseIndex(t *testing.T) {
 // story without test, an old index's !test tag), --tag, --include and
 // --exclude on the id and on title/name.
 func TestStorySelection(t *testing.T) {
-	s := func(id, title, name string, tags ...string) story { return story{ID: id, Title: title, Name: name, Tags: tags} }
+	s := func(id, title, name string, tags ...string) story {
+		return story{ID: id, Title: title, Name: name, Tags: tags}
+	}
 	f := storyFilter{include: []string{"Forms/*", "button--*"}, exclude: []string{"*--wide"}, tags: []string{"test"}}
 	for _, c := range []struct {
 		s        story
