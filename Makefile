@@ -48,6 +48,7 @@ test: check-go
 	@EXTRA_PACKAGES="$(TEST_PACKAGES)" ./docker/install-runtime.sh
 	@./scripts/fetch-argent.sh
 	@./scripts/fetch-yamlls.sh
+	@./scripts/build-storybook.sh
 	$(MAKE) vet
 	$(GO) test $(RACE) -count=1 ./...
 	GO=$(GO) ./scripts/fuzz.sh $(FUZZTIME)

@@ -22,6 +22,7 @@ import (
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
 	"github.com/toolserver/toolserver/tool/snapshottool"
+	"github.com/toolserver/toolserver/tool/storybooktool"
 )
 
 // Build stamps, set with -ldflags "-X main.version=… -X main.commit=…".
@@ -118,6 +119,7 @@ baseline PNGs, and speaks Argent's tool-server protocol.`,
 		newServeCommand(s),
 		flowCmd,
 		snapshotCmd,
+		newStorybookCommand(s),
 		newToolsCommand(s),
 		newCallCommand(s),
 		newApproveCommand(s),
@@ -339,6 +341,7 @@ func registerTools(a *app) {
 	a.flowTools = &flowtool.Tools{Pool: a.pool, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
 	a.flowTools.Register(a.tools)
 	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
+	(&storybooktool.Tools{Pool: a.pool}).Register(a.tools)
 }
 
 // toolCatalog is the in-process tool set with nothing behind it: names,

@@ -276,7 +276,15 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		return err
 	}
 	defer done()
-	results := runTargets(ctx, targets, opts.workers, out, func(ctx context.Context, t flowTarget, worker int, out *renderer) flowResult {
+	return opts.runAll(ctx, args[0], targets, runOne, rb, out, format)
+}
+
+// runAll runs the targets, workers at a time, with runOne, then prints
+// and writes the run's outputs (the data of -o or the totals, the HTML
+// report rb, JUnit) and returns what the run ends with: flow run's and
+// toolserver storybook's one way of running and reporting flows.
+func (o *flowRunOptions) runAll(ctx context.Context, arg string, targets []flowTarget, runOne runFlow, rb *report.Builder, out *renderer, format string) error {
+	results := runTargets(ctx, targets, o.workers, out, func(ctx context.Context, t flowTarget, worker int, out *renderer) flowResult {
 		rep, notWritten, planned, err := runOne(ctx, t, worker, out)
 		switch {
 		case isUsage(err):
@@ -289,15 +297,15 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		}
 		return flowResult{ran: true, rep: rep, notWritten: notWritten, plans: planned, err: err}
 	})
-	reports, plans, failure, broken, err := opts.collect(targets, results)
+	reports, plans, failure, broken, err := o.collect(targets, results)
 	if err != nil {
 		return err
 	}
 	var unused []string
 	if rb != nil {
-		unused = opts.unusedBaselines(args[0])
+		unused = o.unusedBaselines(arg)
 	}
-	if err := opts.writeOutputs(format, out, rb, reports, plans, unused); err != nil {
+	if err := o.writeOutputs(format, out, rb, reports, plans, unused); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -364,7 +372,7 @@ func (o *flowRunOptions) collect(targets []flowTarget, results []flowResult) (re
 		case isUsage(r.err):
 			return nil, nil, nil, nil, r.err
 		case r.err != nil:
-			reports = append(reports, runReport{Report: rejectedReport(t.name, o.device, r.err)})
+			reports = append(reports, runReport{Report: rejectedReport(t.name, t.deviceOr(o.device), r.err)})
 			if broken == nil && fault.IsInfrastructure(r.err) {
 				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
 			}
@@ -446,7 +454,7 @@ func rejectedReport(name, device string, err error) *flow.Report {
 // run the flow-execute tool also calls (flowrun.Run). In a dry run it
 // returns the baselines it would have written.
 func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flowRunOptions, out *renderer) (*flow.Report, []flowrun.Plan, error) {
-	file, err := flow.Disk{}.OpenFile(t.path)
+	file, err := t.open()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,7 +465,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 	if err := flowrun.CheckBaseURL(p.Flow, t.name, o.baseURL, false); err != nil {
 		return nil, nil, err
 	}
-	d, err := a.pool.Instance(ctx, o.device, worker)
+	d, err := a.pool.Instance(ctx, t.deviceOr(o.device), worker)
 	if err != nil {
 		if errors.Is(err, cdp.ErrBadID) {
 			return nil, nil, badInput(fmt.Errorf("--device: %w", err))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,13 +10,32 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/link/wire"
 )
 
 // flowTarget is one flow file a run names.
 type flowTarget struct {
 	name string // the report's flow name
 	path string
+	// data, when set, is the flow's bytes, held in memory for a file
+	// that need not exist at path (toolserver storybook's generated
+	// flows): the run reads them as a file at path would read.
+	data []byte
+	// device, when set, runs this target on that device instead of the
+	// run's --device.
+	device string
 }
+
+// open reads the target's flow file: its bytes in memory, or the file.
+func (t flowTarget) open() (*flow.File, error) {
+	if t.data == nil {
+		return flow.Disk{}.OpenFile(t.path)
+	}
+	return &flow.File{Path: t.path, Canonical: t.path, Spelling: wire.Spelling{State: wire.SpellListed}, Data: t.data}, nil
+}
+
+// deviceOr is the target's device, else the run's.
+func (t flowTarget) deviceOr(run string) string { return cmp.Or(t.device, run) }
 
 // resolveTargets turns the argument of flow run into flow files: a name
 // in <project>/.argent/flows, a .yaml file, or a directory of flows (its

@@ -82,7 +82,7 @@ func (lr *linkedRun) warn(line string) {
 func (lr *linkedRun) args(t flowTarget) map[string]any {
 	args := map[string]any{
 		"project_root":             lr.project,
-		"device":                   lr.flags.device,
+		"device":                   t.deviceOr(lr.flags.device),
 		"prerequisiteAcknowledged": true,
 	}
 	switch u := lr.flags.update; u {
@@ -127,10 +127,13 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 			lr.out.progress(s)
 		}
 	}, DryRun: lr.flags.dryRun, Waiting: lr.waiting}
+	if t.data != nil {
+		opts.Flow = &linkclient.FlowBytes{Path: t.path, Data: t.data}
+	}
 	if lr.flags.filesLogOn() {
 		opts.FilesLog = lr.warn
 	}
-	lr.out.start(t.name, lr.flags.device)
+	lr.out.start(t.name, t.deviceOr(lr.flags.device))
 	args := lr.args(t)
 	tid, err := lr.tunnelArg(ctx, t)
 	if err != nil {
@@ -154,6 +157,12 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	}
 	if lr.flags.artifacts != "" {
 		lr.keepArtifacts(ctx, t, &rep)
+	}
+	if t.data != nil {
+		// A flow held in memory is named by its target (a story id), not
+		// by the stem of the path it stands at, which the server names it
+		// by.
+		rep.Flow = t.name
 	}
 	var plans []flowrun.Plan
 	if lr.flags.dryRun {

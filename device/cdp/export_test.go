@@ -2,7 +2,6 @@ package cdp
 
 import (
 	"context"
-	"encoding/json"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -25,17 +24,6 @@ func (d *Device) Kill() error {
 		return ErrNotBooted
 	}
 	return proc.Kill()
-}
-
-// Eval evaluates a JavaScript expression in the page and returns its JSON.
-func (d *Device) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := d.call(ctx, "eval", func(tab context.Context) error {
-		b, err := evaluate[[]byte](tab, expr)
-		out = b
-		return err
-	})
-	return out, err
 }
 
 // CrashPage crashes the renderer of the device's page with Page.crash,

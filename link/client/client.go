@@ -76,6 +76,20 @@ type CallOptions struct {
 	// directive is checked as for a write and becomes a flow.BaselineWrite
 	// with its Plan, or {"path", "error"} when it would be refused.
 	DryRun bool
+	// Flow, when set, is a flow file held in memory: the flow file input
+	// whose path is Flow.Path is sent with Flow.Data, listed, with
+	// Flow.Path as its canonical path and the members (baselines
+	// included) of a file at that path, as if the file existed there
+	// (toolserver storybook's generated flows).
+	Flow *FlowBytes
+}
+
+// FlowBytes is a flow file's bytes under the path they stand at.
+type FlowBytes struct {
+	// Path is absolute, and its directory's real path (the canonical
+	// path of a file there).
+	Path string
+	Data []byte
 }
 
 // Tools lists the tools of the tool-server (GET /tools).

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
@@ -51,6 +52,9 @@ func (st *callState) wrap(ctx context.Context, spec wire.FileInput, p string) (*
 	w := &wire.FileInputObject{ArgentFileInput: true, Path: p}
 	switch spec.Kind {
 	case "file":
+		if fb := st.opts.Flow; fb != nil && spec.Collect == wire.CollectFlow && p == fb.Path {
+			return w, st.inlineFlow(ctx, w, fb)
+		}
 		data := fileInput(w, p)
 		if spec.Collect == wire.CollectFlow && data != nil {
 			if err := st.collectFlow(ctx, w, p, data); err != nil {
@@ -99,6 +103,21 @@ func fileInput(w *wire.FileInputObject, p string) []byte {
 	return data
 }
 
+// inlineFlow fills the flow file input of a flow held in memory as
+// fileInput and collectFlow fill one on disk: its bytes (within the cap),
+// then canonical, spelling (listed: the file stands there) and members.
+func (st *callState) inlineFlow(ctx context.Context, w *wire.FileInputObject, fb *FlowBytes) error {
+	size, mt := int64(len(fb.Data)), float64(time.Now().UnixMilli())
+	w.Size, w.MtimeMs = &size, &mt
+	if wire.OverCap(size) {
+		w.ContentOmitted = "size-limit"
+		return nil
+	}
+	content := base64.StdEncoding.EncodeToString(fb.Data)
+	w.Content = &content
+	return st.collectFlowAt(ctx, w, fb.Path, fb.Path, wire.Spelling{State: wire.SpellListed}, fb.Data)
+}
+
 // treeInput sends a tar-upload input: the file or directory at p as a
 // gzipped tar whose entries are prefixed with its base name, streamed to
 // POST /upload; the object gets contentHash and uploadId.
@@ -128,8 +147,12 @@ func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p
 		}
 		abs = a
 	}
-	canonical := clientfs.RealPath(abs)
-	sp := flow.SpellingAt(abs)
+	return st.collectFlowAt(ctx, w, abs, clientfs.RealPath(abs), flow.SpellingAt(abs), data)
+}
+
+// collectFlowAt is collectFlow for the flow at abs, whose real path is
+// canonical and whose directory lists it as sp.
+func (st *callState) collectFlowAt(ctx context.Context, w *wire.FileInputObject, abs, canonical string, sp wire.Spelling, data []byte) error {
 	projectRoot, _ := st.args["project_root"].(string)
 	c := st.newCollector(clientfs.ClientRoots(abs, canonical, projectRoot))
 	if fl, err := flow.Parse(canonical, data); err == nil {
