@@ -25,6 +25,9 @@ import (
 type flowRunOptions struct {
 	streams
 	project, device, artifacts, junit, link string
+	// command is the command that runs the flows, as its messages name
+	// it: "" is flow run; storybook runs a flow per story.
+	command string
 	// summary is --summary FILE and noSummary --no-summary: the run's
 	// Markdown summary (by default appended to $GITHUB_STEP_SUMMARY).
 	summary   string
@@ -511,6 +514,9 @@ func seconds(ms float64) string {
 	return fmt.Sprintf("%.1fs", time.Duration(ms*float64(time.Millisecond)).Seconds())
 }
 
+// name is the command as its messages name it.
+func (o *flowRunOptions) name() string { return cmp.Or(o.command, "flow run") }
+
 // resolveExpose checks --expose and --expose-only, else takes the config
 // file's expose: and exposeOnly:. The flags need a link; the config's
 // are for linked runs only, and a local run ignores them (its browser
@@ -519,11 +525,11 @@ func (o *flowRunOptions) resolveExpose() error {
 	linked := o.linkURL(o.link) != ""
 	switch {
 	case o.exposeSet && !linked:
-		return usageError("flow run: --expose and --expose-only are for a run over a link (--link URL or $%s): a local run's browser reaches this machine's localhost itself", envToolsURL)
+		return usageError("%s: --expose and --expose-only are for a run over a link (--link URL or $%s): a local run's browser reaches this machine's localhost itself", o.name(), envToolsURL)
 	case o.exposeSet && o.detach:
-		return usageError("flow run: --expose does not go with --detach: a detached run outlives this command, and the tunnel ends with it")
+		return usageError("%s: --expose does not go with --detach: a detached run outlives this command, and the tunnel ends with it", o.name())
 	case o.exposeOnly && len(o.expose) == 0:
-		return usageError("flow run: --expose-only needs --expose TARGET")
+		return usageError("%s: --expose-only needs --expose TARGET", o.name())
 	case !o.exposeSet && linked && !o.detach:
 		c, err := flow.LoadProjectConfig(o.project)
 		if err != nil {
@@ -535,7 +541,7 @@ func (o *flowRunOptions) resolveExpose() error {
 		return nil
 	}
 	if _, err := tunnel.ParseTargets(o.expose); err != nil {
-		return usageError("flow run: --expose: %v", err)
+		return usageError("%s: --expose: %v", o.name(), err)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ and JUnit name each story by its id. Over --link a directory's server is
 exposed to the tool-server's browser through the run's tunnel.`
 
 func newStorybookCommand(s streams) *cobra.Command {
-	opts := storybookOptions{flowRunOptions: flowRunOptions{streams: s}}
+	opts := storybookOptions{flowRunOptions: flowRunOptions{streams: s, command: storybookCommand}}
 	cmd := &cobra.Command{
 		Use:   "storybook [URL|DIR] [flags]",
 		Short: "Snapshot every story of a Storybook",
@@ -84,6 +84,7 @@ func newStorybookCommand(s streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.workersSet = cmd.Flags().Changed("workers")
 			opts.exposeSet = cmd.Flags().Changed("expose") || cmd.Flags().Changed("expose-only")
+			opts.summarySet = cmd.Flags().Changed("summary")
 			arg := "storybook-static"
 			if len(args) == 1 {
 				arg = args[0]
@@ -110,6 +111,8 @@ func newStorybookCommand(s streams) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "same as -o json")
 	f.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	f.StringVar(&o.reportDir, "report", "", "write the HTML report of the run to `DIR` (default $"+envReport+")")
+	f.StringVar(&o.summary, "summary", "", "write a Markdown summary of the run to `FILE` (default: appended to $"+envStepSummary+" when it is set)")
+	f.BoolVar(&o.noSummary, "no-summary", false, "write no Markdown summary, not even to $"+envStepSummary)
 	o.limits.register(f)
 	f.IntVar(&o.workers, "workers", 1, "run `N` stories at once, each on a device of its own")
 	f.Var(&o.shard, "shard", "run shard `i/n` of the sorted stories")
@@ -121,6 +124,9 @@ func newStorybookCommand(s streams) *cobra.Command {
 	completeFormats(cmd, "output")
 	return cmd
 }
+
+// storybookCommand is storybook's name in its messages.
+const storybookCommand = "storybook"
 
 const exitStatusStorybook = `0  every story passed
 1  a story failed or errored (it threw, or did not render), or a baseline was not written
@@ -138,6 +144,10 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	}
 	out := newRenderer(o.stdout, o.stderr, format != "")
 	out.dryRun = o.dryRun
+	out.units = [2]string{"story", "stories"}
+	if err := o.checkSummary(); err != nil {
+		return err
+	}
 	if err := opts.filter.check(); err != nil {
 		return err
 	}

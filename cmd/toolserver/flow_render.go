@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,6 +27,9 @@ type renderer struct {
 	// not yet: a flow rejected after it (a linked run the tool-server
 	// refused) does not print the header again.
 	headed string
+	// units name what the run runs, one and several: flow and flows,
+	// unless set.
+	units [2]string
 }
 
 func newRenderer(stdout, stderr io.Writer, asJSON bool) *renderer {
@@ -177,7 +181,8 @@ func (r *renderer) total(reps []runReport) {
 			passed++
 		}
 	}
-	fmt.Fprintf(r.stdout, "%d flows: %d passed, %d failed\n", len(reps), passed, len(reps)-passed)
+	many := cmp.Or(r.units[1], "flows")
+	fmt.Fprintf(r.stdout, "%d %s: %d passed, %d failed\n", len(reps), many, passed, len(reps)-passed)
 }
 
 // plans prints what a dry run would have written.

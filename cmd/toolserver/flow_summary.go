@@ -22,16 +22,16 @@ const envStepSummary = "GITHUB_STEP_SUMMARY"
 func (o *flowRunOptions) checkSummary() error {
 	switch {
 	case o.summarySet && o.summary == "":
-		return usageError("flow run: --summary '': give a FILE, or --no-summary to write none")
+		return usageError("%s: --summary '': give a FILE, or --no-summary to write none", o.name())
 	case o.summarySet && o.noSummary:
-		return usageError("flow run: --summary %s and --no-summary: give one", o.summary)
+		return usageError("%s: --summary %s and --no-summary: give one", o.name(), o.summary)
 	case o.summary != "" && (o.detach || len(o.labels) > 0):
-		return usageError("flow run: --summary does not go with --detach: a detached run ends after the command, so it has no results to sum up (toolserver runs get ID has them)")
+		return usageError("%s: --summary does not go with --detach: a detached run ends after the command, so it has no results to sum up (toolserver runs get ID has them)", o.name())
 	case o.summary == "":
 		return nil
 	}
 	if st, err := os.Stat(o.summary); err == nil && st.IsDir() {
-		return usageError("flow run: --summary %s is a directory; give a file", o.summary)
+		return usageError("%s: --summary %s is a directory; give a file", o.name(), o.summary)
 	}
 	return nil
 }
@@ -51,7 +51,10 @@ func (o *flowRunOptions) writeSummary(rb *report.Builder, reps []*flow.Report) e
 	if path == "" {
 		return nil
 	}
-	opts := mdsummary.Options{Command: "toolserver flow run", Unit: mdsummary.Flows, DryRun: o.dryRun}
+	opts := mdsummary.Options{Command: "toolserver " + o.name(), Unit: mdsummary.Flows, DryRun: o.dryRun}
+	if o.command == storybookCommand {
+		opts.Unit = mdsummary.Stories
+	}
 	if o.shard.n > 0 {
 		opts.Command += " (shard " + o.shard.String() + ")"
 	}

@@ -188,11 +188,26 @@ func TestStorybook(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(static, "label.json"), []byte(`{ "label": "Changed label", "color": "#cf222e" }`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, by, stderr = storyReports(t, nil, args...)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	code, by, stderr = storyReports(t, nil, append(args, "--summary", summary)...)
 	if code != 1 {
 		t.Errorf("changed: exit %d, want 1\nstderr: %s", code, stderr)
 	}
 	checkStories(t, by, "widgets--fetched")
+	// The summary names the command, counts stories and lists the story
+	// whose snapshot failed.
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"toolserver storybook", "stories", "widgets--fetched"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("--summary: no %q in\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), " flows") {
+		t.Errorf("--summary of a storybook run counts flows:\n%s", md)
+	}
 }
 
 // TestStorybookLinked runs the rig's build on a tool-server over a link:
