@@ -14,16 +14,7 @@ hash=$(cd "$src" && find . -type f ! -path './node_modules/*' -print0 | LC_ALL=C
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && [ -f "$dest/static/index.json" ]; then
   exit 0
 fi
-if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
-  # Node and npm build the Storybook; Debian packages both.
-  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
-  else
-    echo "node and npm are needed to build the Storybook test rig: sudo apt-get install nodejs npm" >&2
-    exit 1
-  fi
-fi
+"$root/scripts/need-node.sh" "to build the Storybook test rig"
 mkdir -p "$dest"
 # The sources are copied beside node_modules so that the config resolves the
 # framework from the installed packages.
