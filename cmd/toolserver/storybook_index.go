@@ -72,7 +72,7 @@ func openStorybook(arg string) (*storybookSource, error) {
 	}
 	for _, f := range []string{"index.json", "iframe.html"} {
 		if _, err := os.Stat(filepath.Join(arg, f)); err != nil {
-			return nil, usageError("storybook: %s has no %s: give the output directory of storybook build (storybook-static)", arg, f)
+			return nil, usageError("storybook: %q has no %s: give the output directory of storybook build (storybook-static)", arg, f)
 		}
 	}
 	abs, err := filepath.Abs(arg)
