@@ -19,7 +19,7 @@ MODULE      := github.com/toolserver/toolserver
 # How long each fuzz target runs: briefly in `make test`, long in `make fuzz`.
 FUZZTIME    ?= 10s
 
-.PHONY: all build deps demo test vet fuzz bench bench-suite soak clean docker docker-smoke check-go
+.PHONY: all build deps demo test vet fuzz bench bench-suite bench-storybook soak clean docker docker-smoke check-go
 
 all: build
 
@@ -69,6 +69,13 @@ SUITE_REPS ?= 5
 bench-suite: deps build
 	@command -v node >/dev/null && command -v npm >/dev/null || EXTRA_PACKAGES="nodejs npm" ./docker/install-runtime.sh
 	bench/suite/run.sh $(SUITE_REPS) $(BIN)
+
+# toolserver storybook beside the Storybook test-runner with
+# jest-image-snapshot on one static build of 40 stories (bench/storybook).
+STORYBOOK_REPS ?= 5
+bench-storybook: deps build
+	@command -v node >/dev/null && command -v npm >/dev/null && command -v python3 >/dev/null || EXTRA_PACKAGES="nodejs npm python3" ./docker/install-runtime.sh
+	bench/storybook/run.sh $(STORYBOOK_REPS) $(BIN)
 
 # The determinism soak: the example flows and the stress pages of
 # bench/soak/project, RUNS times in a row; fails on any false diff.
