@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/link/wire"
 )
 
@@ -76,6 +77,10 @@ type CallOptions struct {
 	// directive is checked as for a write and becomes a flow.BaselineWrite
 	// with its Plan, or {"path", "error"} when it would be refused.
 	DryRun bool
+	// Tunnel, when set, is named by the call (flow-execute's tunnel
+	// argument, our extension), and serves the files of the call's client
+	// policy to the tool-server's browser.
+	Tunnel *Tunnel
 }
 
 // Tools lists the tools of the tool-server (GET /tools).
@@ -181,6 +186,9 @@ func (c *Client) prepare(ctx context.Context, name string, args map[string]any, 
 		specs: map[string][]wire.FileInput{}, writable: map[string]*clientfs.Policy{}}
 	if st.args == nil {
 		st.args = map[string]any{}
+	}
+	if opts.Tunnel != nil {
+		st.args[tunnel.Arg] = opts.Tunnel.ID()
 	}
 	for _, t := range tools {
 		st.specs[t.Name] = t.FileInputs
