@@ -67,9 +67,6 @@ type Tunnel struct {
 // Targets are what the client exposed.
 func (t *Tunnel) Targets() tunnel.Targets { return t.targets }
 
-// Only reports whether the client asked that nothing else be reached.
-func (t *Tunnel) Only() bool { return t.only }
-
 // Done is closed when the tunnel has closed.
 func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
 
