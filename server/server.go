@@ -133,7 +133,7 @@ type Server struct {
 	// the server's port and the calls that come through a tunnel share it.
 	router     http.Handler
 	routerOnce sync.Once
-	drain     *drainer
+	drain      *drainer
 	// streams counts the open /v1 event streams, against MaxStreams.
 	streams  atomic.Int64
 	ln       net.Listener
