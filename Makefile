@@ -9,8 +9,9 @@ COMMIT  ?= $(shell c=$$(git rev-parse --short HEAD 2>/dev/null) && { git diff --
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # The race detector needs cgo: used when a C compiler is there.
 RACE    ?= $(shell command -v gcc >/dev/null 2>&1 && echo -race)
-# nginx serves the reverse-proxy tests of the link.
-TEST_PACKAGES ?= nginx postgresql
+# nginx serves the reverse-proxy tests of the link, postgresql the fleet's
+# store, iproute2 (ip netns) the tunnel's test across network namespaces.
+TEST_PACKAGES ?= nginx postgresql iproute2
 
 # Linters, pinned, run with `go run` so nothing is installed by hand.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -129,10 +129,11 @@ type Server struct {
 	// shutdown for its whole grace.
 	stopping     chan struct{}
 	stoppingOnce sync.Once
-	// calls serves the calls a client sends through its tunnel.
-	calls     http.Handler
-	callsOnce sync.Once
-	drain     *drainer
+	// router is the routes with their middleware, made once (Handler):
+	// the server's port and the calls that come through a tunnel share it.
+	router     http.Handler
+	routerOnce sync.Once
+	drain      *drainer
 	// streams counts the open /v1 event streams, against MaxStreams.
 	streams  atomic.Int64
 	ln       net.Listener
@@ -220,6 +221,11 @@ func IsWildcard(addr string) bool {
 
 // Handler returns the routes with their middleware.
 func (s *Server) Handler() http.Handler {
+	s.routerOnce.Do(func() { s.router = s.routes() })
+	return s.router
+}
+
+func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(withRequestID, s.accessLog, s.recoverer, s.hostGuard, s.crossSite, s.auth, s.drainGuard)
 	r.Get("/healthz", s.healthz)
@@ -372,8 +378,7 @@ func (s *Server) Serve(ctx context.Context) error {
 // The calls that come through the tunnel go through every route and guard
 // of the server, as those on its port do.
 func (s *Server) openTunnel(w http.ResponseWriter, r *http.Request) {
-	s.callsOnce.Do(func() { s.calls = s.Handler() })
-	if err := s.cfg.Tunnels.Upgrade(w, r, s.calls); err != nil {
+	if err := s.cfg.Tunnels.Upgrade(w, r, s.Handler()); err != nil {
 		refuse(w, r, fault.AsError(err))
 	}
 }

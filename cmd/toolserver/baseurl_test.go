@@ -16,24 +16,11 @@ import (
 // the base URL goes with the call. A bad base URL is a usage error.
 func TestBaseURL(t *testing.T) {
 	t.Parallel()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	t.Cleanup(pages.Close)
+	pages, config, run := homeProject(t, "chromium-cdp-707x507")
 	// A base URL where nothing answers: a run that used it would fail.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
 	dead.Close()
-	root := writeProject(t, map[string]string{"home.yaml": `steps:
-  - launch: /app.html
-  - tap: Go now
-  - assert: { text: { in: { id: out }, equals: clicked 1 } }
-`})
-	dev := "--device=" + sharedDevice(t, "chromium-cdp-707x507")
-	config := filepath.Join(root, ".argent", "toolserver.yaml")
-	run := func(t *testing.T, e env, args ...string) (int, string) {
-		t.Helper()
-		code, out, errOut := runCLIEnv(t, e, append([]string{"flow", "run", "home", "--project", root, dev}, args...)...)
-		return code, out + errOut
-	}
 	for _, tc := range []struct {
 		name   string
 		config string
@@ -77,5 +64,27 @@ func TestBaseURL(t *testing.T) {
 	}
 	if code, out := run(t, nil, "--link", u); code == exitOK || !strings.Contains(out, "--base-url") {
 		t.Errorf("over a link without a base URL: exit %d\n%s", code, out)
+	}
+}
+
+// homeProject is a project whose flow home launches /app.html, taps and
+// checks the tap, for the tests of the base URL: the pages' server it
+// needs for a base URL, the project's config file (not written), and how
+// to run home on device id with the environment e.
+func homeProject(t *testing.T, id string) (pages *httptest.Server, config string, run func(t *testing.T, e env, args ...string) (int, string)) {
+	t.Helper()
+	pages = httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(pages.Close)
+	root := writeProject(t, map[string]string{"home.yaml": `steps:
+  - launch: /app.html
+  - tap: Go now
+  - assert: { text: { in: { id: out }, equals: clicked 1 } }
+`})
+	dev := "--device=" + sharedDevice(t, id)
+	config = filepath.Join(root, ".argent", "toolserver.yaml")
+	return pages, config, func(t *testing.T, e env, args ...string) (int, string) {
+		t.Helper()
+		code, out, errOut := runCLIEnv(t, e, append([]string{"flow", "run", "home", "--project", root, dev}, args...)...)
+		return code, out + errOut
 	}
 }

@@ -70,6 +70,8 @@ type flowRunOptions struct {
 	expose     []string
 	exposeOnly bool
 	exposeSet  bool
+	// exposed are the targets of expose, as resolveExpose read them.
+	exposed tunnel.Targets
 }
 
 const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
@@ -540,9 +542,11 @@ func (o *flowRunOptions) resolveExpose() error {
 	if len(o.expose) == 0 {
 		return nil
 	}
-	if _, err := tunnel.ParseTargets(o.expose); err != nil {
+	ts, err := tunnel.ParseTargets(o.expose)
+	if err != nil {
 		return usageError("%s: --expose: %v", o.name(), err)
 	}
+	o.exposed = ts
 	return nil
 }
 

@@ -41,7 +41,7 @@ const exposeRunTimeout = 4 * time.Minute
 func netnsServer(t *testing.T, token string) string {
 	t.Helper()
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skipf("network namespaces: no ip command (iproute2): %v", err)
+		t.Fatalf("network namespaces: no ip command (%v); make test installs it (apt-get install iproute2)", err)
 	}
 	ip := func(args ...string) error {
 		out, err := exec.Command("ip", args...).CombinedOutput()
@@ -62,7 +62,7 @@ func netnsServer(t *testing.T, token string) string {
 			case strings.Contains(msg, "File exists"):
 				continue
 			case strings.Contains(msg, "Operation not permitted"), strings.Contains(msg, "Permission denied"):
-				t.Skipf("network namespaces are unavailable here (this test needs root or CAP_SYS_ADMIN): %v", err)
+				t.Fatalf("network namespaces are unavailable here: this test makes one, as CI does, and needs root or CAP_SYS_ADMIN: %v", err)
 			}
 			t.Fatal(err)
 		}

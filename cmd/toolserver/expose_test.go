@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,19 +15,10 @@ import (
 // any call, and the error says so.
 func TestExposeFlags(t *testing.T) {
 	t.Parallel()
-	pages := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	t.Cleanup(pages.Close)
-	root := writeProject(t, map[string]string{"home.yaml": `steps:
-  - launch: /app.html
-  - tap: Go now
-  - assert: { text: { in: { id: out }, equals: clicked 1 } }
-`})
-	dev := "--device=" + sharedDevice(t, "chromium-cdp-709x509")
-	config := filepath.Join(root, ".argent", "toolserver.yaml")
+	pages, config, runEnv := homeProject(t, "chromium-cdp-709x509")
 	run := func(t *testing.T, args ...string) (int, string) {
 		t.Helper()
-		code, out, errOut := runCLIEnv(t, nil, append([]string{"flow", "run", "home", "--project", root, dev}, args...)...)
-		return code, out + errOut
+		return runEnv(t, nil, args...)
 	}
 	u := startServe(t, nil, false)
 	for _, tc := range []struct {

@@ -15,7 +15,6 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	linkclient "github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
@@ -134,16 +133,13 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 		opts.FilesLog = lr.warn
 	}
 	lr.out.start(t.name, t.deviceOr(lr.flags.device))
-	args := lr.args(t)
-	tid, err := lr.tunnelArg(ctx, t)
+	tun, err := lr.useTunnel(ctx)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if tid != "" {
-		// Our extension: sent only with --expose.
-		args[tunnel.Arg] = tid
-	}
-	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, args, opts)
+	// Our extension: the tunnel is named only with --expose.
+	opts.Tunnel = tun
+	res, err := lr.client.Call(ctx, flow.ToolFlowExecute, lr.args(t), opts)
 	if err != nil {
 		return nil, 0, nil, err
 	}

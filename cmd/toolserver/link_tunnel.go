@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 
-	"github.com/toolserver/toolserver/internal/clientfs"
 	linkclient "github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/tunnel"
 )
 
 // linkTunnel is the tunnel of a linked run to one tool-server (flow run
@@ -21,14 +18,13 @@ type linkTunnel struct {
 	err  error
 }
 
-// newLinkTunnel is the tunnel of the run's --expose targets; nil when it
-// exposes nothing. The targets were checked by resolveExpose.
+// newLinkTunnel is the tunnel of the run's --expose targets, as
+// resolveExpose read them; nil when it exposes nothing.
 func newLinkTunnel(f flowRunOptions, warn func(string)) *linkTunnel {
-	if len(f.expose) == 0 {
+	if len(f.exposed) == 0 {
 		return nil
 	}
-	targets, _ := tunnel.ParseTargets(f.expose)
-	return &linkTunnel{opts: linkclient.TunnelOptions{Targets: targets, Only: f.exposeOnly, Log: warn}}
+	return &linkTunnel{opts: linkclient.TunnelOptions{Targets: f.exposed, Only: f.exposeOnly, Log: warn}}
 }
 
 // open returns the tunnel, opening it on c the first time. It lives past
@@ -51,31 +47,18 @@ func (lt *linkTunnel) close() {
 	}
 }
 
-// tunnelArg opens the run's tunnel and lets it serve the files of flow
-// target t (the client policy of its call), for flow-execute's tunnel
-// argument; "" without a tunnel. From then on lr's calls go through the
-// tunnel, to the tool-server that holds it.
-func (lr *linkedRun) tunnelArg(ctx context.Context, t flowTarget) (string, error) {
+// useTunnel opens the run's tunnel (nil without --expose) and sends lr's
+// calls through it from then on, to the tool-server that holds it. The
+// link client names it in each call and serves the files of the call's
+// client policy through it.
+func (lr *linkedRun) useTunnel(ctx context.Context) (*linkclient.Tunnel, error) {
 	if lr.tunnel == nil {
-		return "", nil
+		return nil, nil
 	}
 	tun, err := lr.tunnel.open(ctx, lr.client)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	lr.client = tun.Client(lr.client)
-	path := t.path
-	if lr.byName {
-		path = filepath.Join(lr.project, ".argent", "flows", t.name+".yaml")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	canonical, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		canonical = abs
-	}
-	tun.ServeFiles(clientfs.ClientRoots(abs, canonical, lr.project))
-	return tun.ID(), nil
+	return tun, nil
 }

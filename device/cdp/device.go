@@ -299,17 +299,7 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 			var err error
 			if proxied {
 				next, err = d.newPage(browser, life, req.proxy)
-				if err != nil {
-					req.done <- err
-					continue
-				}
-				wg.Go(pg.close)
-				pg = next
-				used = true
-				req.done <- d.answer(pg, life, req)
-				continue
-			}
-			if spareReady != nil {
+			} else if spareReady != nil {
 				select {
 				case <-spareReady:
 				case <-req.abort:
@@ -325,10 +315,12 @@ func (d *Device) serve(browser, blife, life context.Context, wg *sync.WaitGroup,
 					err = context.Cause(next.gone)
 				}
 			}
-			if next == nil || err != nil {
-				next, err = d.newPage(browser, life, "")
+			if !proxied {
+				if next == nil || err != nil {
+					next, err = d.newPage(browser, life, "")
+				}
+				prepare()
 			}
-			prepare()
 			if err != nil {
 				req.done <- err
 				continue

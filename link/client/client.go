@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/link/wire"
 )
 
@@ -82,6 +83,10 @@ type CallOptions struct {
 	// included) of a file at that path, as if the file existed there
 	// (toolserver storybook's generated flows).
 	Flow *FlowBytes
+	// Tunnel, when set, is named by the call (flow-execute's tunnel
+	// argument, our extension), and serves the files of the call's client
+	// policy to the tool-server's browser.
+	Tunnel *Tunnel
 }
 
 // FlowBytes is a flow file's bytes under the path they stand at.
@@ -195,6 +200,9 @@ func (c *Client) prepare(ctx context.Context, name string, args map[string]any, 
 		specs: map[string][]wire.FileInput{}, writable: map[string]*clientfs.Policy{}}
 	if st.args == nil {
 		st.args = map[string]any{}
+	}
+	if opts.Tunnel != nil {
+		st.args[tunnel.Arg] = opts.Tunnel.ID()
 	}
 	for _, t := range tools {
 		st.specs[t.Name] = t.FileInputs

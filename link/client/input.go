@@ -154,7 +154,13 @@ func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p
 // canonical and whose directory lists it as sp.
 func (st *callState) collectFlowAt(ctx context.Context, w *wire.FileInputObject, abs, canonical string, sp wire.Spelling, data []byte) error {
 	projectRoot, _ := st.args["project_root"].(string)
-	c := st.newCollector(clientfs.ClientRoots(abs, canonical, projectRoot))
+	pol := clientfs.ClientRoots(abs, canonical, projectRoot)
+	if st.opts.Tunnel != nil {
+		// The pages of the run read the files beside the flow through
+		// the tunnel, under the same policy as its members.
+		st.opts.Tunnel.ServeFiles(pol)
+	}
+	c := st.newCollector(pol)
 	if fl, err := flow.Parse(canonical, data); err == nil {
 		update, _ := st.args["updateBaselines"].(bool)
 		only, _ := st.args["updateOnly"].(string)

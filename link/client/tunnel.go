@@ -47,8 +47,8 @@ type Tunnel struct {
 	budget  tunnel.Budget
 	log     func(string)
 	files   *http.Server
-	streams chan net.Conn // the file streams, for files
-	slots   chan struct{}
+	streams *tunnel.Listener // the file streams, for files
+	slots   tunnel.Slots
 
 	mu     sync.Mutex
 	roots  []*clientfs.Policy
@@ -156,12 +156,12 @@ func (c *Client) OpenTunnel(ctx context.Context, opts TunnelOptions) (*Tunnel, e
 		return nil, err
 	}
 	t := &Tunnel{id: id, targets: opts.Targets, sess: sess, log: opts.Log,
-		streams: make(chan net.Conn), slots: make(chan struct{}, tunnel.MaxStreams)}
+		streams: tunnel.NewListener(sess.CloseChan(), tunnelAddr{}), slots: tunnel.NewSlots(tunnel.MaxStreams)}
 	if t.log == nil {
 		t.log = func(string) {}
 	}
 	t.files = &http.Server{Handler: http.HandlerFunc(t.serveFile), ReadHeaderTimeout: 10 * time.Second}
-	go t.files.Serve(streamListener{t})
+	go t.files.Serve(t.streams)
 	stop := context.AfterFunc(ctx, func() { t.Close() })
 	go func() {
 		defer stop()
@@ -208,14 +208,13 @@ func (t *Tunnel) accept() {
 		if err != nil {
 			break
 		}
-		select {
-		case t.slots <- struct{}{}:
-		default:
+		release, ok := t.slots.Take()
+		if !ok {
 			_ = tunnel.WriteFrame(s, tunnel.Answer{Error: fmt.Sprintf("the client has its %d connections open", tunnel.MaxStreams)})
 			s.Close()
 			continue
 		}
-		go t.answer(s)
+		go t.answer(tunnel.Counted(s, &t.budget, release))
 	}
 	t.mu.Lock()
 	closed := t.closed
@@ -226,46 +225,37 @@ func (t *Tunnel) accept() {
 	t.files.Close()
 }
 
-// answer reads what stream s is for and connects it.
-func (t *Tunnel) answer(s *yamux.Stream) {
-	release := func() { <-t.slots }
+// answer reads what stream s is for and connects it; closing s frees
+// its slot.
+func (t *Tunnel) answer(s net.Conn) {
 	_ = s.SetDeadline(time.Now().Add(tunnel.StallTimeout))
 	var o tunnel.Open
 	if err := tunnel.ReadFrame(s, &o); err != nil {
 		s.Close()
-		release()
 		return
 	}
-	if o.Files {
-		if tunnel.WriteFrame(s, tunnel.Answer{}) != nil {
+	var up net.Conn
+	if !o.Files {
+		var err error
+		if up, err = t.dialTarget(o); err != nil {
+			_ = tunnel.WriteFrame(s, tunnel.Answer{Error: err.Error()})
 			s.Close()
-			release()
 			return
 		}
-		_ = s.SetDeadline(time.Time{})
-		select {
-		case t.streams <- tunnel.Counted(s, &t.budget, release):
-		case <-t.sess.CloseChan():
-			s.Close()
-			release()
-		}
-		return
-	}
-	up, err := t.dialTarget(o)
-	if err != nil {
-		_ = tunnel.WriteFrame(s, tunnel.Answer{Error: err.Error()})
-		s.Close()
-		release()
-		return
 	}
 	if err := tunnel.WriteFrame(s, tunnel.Answer{}); err != nil {
-		up.Close()
+		if up != nil {
+			up.Close()
+		}
 		s.Close()
-		release()
 		return
 	}
 	_ = s.SetDeadline(time.Time{})
-	tunnel.Pipe(tunnel.Counted(s, &t.budget, release), up)
+	if o.Files {
+		t.streams.Hand(s)
+		return
+	}
+	tunnel.Pipe(s, up)
 }
 
 // dialTarget connects a target this client exposed, on its own loopback:
@@ -342,21 +332,7 @@ func (t *Tunnel) serves(p string) bool {
 	return false
 }
 
-// streamListener hands the file streams to the file server.
-type streamListener struct{ t *Tunnel }
-
-func (l streamListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.t.streams:
-		return c, nil
-	case <-l.t.sess.CloseChan():
-		return nil, net.ErrClosed
-	}
-}
-
-func (l streamListener) Close() error   { return nil }
-func (l streamListener) Addr() net.Addr { return tunnelAddr{} }
-
+// tunnelAddr is the address of the file server's listener.
 type tunnelAddr struct{}
 
 func (tunnelAddr) Network() string { return "tunnel" }

@@ -166,12 +166,7 @@ func (c *trackedConn) Close() error {
 }
 
 // CloseWrite passes a half-close on to the connection beneath.
-func (c *trackedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return c.Close()
-}
+func (c *trackedConn) CloseWrite() error { return tunnel.CloseWrite(c.Conn) }
 
 // refuse records why hostport was not connected.
 func (b *Binding) refuse(hostport string, err error) {
@@ -199,9 +194,12 @@ func (b *Binding) dial(ctx context.Context, _, addr string) (net.Conn, error) {
 		c, err = b.t.dial(ctx, tunnel.Open{Host: target.Host, Port: port})
 	case b.t.only:
 		err = fmt.Errorf("%s is not one of the targets this run exposes (%s), and the run reaches nothing else (--expose-only)", addr, b.t.targets)
-	case b.direct != nil && b.direct(host) != nil:
-		err = b.direct(host)
 	default:
+		if b.direct != nil {
+			if err = b.direct(host); err != nil {
+				break
+			}
+		}
 		var d net.Dialer
 		c, err = d.DialContext(ctx, "tcp", addr)
 		if err != nil && tunnel.Loopback(host) {

@@ -60,15 +60,12 @@ type Tunnel struct {
 	only    bool
 	sess    *yamux.Session
 	budget  tunnel.Budget
-	slots   chan struct{} // one per stream open, MaxStreams in all
+	slots   tunnel.Slots // one per stream open, MaxStreams in all
 	stall   time.Duration
 }
 
 // Targets are what the client exposed.
 func (t *Tunnel) Targets() tunnel.Targets { return t.targets }
-
-// Only reports whether the client asked that nothing else be reached.
-func (t *Tunnel) Only() bool { return t.only }
 
 // Done is closed when the tunnel has closed.
 func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
@@ -99,7 +96,7 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Ha
 		return err
 	}
 	t := &Tunnel{id: id, tag: tag(id), targets: targets, only: r.Header.Get(tunnel.HeaderOnly) == "1",
-		slots: make(chan struct{}, tunnel.MaxStreams), stall: cmp.Or(ts.Stall, tunnel.StallTimeout)}
+		slots: tunnel.NewSlots(tunnel.MaxStreams), stall: cmp.Or(ts.Stall, tunnel.StallTimeout)}
 	if err := ts.reserve(t); err != nil {
 		return err
 	}
@@ -136,26 +133,21 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Ha
 	go func() {
 		// A stream the client opens is an HTTP connection to this
 		// tool-server's routes, never to its network.
-		ln := &callListener{conns: make(chan net.Conn), done: sess.CloseChan(), addr: conn.LocalAddr()}
+		ln := tunnel.NewListener(sess.CloseChan(), conn.LocalAddr())
 		srv := &http.Server{Handler: calls, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
-		slots := make(chan struct{}, tunnel.MaxStreams)
+		slots := tunnel.NewSlots(tunnel.MaxStreams)
 		for {
 			s, err := sess.Accept()
 			if err != nil {
 				break
 			}
-			select {
-			case slots <- struct{}{}:
-			default:
+			release, ok := slots.Take()
+			if !ok {
 				s.Close()
 				continue
 			}
-			select {
-			case ln.conns <- &releasing{Conn: s, release: sync.OnceFunc(func() { <-slots })}:
-			case <-sess.CloseChan():
-				s.Close()
-			}
+			ln.Hand(&releasing{Conn: s, release: release})
 		}
 		<-sess.CloseChan()
 		srv.Close()
@@ -164,26 +156,6 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Ha
 	}()
 	return nil
 }
-
-// callListener hands the streams a client opens to the server of its
-// calls.
-type callListener struct {
-	conns chan net.Conn
-	done  <-chan struct{}
-	addr  net.Addr
-}
-
-func (l *callListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *callListener) Close() error   { return nil }
-func (l *callListener) Addr() net.Addr { return l.addr }
 
 // releasing runs release once when it closes.
 type releasing struct {
@@ -217,12 +189,7 @@ type bufferedConn struct {
 func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // CloseWrite half-closes the connection beneath.
-func (c bufferedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return c.Conn.Close()
-}
+func (c bufferedConn) CloseWrite() error { return tunnel.CloseWrite(c.Conn) }
 
 // reserve adds t under its id, within MaxTunnels.
 func (ts *Tunnels) reserve(t *Tunnel) error {
@@ -279,12 +246,10 @@ func (ts *Tunnels) Close() {
 
 // dial opens a stream to what o names and waits for the client's answer.
 func (t *Tunnel) dial(ctx context.Context, o tunnel.Open) (net.Conn, error) {
-	select {
-	case t.slots <- struct{}{}:
-	default:
+	release, ok := t.slots.Take()
+	if !ok {
 		return nil, fmt.Errorf("%w: the tunnel has its %d connections open", tunnel.ErrCap, tunnel.MaxStreams)
 	}
-	release := sync.OnceFunc(func() { <-t.slots })
 	s, err := t.sess.OpenStream()
 	if err != nil {
 		release()

@@ -90,14 +90,13 @@ type Target struct {
 
 // String is the target as flow run --expose spells it.
 func (t Target) String() string {
-	h := t.Host
-	if strings.Contains(h, ":") {
-		h = "[" + h + "]"
+	if t.Port != 0 {
+		return net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
 	}
-	if t.Port == 0 {
-		return h
+	if strings.Contains(t.Host, ":") {
+		return "[" + t.Host + "]"
 	}
-	return h + ":" + strconv.Itoa(t.Port)
+	return t.Host
 }
 
 // ParseTarget reads a target: localhost:5173, 127.0.0.1:8080, [::1]:3000,
@@ -363,7 +362,7 @@ func Pipe(a, b net.Conn) {
 			src.Close()
 			return
 		}
-		closeWrite(dst)
+		CloseWrite(dst)
 	}
 	go half(a, b)
 	go half(b, a)
@@ -373,11 +372,69 @@ func Pipe(a, b net.Conn) {
 	b.Close()
 }
 
-// closeWrite ends c's writing half when it has one, else closes it.
-func closeWrite(c net.Conn) {
+// CloseWrite ends c's writing half when it has one, else closes it.
+func CloseWrite(c net.Conn) error {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-		return
+		return cw.CloseWrite()
 	}
-	c.Close()
+	return c.Close()
 }
+
+// Slots bound the connections a tunnel's end has open at once.
+type Slots chan struct{}
+
+// NewSlots returns n slots.
+func NewSlots(n int) Slots { return make(Slots, n) }
+
+// Take takes a slot and returns its release, which frees it once; ok is
+// false when every slot is taken.
+func (s Slots) Take() (release func(), ok bool) {
+	select {
+	case s <- struct{}{}:
+		return sync.OnceFunc(func() { <-s }), true
+	default:
+		return nil, false
+	}
+}
+
+// Listener hands the streams of a tunnel to an http.Server, until done
+// is closed.
+type Listener struct {
+	conns chan net.Conn
+	done  <-chan struct{}
+	addr  net.Addr
+}
+
+// NewListener returns a listener that ends when done is closed, its
+// address addr.
+func NewListener(done <-chan struct{}, addr net.Addr) *Listener {
+	return &Listener{conns: make(chan net.Conn), done: done, addr: addr}
+}
+
+// Hand gives c to the server; once the listener is done, it closes c
+// and reports false.
+func (l *Listener) Hand(c net.Conn) bool {
+	select {
+	case l.conns <- c:
+		return true
+	case <-l.done:
+		c.Close()
+		return false
+	}
+}
+
+// Accept implements net.Listener.
+func (l *Listener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close implements net.Listener: the listener ends with done.
+func (l *Listener) Close() error { return nil }
+
+// Addr implements net.Listener.
+func (l *Listener) Addr() net.Addr { return l.addr }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -75,12 +76,9 @@ func (ct *callTunnel) end() {
 func (ct *callTunnel) used(d *cdp.Device) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
-	for _, x := range ct.devs {
-		if x == d {
-			return
-		}
+	if !slices.Contains(ct.devs, d) {
+		ct.devs = append(ct.devs, d)
 	}
-	ct.devs = append(ct.devs, d)
 }
 
 // proxy is what a launch of the call gives its browser context.
