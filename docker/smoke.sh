@@ -128,6 +128,9 @@ set -e
 "$bin" flow run remote --project "$work/remote" --link "http://127.0.0.1:$port" || fail "the linked compare did not pass"
 
 section the run store in its volume
-"$bin" runs list --link "http://127.0.0.1:$port" --outcome passed | grep -q remote || fail "the container's run store does not list the passing run"
+# Read the whole list before grep looks at it: under pipefail, a grep -q
+# that stops at its match would fail the pipe with the writer's SIGPIPE.
+listed=$("$bin" runs list --link "http://127.0.0.1:$port" --outcome passed) || fail "runs list against the container failed"
+grep -q remote <<<"$listed" || fail "the container's run store does not list the passing run: $listed"
 docker exec "$cid" test -s /var/lib/toolserver/runs.db || fail "no run store in /var/lib/toolserver"
 echo "smoke: PASS in ${SECONDS}s (image $image, $((size / 1000000)) MB, server uid $server_uid, runner uid $uid, read-only root)"

@@ -148,14 +148,20 @@ func TestDashboardInChromium(t *testing.T) {
 	// A run without a device: its header shows none (no "null").
 	startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"bare","project_root":%q},"labels":{"suite":"nodevice"}}`, root))
 	awaitLine(t, running, errOut, done)
-	// The page's two streams (the list's and the run's) are open: wait
-	// for both (a stream the page is reconnecting under load comes back
-	// within its backoff), then drop them.
-	for deadline := time.Now().Add(time.Minute); proxy.Open() < 2 && time.Now().Before(deadline); {
-		select {
-		case <-time.After(50 * time.Millisecond):
-		case <-t.Context().Done():
+	// The page's two streams, the list's (GET /v1/events) and the run's
+	// (GET /v1/runs/{id}/events), are open: wait for both (a stream the
+	// page is reconnecting under load comes back within its backoff),
+	// then drop every connection.
+	streams := func(open []string) bool {
+		list, run := false, false
+		for _, line := range open {
+			list = list || strings.HasPrefix(line, "GET /v1/events ")
+			run = run || strings.HasPrefix(line, "GET /v1/runs/"+id+"/events ")
 		}
+		return list && run
+	}
+	if !proxy.AwaitRequests(time.Minute, streams) {
+		t.Fatalf("the page's two streams are not both open; its open connections last sent %q", proxy.Requests())
 	}
 	if n := proxy.Drop(); n < 2 {
 		t.Fatalf("the drop reset %d connections, want the page's two streams at least", n)

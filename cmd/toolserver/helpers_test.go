@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 )
@@ -90,8 +91,14 @@ type tcpProxy struct {
 	// ended counts, by the pair's client connection, the directions of it
 	// that stopped (0: it is open both ways).
 	ended map[net.Conn]int
-	cut   bool
-	wg    sync.WaitGroup
+	// last is, by the pair's client connection, the request line the
+	// client sent last on it ("GET /v1/events HTTP/1.1").
+	last map[net.Conn]string
+	// changed is closed, and replaced, whenever a connection opens, ends
+	// or sends a request.
+	changed chan struct{}
+	cut     bool
+	wg      sync.WaitGroup
 }
 
 func newTCPProxy(t *testing.T, target string) *tcpProxy {
@@ -100,7 +107,7 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &tcpProxy{ln: ln, ended: map[net.Conn]int{}}
+	p := &tcpProxy{ln: ln, ended: map[net.Conn]int{}, last: map[net.Conn]string{}, changed: make(chan struct{})}
 	p.wg.Go(func() {
 		for {
 			in, err := ln.Accept()
@@ -115,7 +122,11 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 			if !p.track(in, out) {
 				return
 			}
-			p.wg.Go(func() { io.Copy(out, in); out.Close(); p.end(in) })
+			p.wg.Go(func() {
+				io.Copy(out, io.TeeReader(in, &requestLines{seen: func(line string) { p.request(in, line) }}))
+				out.Close()
+				p.end(in)
+			})
 			p.wg.Go(func() { io.Copy(in, out); in.Close(); p.end(in) })
 		}
 	})
@@ -136,13 +147,86 @@ func (p *tcpProxy) track(in, out net.Conn) bool {
 		return false
 	}
 	p.conns = append(p.conns, [2]net.Conn{in, out})
+	p.notifyLocked()
 	return true
+}
+
+func (p *tcpProxy) notifyLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// request notes the request line a client connection sent.
+func (p *tcpProxy) request(in net.Conn, line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last[in] = line
+	p.notifyLocked()
+}
+
+// Requests are the last request lines of the connections open now, one
+// each ("" for one that sent none yet).
+func (p *tcpProxy) Requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var open []string
+	for _, pair := range p.conns {
+		if p.ended[pair[0]] == 0 {
+			open = append(open, p.last[pair[0]])
+		}
+	}
+	return open
+}
+
+// AwaitRequests waits until ok holds of Requests, and says whether it
+// did before d went by.
+func (p *tcpProxy) AwaitRequests(d time.Duration, ok func(open []string) bool) bool {
+	timeout := time.After(d)
+	for {
+		p.mu.Lock()
+		changed := p.changed
+		p.mu.Unlock()
+		if ok(p.Requests()) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			return false
+		}
+	}
+}
+
+// requestLines hands seen each HTTP request line written to it (a
+// line of a method, a target and HTTP/1.x); other lines it passes over.
+// It keeps no more than a line's first 4 KiB.
+type requestLines struct {
+	partial []byte
+	seen    func(line string)
+}
+
+func (r *requestLines) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			r.partial = append(r.partial, b[:min(len(b), max(0, 4096-len(r.partial)))]...)
+			break
+		}
+		line := strings.TrimSuffix(string(append(r.partial, b[:min(i, max(0, 4096-len(r.partial)))]...)), "\r")
+		r.partial, b = r.partial[:0], b[i+1:]
+		if f := strings.Fields(line); len(f) == 3 && strings.HasPrefix(f[2], "HTTP/1.") && f[0] == strings.ToUpper(f[0]) {
+			r.seen(line)
+		}
+	}
+	return n, nil
 }
 
 // end notes that a direction of the pair of client connection in stopped.
 func (p *tcpProxy) end(in net.Conn) {
 	p.mu.Lock()
 	p.ended[in]++
+	p.notifyLocked()
 	p.mu.Unlock()
 }
 
