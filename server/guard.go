@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"crypto/subtle"
 	"fmt"
 	"net"
@@ -179,6 +180,16 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
 	return n, err
+}
+
+// Hijack hands the connection over (the tunnels' upgrade); the log then
+// says 101, the status the upgrade answers with once it has it.
+func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(r.ResponseWriter).Hijack()
+	if err == nil {
+		r.status = http.StatusSwitchingProtocols
+	}
+	return c, rw, err
 }
 
 // Unwrap lets http.ResponseController reach the real writer's Flush.

@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/pgtest"
+	linkserver "github.com/toolserver/toolserver/link/server"
+	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
@@ -460,4 +463,32 @@ func TestScreenshotArtifactOverHTTP(t *testing.T) {
 	if resp.StatusCode != 404 {
 		t.Fatalf("unknown artifact: %d, want 404", resp.StatusCode)
 	}
+}
+
+// TestAccessLogSaysUpgraded: the tunnels' upgrade takes the connection
+// over, and its line in the access log says 101, not 200.
+func TestAccessLogSaysUpgraded(t *testing.T) {
+	t.Parallel()
+	log := &syncBuffer{}
+	tunnels := linkserver.NewTunnels(nil)
+	srv := server.New(server.Config{Addr: "127.0.0.1:0", Tools: tool.NewRegistry(), Tunnels: tunnels, Log: slog.New(slog.NewTextHandler(log, nil))})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	defer tunnels.Close()
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: localhost:5173\r\n\r\n", tunnel.Path, ts.Listener.Addr(), tunnel.Protocol, tunnel.HeaderExpose)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: got %s %s, want 101", tunnel.Path, resp.Status, body)
+	}
+	c.Close()
+	waitLog(t, log, "msg=request", "path="+tunnel.Path, "status=101")
 }

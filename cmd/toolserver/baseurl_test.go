@@ -16,7 +16,7 @@ import (
 // the base URL goes with the call. A bad base URL is a usage error.
 func TestBaseURL(t *testing.T) {
 	t.Parallel()
-	pages, config, run := homeProject(t, "chromium-cdp-707x507")
+	pages, config, run := homeProject(t, "chromium-cdp-711x511")
 	// A base URL where nothing answers: a run that used it would fail.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL

@@ -15,7 +15,7 @@ import (
 // any call, and the error says so.
 func TestExposeFlags(t *testing.T) {
 	t.Parallel()
-	pages, config, runEnv := homeProject(t, "chromium-cdp-709x509")
+	pages, config, runEnv := homeProject(t, "chromium-cdp-713x513")
 	run := func(t *testing.T, args ...string) (int, string) {
 		t.Helper()
 		return runEnv(t, nil, args...)

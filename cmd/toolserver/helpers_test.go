@@ -5,6 +5,9 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -279,3 +282,33 @@ func (p *tcpProxy) Cut() {
 }
 
 func (p *tcpProxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// TestDeviceIDsAreTheirTestsOwn: two tests that name one device id
+// share its page when they run at the same time, and cdptest fails the
+// second only when they do. Every id given by name to sharedDevice or
+// homeProject in this package's tests appears once.
+func TestDeviceIDsAreTheirTestsOwn(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := regexp.MustCompile(`(?:sharedDevice|homeProject)\(t, "(chromium-cdp-[0-9]+x[0-9]+)"`)
+	seen := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range claim.FindAllSubmatch(b, -1) {
+			id := string(m[1])
+			if other, ok := seen[id]; ok {
+				t.Errorf("%s: device %s is claimed in %s too: give one of them an id of its own", f, id, other)
+			}
+			seen[id] = f
+		}
+	}
+	if len(seen) < 10 {
+		t.Fatalf("found %d claimed device ids, want the package's many: is the pattern stale?", len(seen))
+	}
+}

@@ -117,6 +117,9 @@ func checkStories(t *testing.T, by map[string]storyReport, failing ...string) {
 	}
 }
 
+// storyTimeout is how long the tests let a story take to render.
+const storyTimeout = "60s"
+
 // TestStorybook snapshots a real Storybook 10 build on real Chromium:
 // --update-baselines captures one baseline per story, a rerun passes,
 // a story whose content changed (its public/label.json) fails while the
@@ -126,7 +129,9 @@ func TestStorybook(t *testing.T) {
 	static := storybookCopy(t)
 	dev := sharedDevice(t, "chromium-cdp-640x360")
 	project := t.TempDir()
-	args := []string{static, "--project", project, "--device", dev}
+	// A minute for each story to render, not the default 15 s: on a
+	// loaded CI machine the preview's boot alone once took longer.
+	args := []string{static, "--project", project, "--device", dev, "--timeout", storyTimeout}
 
 	code, stdout, stderr := runCLIEnv(t, nil, append([]string{"storybook", "--update-baselines"}, args...)...)
 	if code != 1 {
@@ -220,7 +225,7 @@ func TestStorybookLinked(t *testing.T) {
 	e := env{}
 	u := startServe(t, e, false)
 	project := t.TempDir()
-	args := []string{static, "--project", project, "--device", dev, "--link", u, "--expose-only"}
+	args := []string{static, "--project", project, "--device", dev, "--link", u, "--expose-only", "--timeout", storyTimeout}
 
 	code, _, stderr := storyReports(t, e, append(args, "--update-baselines")...)
 	if code != 1 {
