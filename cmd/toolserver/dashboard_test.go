@@ -85,7 +85,7 @@ func TestDashboardInChromium(t *testing.T) {
 	// changed, so its snapshot fails; and held at /hold until released.
 	site := newHeldSite(t)
 	root := writeProject(t, map[string]string{
-		"held.yaml": "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 60000 }\n  - launch: \"{{SITE}}/basket.html\"\n  - snapshot: basket\n",
+		"held.yaml": "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 300000 }\n  - launch: \"{{SITE}}/basket.html\"\n  - snapshot: basket\n",
 		"bare.yaml": "steps:\n  - echo: a run with no device\n",
 	}, "{{SITE}}", site.URL)
 	if code, out, errOut := runCLI(t, "flow", "run", "held", "--project", root, "--device", device, "--update-baselines"); code != 0 {
@@ -267,7 +267,7 @@ func TestDashboardShowsAStalledRun(t *testing.T) {
 	const token = "stall-s3cret-token"
 	site := newHeldSite(t)
 	site.hold.Store(true)
-	flow := "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 60000 }\n"
+	flow := "steps:\n  - launch: \"{{SITE}}/hold.html\"\n  - await: { visible: { text: released }, timeout: 300000 }\n"
 	root := writeProject(t, map[string]string{"held.yaml": flow, "stuck.yaml": flow}, "{{SITE}}", site.URL)
 	state := t.TempDir()
 
