@@ -161,7 +161,7 @@ func TestDashboardInChromium(t *testing.T) {
 		return list && run
 	}
 	if !proxy.AwaitRequests(time.Minute, streams) {
-		t.Fatalf("the page's two streams are not both open; its open connections last sent %q", proxy.Requests())
+		t.Fatalf("the page's two streams are not both open; its open connections last sent %q\nthe proxy's connections:\n%s", proxy.Requests(), proxy.History())
 	}
 	if n := proxy.Drop(); n < 2 {
 		t.Fatalf("the drop reset %d connections, want the page's two streams at least", n)

@@ -164,11 +164,24 @@ func newExposeSite(t *testing.T) *exposeSite {
 		case <-r.Context().Done():
 		}
 	})
+	// What the WebSocket endpoint saw, for the log of a failed test: an
+	// echo that never arrived says here whether its connection did.
+	var seen syncBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the site's WebSocket endpoint saw:\n%s", seen.String())
+		}
+	})
+	note := func(format string, args ...any) {
+		fmt.Fprintf(&seen, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+	}
 	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
 		wg.Add(1)
 		defer wg.Done()
+		note("%s %s from %s", r.Method, r.URL, r.RemoteAddr)
 		conn, rw, ok := wsAccept(w, r)
 		if !ok {
+			note("the handshake failed")
 			return
 		}
 		defer conn.Close()
@@ -184,11 +197,14 @@ func newExposeSite(t *testing.T) *exposeSite {
 		conn.SetDeadline(time.Now().Add(10 * time.Minute))
 		msg, err := wsReadText(rw.Reader)
 		if err != nil {
+			note("reading the message: %v", err)
 			return
 		}
 		if err := wsWriteText(conn, msg); err != nil {
+			note("echoing %q: %v", msg, err)
 			return
 		}
+		note("echoed %q", msg)
 		// Hold the connection until the page (or the cleanup) closes it.
 		io.Copy(io.Discard, rw)
 	})

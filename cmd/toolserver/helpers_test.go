@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -102,6 +103,41 @@ type tcpProxy struct {
 	changed chan struct{}
 	cut     bool
 	wg      sync.WaitGroup
+	// history is what happened on the connections, for a failed test's
+	// log: each line a time, the connection's number and what it did.
+	history []string
+	number  map[net.Conn]int
+}
+
+// note adds a line about connection in to the history.
+func (p *tcpProxy) note(in net.Conn, format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noteLocked(in, format, args...)
+}
+
+func (p *tcpProxy) noteLocked(in net.Conn, format string, args ...any) {
+	if len(p.history) < 2000 {
+		p.history = append(p.history, time.Now().Format("15:04:05.000")+fmt.Sprintf(" #%d ", p.number[in])+fmt.Sprintf(format, args...))
+	}
+}
+
+// History is what happened on the proxy's connections, a line each.
+func (p *tcpProxy) History() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.history, "\n")
+}
+
+// lastBytes keeps the last 400 bytes written to it.
+type lastBytes struct{ b []byte }
+
+func (l *lastBytes) Write(b []byte) (int, error) {
+	l.b = append(l.b, b...)
+	if len(l.b) > 400 {
+		l.b = append(l.b[:0:0], l.b[len(l.b)-400:]...)
+	}
+	return len(b), nil
 }
 
 func newTCPProxy(t *testing.T, target string) *tcpProxy {
@@ -110,7 +146,7 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &tcpProxy{ln: ln, ended: map[net.Conn]int{}, last: map[net.Conn]string{}, changed: make(chan struct{})}
+	p := &tcpProxy{ln: ln, ended: map[net.Conn]int{}, last: map[net.Conn]string{}, number: map[net.Conn]int{}, changed: make(chan struct{})}
 	p.wg.Go(func() {
 		for {
 			in, err := ln.Accept()
@@ -130,7 +166,13 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 				out.Close()
 				p.end(in)
 			})
-			p.wg.Go(func() { io.Copy(in, out); in.Close(); p.end(in) })
+			p.wg.Go(func() {
+				tail := &lastBytes{}
+				io.Copy(in, io.TeeReader(out, tail))
+				in.Close()
+				p.note(in, "the server's side ended; its last bytes: %q", tail.b)
+				p.end(in)
+			})
 		}
 	})
 	t.Cleanup(func() {
@@ -150,6 +192,8 @@ func (p *tcpProxy) track(in, out net.Conn) bool {
 		return false
 	}
 	p.conns = append(p.conns, [2]net.Conn{in, out})
+	p.number[in] = len(p.number) + 1
+	p.noteLocked(in, "opened")
 	p.notifyLocked()
 	return true
 }
@@ -164,6 +208,7 @@ func (p *tcpProxy) request(in net.Conn, line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last[in] = line
+	p.noteLocked(in, "%s", line)
 	p.notifyLocked()
 }
 
