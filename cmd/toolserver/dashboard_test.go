@@ -137,7 +137,9 @@ func TestDashboardInChromium(t *testing.T) {
   - echo: a run without a device shows none
 `,
 	}, "{{DASH}}", proxy.URL(), "{{TOKEN}}", token)
-	listed, running := newLineWatch("›", "lists no runs"), newLineWatch("›", "is running")
+	// An echo the flow reached prints "  › …"; one it skipped, after an
+	// earlier step failed, prints "  · › …" and must not count.
+	listed, running := newLineWatch("  › the dashboard lists no runs"), newLineWatch("  › the run is running")
 	errOut := newLineWatch()
 	out := io.MultiWriter(listed, running)
 	done := runAsync([]string{"flow", "run", "dashboard", "--project", dash, "--device", user},
@@ -161,7 +163,7 @@ func TestDashboardInChromium(t *testing.T) {
 		return list && run
 	}
 	if !proxy.AwaitRequests(time.Minute, streams) {
-		t.Fatalf("the page's two streams are not both open; its open connections last sent %q\nthe proxy's connections:\n%s", proxy.Requests(), proxy.History())
+		t.Fatalf("the page's two streams are not both open; its open connections last sent %q\nthe proxy's connections:\n%s\nthe dashboard flow so far:\n%s\n%s", proxy.Requests(), proxy.History(), listed, errOut)
 	}
 	if n := proxy.Drop(); n < 2 {
 		t.Fatalf("the drop reset %d connections, want the page's two streams at least", n)
