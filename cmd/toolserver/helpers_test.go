@@ -245,29 +245,31 @@ func (p *tcpProxy) AwaitRequests(d time.Duration, ok func(open []string) bool) b
 	}
 }
 
-// requestLines hands seen each HTTP request line written to it (a
-// line of a method, a target and HTTP/1.x); other lines it passes over.
-// It keeps no more than a line's first 4 KiB.
+// requestLines hands seen each HTTP request line written to it; other
+// lines it passes over. A line of over 4 KiB (a body's) it drops.
 type requestLines struct {
 	partial []byte
 	seen    func(line string)
 }
 
+var requestLine = regexp.MustCompile(`^[A-Z]+ \S+ HTTP/1\.[01]$`)
+
 func (r *requestLines) Write(b []byte) (int, error) {
-	n := len(b)
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
+	r.partial = append(r.partial, b...)
+	for {
+		i := bytes.IndexByte(r.partial, '\n')
 		if i < 0 {
-			r.partial = append(r.partial, b[:min(len(b), max(0, 4096-len(r.partial)))]...)
 			break
 		}
-		line := strings.TrimSuffix(string(append(r.partial, b[:min(i, max(0, 4096-len(r.partial)))]...)), "\r")
-		r.partial, b = r.partial[:0], b[i+1:]
-		if f := strings.Fields(line); len(f) == 3 && strings.HasPrefix(f[2], "HTTP/1.") && f[0] == strings.ToUpper(f[0]) {
+		if line := strings.TrimSuffix(string(r.partial[:i]), "\r"); requestLine.MatchString(line) {
 			r.seen(line)
 		}
+		r.partial = r.partial[i+1:]
 	}
-	return n, nil
+	if len(r.partial) > 4096 {
+		r.partial = nil
+	}
+	return len(b), nil
 }
 
 // end notes that a direction of the pair of client connection in stopped.
@@ -276,19 +278,6 @@ func (p *tcpProxy) end(in net.Conn) {
 	p.ended[in]++
 	p.notifyLocked()
 	p.mu.Unlock()
-}
-
-// Open is how many connections are open now, both ways.
-func (p *tcpProxy) Open() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, pair := range p.conns {
-		if p.ended[pair[0]] == 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // Drop resets every connection open now and returns how many were.
