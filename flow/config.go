@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolserver/toolserver/link/tunnel"
+	"github.com/toolserver/toolserver/wire"
 
 	"go.yaml.in/yaml/v3"
 
@@ -252,12 +252,12 @@ func parseExpose(o *object, c *Config) *Error {
 			if !ok {
 				return errAt(it, ProblemShape, "expose must be a list of targets (localhost:5173, 127.0.0.1:8080, localhost), got %s", describe(it))
 			}
-			if _, err := tunnel.ParseTarget(s); err != nil {
+			if _, err := wire.ParseTarget(s); err != nil {
 				return errAt(it, ProblemValue, "expose: %v", err)
 			}
 			c.Expose = append(c.Expose, s)
 		}
-		if _, err := tunnel.ParseTargets(c.Expose); err != nil {
+		if _, err := wire.ParseTargets(c.Expose); err != nil {
 			return errAt(v, ProblemValue, "expose: %v", err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The statuses of a step.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Defaults and limits of the flow format. The values come from docs/product.md

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // drainer counts the calls in flight and, once the server drains,

@@ -23,12 +23,12 @@ import (
 	"github.com/toolserver/toolserver/internal/pgtest"
 	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestMain stops the PostgreSQL cluster the fleet's tests and benchmarks

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Handler runs a tool call. Its result becomes {"data": result}.

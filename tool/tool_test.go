@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 func TestSchemaValidate(t *testing.T) {

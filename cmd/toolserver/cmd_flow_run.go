@@ -16,9 +16,9 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
-	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // flowRunOptions are the flags of flow run.
@@ -71,7 +71,7 @@ type flowRunOptions struct {
 	exposeOnly bool
 	exposeSet  bool
 	// exposed are the targets of expose, as resolveExpose read them.
-	exposed tunnel.Targets
+	exposed wire.Targets
 }
 
 const flowRunLong = `Run flows on a local Chromium, or with --link on a tool-server. The argument
@@ -542,7 +542,7 @@ func (o *flowRunOptions) resolveExpose() error {
 	if len(o.expose) == 0 {
 		return nil
 	}
-	ts, err := tunnel.ParseTargets(o.expose)
+	ts, err := wire.ParseTargets(o.expose)
 	if err != nil {
 		return usageError("%s: --expose: %v", o.name(), err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // flowTarget is one flow file a run names.

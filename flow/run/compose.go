@@ -10,8 +10,8 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // baselineDir is the link protocol's rule (docs/link-protocol.md,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // checkFanOut refuses, before the first step, a run whose report could

@@ -3,17 +3,19 @@
 // machine may never open, only compare, split and check.
 package clientpath
 
-import (
-	"strings"
-
-	"github.com/toolserver/toolserver/link/wire"
-)
+import "strings"
 
 // IsAbs reports whether p is absolute on its client: a POSIX path from the
-// root, or a Windows drive path such as C:\proj or C:/proj. The rule is
-// the link vocabulary's (wire.IsAbs), which the file-input rules of both
-// ends share.
-func IsAbs(p string) bool { return wire.IsAbs(p) }
+// root, or a Windows drive path such as C:\proj or C:/proj. The link's
+// file-input rules (wire.SetFileInputs) use it on both ends.
+func IsAbs(p string) bool {
+	if strings.HasPrefix(p, "/") {
+		return true
+	}
+	return len(p) >= 3 && isLetter(p[0]) && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // HasDotDot reports whether p has a ".." segment, with either separator.
 func HasDotDot(p string) bool {

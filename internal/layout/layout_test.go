@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "link/wire", "link/client", "link/server", "fault", "tool", "snapshot"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -96,9 +96,10 @@ func TestImportRules(t *testing.T) {
 		why  string
 	}{
 		{pkg: "fault", only: []string{}, why: "the error vocabulary is a leaf"},
-		{pkg: "link/wire", only: []string{}, why: "the link's shared vocabulary is a leaf"},
+		{pkg: "wire", only: []string{"internal/clientpath"}, why: "the protocol's vocabulary is ground floor"},
+		{pkg: "internal/clientpath", only: []string{}, why: "the ground floor imports nothing above it"},
 		{pkg: "snapshot", only: []string{}, why: "the image code is pure"},
-		{pkg: "flow", none: []string{"snapshot", "flow/run", "device", "link/client", "link/server", "tool", "server", "runs", "store", "report"}, why: "the flow language needs no runner, image code or surface"},
+		{pkg: "flow", none: []string{"snapshot", "flow/run", "device", "link", "tool", "server", "runs", "store", "report"}, why: "the flow language needs no runner, image code or surface"},
 		{pkg: "link/client", none: []string{"link/server", "server", "store", "tool"}, why: "the link's client never reaches the server's end, nor the registry"},
 		{pkg: "link/server", none: []string{"link/client", "server", "tool"}, why: "the link's server end never reaches the client, nor the registry above it"},
 		{pkg: "tool", none: []string{"link/client", "link/server", "flow", "server"}, why: "the registry is below the link's ends and the runner"},
@@ -124,7 +125,7 @@ func TestImportRules(t *testing.T) {
 	// The link's root holds only the package comment (the table of the
 	// protocol's sections) and the test both ends share.
 	if got := all["link"]; len(got) > 0 {
-		t.Errorf("link (the root) imports %v: its code belongs in link/wire, link/client or link/server", got)
+		t.Errorf("link (the root) imports %v: its code belongs in wire, link/client, link/server or link/tunnel", got)
 	}
 	// Only device/cdp speaks CDP.
 	for pkg := range all {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestMemberArchiveLevels: a PNG member's archive stores the PNG as it is

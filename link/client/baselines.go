@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // baselineSet is one baseline directory of the runs of a call: the

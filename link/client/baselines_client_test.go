@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 func baselineMember(p string) wire.Member {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The 32 MiB cap on inline content is on the decoded bytes: 32 MiB + 1

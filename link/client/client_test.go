@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestFileInputWrapping follows docs/argent-client.md, §4.1: skipWhenSet

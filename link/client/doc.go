@@ -6,7 +6,7 @@
 // (it writes the baselines, or plans them in a dry run).
 //
 // It never imports link/server, the HTTP server or the store: it meets the
-// server end only in link/wire. Its tests run against a stub tool-server,
+// server end only in wire. Its tests run against a stub tool-server,
 // and those that prove both ends agree also read what the client sent
 // with link/server.
 package client

@@ -8,7 +8,7 @@ import (
 	"net/http"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The errors of a call that the tool-server answered with an error, whose

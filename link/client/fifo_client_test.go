@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestFIFOIsRefused: a pipe named like a flow is refused without being

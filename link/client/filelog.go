@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/toolserver/toolserver/internal/printable"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // FilesLogEnv is the environment variable that turns on the [flow-files] lines

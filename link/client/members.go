@@ -9,8 +9,8 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/snapshot"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // memberCollector gathers the members of one file input (docs/link-protocol.md,

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestRunMembers: run: targets in every step and every when: block,

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // ErrNotSent marks a call that never reached the tool-server: the

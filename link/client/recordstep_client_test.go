@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestRecordedStepMembers follows the table of docs/link-protocol.md, "Members

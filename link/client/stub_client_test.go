@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The test rig of the client half: a real HTTP server that records every

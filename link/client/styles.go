@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Style members are this project's extension of the protocol

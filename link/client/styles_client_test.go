@@ -13,7 +13,7 @@ import (
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // styleMember is the style member of target named in dir, for a file at

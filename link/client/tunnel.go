@@ -25,12 +25,12 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/link/tunnel"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TunnelOptions say what a tunnel exposes.
 type TunnelOptions struct {
-	Targets tunnel.Targets
+	Targets wire.Targets
 	// Only asks the tool-server's browser to reach nothing but the
 	// targets and the files (flow run --expose-only).
 	Only bool
@@ -42,7 +42,7 @@ type TunnelOptions struct {
 // Tunnel is an open tunnel to a tool-server.
 type Tunnel struct {
 	id      string
-	targets tunnel.Targets
+	targets wire.Targets
 	sess    *yamux.Session
 	budget  tunnel.Budget
 	log     func(string)
@@ -336,4 +336,4 @@ func (t *Tunnel) serves(p string) bool {
 type tunnelAddr struct{}
 
 func (tunnelAddr) Network() string { return "tunnel" }
-func (tunnelAddr) String() string  { return tunnel.FilesHost }
+func (tunnelAddr) String() string  { return wire.FilesHost }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/tunnel"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The client forwards only what it exposed, to its own loopback, whatever
@@ -27,7 +28,7 @@ func TestTunnelDialsOnlyItsTargets(t *testing.T) {
 		}
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
-	targets, _ := tunnel.ParseTargets([]string{"localhost:" + strconv.Itoa(port)})
+	targets, _ := wire.ParseTargets([]string{"localhost:" + strconv.Itoa(port)})
 	tun := &Tunnel{targets: targets}
 	c, err := tun.dialTarget(tunnel.Open{Host: "localhost", Port: port})
 	if err != nil {

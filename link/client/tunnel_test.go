@@ -20,6 +20,7 @@ import (
 	"github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // tunnelServer is the tool-server's side of a tunnel, as serve mounts it:
@@ -148,7 +149,7 @@ func TestTunnelCarriesHTTPUpgradesAndTLS(t *testing.T) {
 		io.WriteString(w, "secure "+r.URL.Path)
 	}))
 	defer tlsSite.Close()
-	targets, err := tunnel.ParseTargets([]string{"localhost:" + port(t, site.URL), "127.0.0.1:" + port(t, tlsSite.URL)})
+	targets, err := wire.ParseTargets([]string{"localhost:" + port(t, site.URL), "127.0.0.1:" + port(t, tlsSite.URL)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestTunnelRefusesWhatItDoesNotExpose(t *testing.T) {
 	srv, tunnels := tunnelServer(t, true)
 	site := echoSite(t)
 	other := echoSite(t)
-	targets, _ := tunnel.ParseTargets([]string{"localhost:" + port(t, site.URL)})
+	targets, _ := wire.ParseTargets([]string{"localhost:" + port(t, site.URL)})
 	tun, st, b := openBound(t, srv, tunnels, client.TunnelOptions{Targets: targets, Only: true})
 	c := viaProxy(t, b, nil)
 	otherHost := "localhost:" + port(t, other.URL)
@@ -262,7 +263,7 @@ func TestTunnelServesTheClientsFilesReadOnly(t *testing.T) {
 	os.WriteFile(filepath.Join(project, "site", "index.html"), []byte("<h1>shop</h1>"), 0o644)
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("the-hidden-content"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(project, "site", "link.txt"))
-	targets, _ := tunnel.ParseTargets([]string{"localhost:1"})
+	targets, _ := wire.ParseTargets([]string{"localhost:1"})
 	tun, err := client.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), client.TunnelOptions{Targets: targets, Only: true})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +278,7 @@ func TestTunnelServesTheClientsFilesReadOnly(t *testing.T) {
 	}
 	defer b.Close()
 	c := viaProxy(t, b, nil)
-	at := func(p string) string { return "http://" + tunnel.FilesHost + filepath.ToSlash(p) }
+	at := func(p string) string { return "http://" + wire.FilesHost + filepath.ToSlash(p) }
 	if code, body, err := get(t, c, at(filepath.Join(real, "site", "index.html"))); err != nil || code != 200 || body != "<h1>shop</h1>" {
 		t.Fatalf("a file of the project: %d %q %v", code, body, err)
 	}
@@ -307,7 +308,7 @@ func TestTunnelServesTheClientsFilesReadOnly(t *testing.T) {
 
 func TestOpenTunnelOnAServerWithout(t *testing.T) {
 	srv, _ := tunnelServer(t, false)
-	targets, _ := tunnel.ParseTargets([]string{"localhost:5173"})
+	targets, _ := wire.ParseTargets([]string{"localhost:5173"})
 	_, err := client.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), client.TunnelOptions{Targets: targets})
 	if !errors.Is(err, client.ErrNoTunnel) || !strings.Contains(err.Error(), `lists "tunnel"`) || !strings.Contains(err.Error(), "without --expose") {
 		t.Fatalf("a server without the capability: %v", err)

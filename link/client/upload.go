@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // POST /upload: where the bytes go that do not ride in the call body, one

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
 	httpserver "github.com/toolserver/toolserver/server"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The 32 MiB cap on inline content is on the decoded bytes: 32 MiB + 1

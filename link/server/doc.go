@@ -5,7 +5,7 @@
 // members when the flow needs them (OlderClient), and answers the flow
 // runner from the members (Source).
 //
-// It never imports link/client: it meets the client end only in link/wire.
+// It never imports link/client: it meets the client end only in wire.
 // A package that also imports the HTTP server (package server) imports it
 // under another name.
 package server

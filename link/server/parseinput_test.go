@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestParseInputMembers: a flow input carries members when its members

@@ -3,7 +3,7 @@ package server
 // The proxy of one call with a tunnel: an HTTP proxy on this machine's
 // loopback that the call's browser contexts, and theirs alone, are given.
 // Requests for the targets the client exposed, and for its files
-// (tunnel.FilesHost), go down the tunnel; any other goes as it would
+// (wire.FilesHost), go down the tunnel; any other goes as it would
 // without one, or is refused when the client asked for --expose-only.
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/link/tunnel"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // maxRefusals bounds the refusals a binding remembers for messages.
@@ -188,7 +189,7 @@ func (b *Binding) dial(ctx context.Context, _, addr string) (net.Conn, error) {
 	port, _ := strconv.Atoi(portText)
 	var c net.Conn
 	switch target, ok := b.t.targets.Match(host, port); {
-	case strings.EqualFold(host, tunnel.FilesHost):
+	case strings.EqualFold(host, wire.FilesHost):
 		c, err = b.t.dial(ctx, tunnel.Open{Files: true})
 	case ok:
 		c, err = b.t.dial(ctx, tunnel.Open{Host: target.Host, Port: port})
@@ -202,7 +203,7 @@ func (b *Binding) dial(ctx context.Context, _, addr string) (net.Conn, error) {
 		}
 		var d net.Dialer
 		c, err = d.DialContext(ctx, "tcp", addr)
-		if err != nil && tunnel.Loopback(host) {
+		if err != nil && wire.Loopback(host) {
 			err = fmt.Errorf("%s is not one of the targets this run exposes (%s), and the tool-server's own %s did not answer (%w)", addr, b.t.targets, addr, err)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Received is a member as the tool-server keeps it.

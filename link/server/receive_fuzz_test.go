@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // FuzzReceive feeds the tool-server's member decoder a flow file input as

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Style members (role "style", this project's extension of the protocol;

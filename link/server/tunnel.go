@@ -26,6 +26,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/tunnel"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // MaxTunnels bounds the tunnels one tool-server holds open at once.
@@ -56,7 +57,7 @@ func NewTunnels(log *slog.Logger) *Tunnels {
 type Tunnel struct {
 	id      string
 	tag     string // what logs name it by: not the id, which is a secret
-	targets tunnel.Targets
+	targets wire.Targets
 	only    bool
 	sess    *yamux.Session
 	budget  tunnel.Budget
@@ -65,7 +66,7 @@ type Tunnel struct {
 }
 
 // Targets are what the client exposed.
-func (t *Tunnel) Targets() tunnel.Targets { return t.targets }
+func (t *Tunnel) Targets() wire.Targets { return t.targets }
 
 // Done is closed when the tunnel has closed.
 func (t *Tunnel) Done() <-chan struct{} { return t.sess.CloseChan() }
@@ -84,10 +85,10 @@ func (ts *Tunnels) Upgrade(w http.ResponseWriter, r *http.Request, calls http.Ha
 		return &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("GET %s opens a tunnel (flow run --expose) and came without Connection: Upgrade and Upgrade: %s; toolserver's client sends both, so a proxy in front of the tool-server dropped them: it must pass the upgrade (nginx: proxy_http_version 1.1, proxy_set_header Upgrade $http_upgrade and proxy_set_header Connection $connection_upgrade, with a map $http_upgrade $connection_upgrade)", tunnel.Path, tunnel.Protocol)}
 	}
 	spec := r.Header.Get(tunnel.HeaderExpose)
-	if len(spec) > tunnel.MaxTargets*66 {
-		return &fault.Error{Kind: fault.Validation, Field: tunnel.HeaderExpose, Message: fmt.Sprintf("%s: longer than %d targets", tunnel.HeaderExpose, tunnel.MaxTargets)}
+	if len(spec) > wire.MaxTargets*66 {
+		return &fault.Error{Kind: fault.Validation, Field: tunnel.HeaderExpose, Message: fmt.Sprintf("%s: longer than %d targets", tunnel.HeaderExpose, wire.MaxTargets)}
 	}
-	targets, err := tunnel.ParseTargets([]string{spec})
+	targets, err := wire.ParseTargets([]string{spec})
 	if err != nil {
 		return &fault.Error{Kind: fault.Validation, Field: tunnel.HeaderExpose, Message: tunnel.HeaderExpose + ": " + err.Error()}
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Uploads is where Receive takes uploaded members from.

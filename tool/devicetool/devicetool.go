@@ -12,9 +12,9 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Tools is the device tool set over a pool.

@@ -13,9 +13,9 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // linkedCall is what the Prepare hook of flow-execute found in the flow

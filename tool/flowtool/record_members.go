@@ -7,8 +7,8 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 const stepMembersKey = "link.step"

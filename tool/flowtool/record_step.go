@@ -13,8 +13,8 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // deviceKeys are the arguments a recorded step leaves out: a replay binds

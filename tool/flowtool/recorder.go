@@ -16,8 +16,8 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // MaxRecordings bounds the recordings a server keeps at once (Argent's LRU

@@ -19,10 +19,10 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/pgtest"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 var (

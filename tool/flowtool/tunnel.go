@@ -21,6 +21,7 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // callTunnel is the tunnel one call bound, shared by its nested runs.
@@ -84,14 +85,14 @@ func (ct *callTunnel) used(d *cdp.Device) {
 // proxy is what a launch of the call gives its browser context.
 func (ct *callTunnel) proxy() cdp.Proxy {
 	return cdp.Proxy{URL: ct.b.ProxyURL(), Takes: func(host string) bool {
-		return strings.EqualFold(host, tunnel.FilesHost) || (tunnel.Loopback(host) && len(ct.t.Targets()) > 0)
+		return strings.EqualFold(host, wire.FilesHost) || (wire.Loopback(host) && len(ct.t.Targets()) > 0)
 	}}
 }
 
 // fileURL is where the call's pages open a file of the client: its path
-// on the client, under tunnel.FilesHost.
+// on the client, under wire.FilesHost.
 func fileURL(clientPath string) string {
-	return (&url.URL{Scheme: "http", Host: tunnel.FilesHost, Path: filepath.ToSlash(clientPath)}).String()
+	return (&url.URL{Scheme: "http", Host: wire.FilesHost, Path: filepath.ToSlash(clientPath)}).String()
 }
 
 // linkedDevice is the device of a linked run: its launches go through
@@ -145,7 +146,7 @@ func hostPort(u string) string {
 // loopbackHostPort is hostPort for a URL of the loopback, else "".
 func loopbackHostPort(u string) string {
 	hp := hostPort(u)
-	if h, _, err := net.SplitHostPort(hp); err != nil || !tunnel.Loopback(h) {
+	if h, _, err := net.SplitHostPort(hp); err != nil || !wire.Loopback(h) {
 		return ""
 	}
 	return hp

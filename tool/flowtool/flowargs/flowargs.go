@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/wire"
 	"github.com/toolserver/toolserver/runs"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The caps of flow-execute's arguments that a run records or its errors

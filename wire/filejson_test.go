@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // TestUnmarshalFileInputAsEncodingJSON: the file-input decoder accepts

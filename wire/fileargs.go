@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // The file-input rules, owned here and called by both ends: the client wrapping
@@ -97,7 +99,7 @@ func SetFileInputs(inputs []FileInput, args map[string]any) []SetInput {
 			why = "a " + in.Kind + " input"
 		case !isStr:
 			why = "not a path"
-		case !IsAbs(v):
+		case !clientpath.IsAbs(v):
 			why = "a relative path"
 		case !HasSentToolExt(v):
 			why = "a file that does not end in .png or .yaml"

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 func TestSetFileInputs(t *testing.T) {

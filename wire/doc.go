@@ -5,9 +5,11 @@
 // and states, keys, Spelling, the file-input rules both ends decide by
 // (SetFileInputs, FileArguments), DecodeBase64, the client-file directive
 // of a result (ClientFile), the sentences and codes
-// the protocol fixes, the recorder's tool names, and the limits.
+// the protocol fixes, the recorder's tool names, the limits, and the
+// grammar of what a tunnel exposes (Target, ParseTargets, Match).
 //
-// It imports nothing of this module, so any package may import it: the
-// client and the server end, and the packages that use its limits and
-// types (clientfs, clientpath, flow, tool).
+// It is the ground floor: it imports only internal/clientpath (whose rule
+// IsAbs the file-input rules use), so any package may import it: the
+// client and the server end, the tunnel, and the packages that use its
+// limits and types (clientfs, flow, tool).
 package wire

@@ -3,7 +3,7 @@ package wire_test
 import (
 	"testing"
 
-	"github.com/toolserver/toolserver/link/wire"
+	"github.com/toolserver/toolserver/wire"
 )
 
 func TestIsFileArgument(t *testing.T) {
