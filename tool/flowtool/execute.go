@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
@@ -280,7 +281,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 			return nil, err
 		}
 		if src.linked {
-			dev = linkedDevice{Device: dev.(Device), ct: ct, remote: true}
+			dev = linkedDevice{Device: dev.(cdprun.Device), ct: ct, remote: true}
 		}
 		opts.Device = dev
 		if rec != nil {

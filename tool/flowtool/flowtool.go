@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
@@ -235,7 +236,7 @@ func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (
 	if err != nil {
 		return nil, err
 	}
-	return Device{D: d}, nil
+	return cdprun.Device{D: d}, nil
 }
 
 // caller lets tool: steps call the registry's tools.
@@ -264,7 +265,7 @@ func (t *Tools) invokeStep(ctx context.Context, name string, args map[string]any
 	res, err := t.Registry.Invoke(ctx, name, b, tool.Options{TempDir: t.TempDir})
 	// A device tool on a browser that died is the machinery's failure,
 	// as a step of the runner's own would be.
-	return res, classify(err)
+	return res, cdprun.Classify(err)
 }
 
 // artifactSink stores a run's artifacts in the server's artifact store.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
@@ -99,7 +100,7 @@ func fileURL(clientPath string) string {
 // the call's tunnel when there is one, and a launch of this machine's
 // localhost that fails without one says how to reach the client's.
 type linkedDevice struct {
-	Device
+	cdprun.Device
 	ct     *callTunnel
 	remote bool // the client is on another machine, as far as the server knows
 }
@@ -114,7 +115,7 @@ func (d linkedDevice) Launch(ctx context.Context, u string) error {
 		return err
 	}
 	d.ct.used(d.D)
-	err := classify(d.D.LaunchVia(ctx, u, d.ct.proxy()))
+	err := cdprun.Classify(d.D.LaunchVia(ctx, u, d.ct.proxy()))
 	if err != nil {
 		if why := d.ct.b.Refusal(hostPort(u)); why != "" {
 			err = fmt.Errorf("%w (the tunnel: %s)", err, why)
