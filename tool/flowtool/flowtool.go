@@ -1,7 +1,7 @@
 // Package flowtool owns the flow tools of the server: flow-execute and
 // flow-read-prerequisite, which run and inspect flows through the flow
-// runner on a device of the pool, and the recorder tools that write flows
-// step by step.
+// runner on a device of the pool. The recorder tools, which write flows
+// step by step, are tool/recordtool's.
 package flowtool
 
 import (
@@ -18,7 +18,6 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
@@ -37,8 +36,6 @@ type Tools struct {
 	Artifacts *store.Artifacts
 	// Registry is where tool: steps find their tools.
 	Registry *tool.Registry
-	// Recorder holds the recordings in progress.
-	Recorder *Recorder
 	// Uploads is where members sent through POST /upload are taken from.
 	Uploads server.Uploads
 	// TempDir holds the temp files of tool file arguments of linked runs.
@@ -59,14 +56,8 @@ func (t *Tools) Register(r *tool.Registry) {
 	if t.Registry == nil {
 		t.Registry = r
 	}
-	if t.Recorder == nil {
-		t.Recorder = NewRecorder()
-	}
 	r.Add(t.execute())
 	r.Add(t.readPrerequisite())
-	for _, tl := range t.recorderTools() {
-		r.Add(tl)
-	}
 }
 
 // flowFileInputs are flow-execute's file inputs exactly as
@@ -139,7 +130,7 @@ func resolveSource(call *tool.Call) (source, error) {
 		stem := strings.TrimSuffix(filepath.Base(p), ".yaml")
 		return source{name: stem, entry: run.Entry{File: f, Name: stem, StemFallback: stem}}, nil
 	}
-	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
+	if err := run.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
 	}
 	if err := nameTooLong("project_root", filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
@@ -163,24 +154,6 @@ func nameTooLong(field, p string) error {
 	}
 	return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: field,
 		Message: fmt.Sprintf("%s: the flow file's path is too long for this tool-server's file system (ENAMETOOLONG: a name in it, or the whole path, is over the file system's limit)", field)}
-}
-
-// checkNameRoot validates a flow name and a project_root with the
-// messages and codes Argent's tools give.
-func checkNameRoot(name, root string) error {
-	invalid := func(code, field, format string, v ...any) error {
-		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
-	}
-	if !flow.ValidName(name) {
-		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
-	}
-	if !clientpath.IsAbs(root) {
-		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)
-	}
-	if clientpath.HasDotDot(root) {
-		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", root)
-	}
-	return nil
 }
 
 // prepareError maps a flow rejected before its first step to a tool error.

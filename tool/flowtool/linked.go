@@ -2,8 +2,6 @@ package flowtool
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -103,45 +101,14 @@ func (t *Tools) toolInfo(name string) ([]wire.FileInput, bool) {
 
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
-// the members) and handed to the tool as the bytes of a file input.
+// the members) and handed to the tool as the bytes of a file input
+// (server.Source.ToolArgs).
 func (t *Tools) linkedCaller(src *server.Source) run.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
-		if err := t.memberFiles(src, name, args, ""); err != nil {
+		inputs, _ := t.toolInfo(name)
+		if err := src.ToolArgs(name, inputs, args, ""); err != nil {
 			return nil, err
 		}
 		return t.invokeStep(ctx, name, args)
 	}
-}
-
-// memberFiles replaces each file argument of a call of toolName by a file input
-// holding the bytes the client sent for its path, so the tool gets them as from
-// a direct call (docs/link-protocol.md, "Tool files"): the registry keeps them
-// in a temp file for the length of the call, and a tool that reads only the
-// files sent with a call (screenshot-diff on a wildcard bind) takes them.
-// suffix ends an error's message.
-func (t *Tools) memberFiles(src *server.Source, toolName string, args map[string]any, suffix string) error {
-	inputs, _ := t.toolInfo(toolName)
-	// The file arguments by the rule the client used to send them.
-	for _, target := range wire.FileArguments(inputs, args) {
-		p := args[target].(string)
-		data, err := src.ToolFile(p, target, toolName)
-		if err != nil {
-			var refused *flow.RefusedError
-			if errors.As(err, &refused) || suffix == "" {
-				return err
-			}
-			return &fault.Error{Kind: fault.Validation, Field: "args", Message: err.Error() + suffix}
-		}
-		args[target] = memberInput(p, data)
-	}
-	return nil
-}
-
-// memberInput is a file input at the client's path with data as its
-// content. Its mtimeMs of -1 matches no real file, so the registry never
-// takes a file of this machine that has the same path for it.
-func memberInput(path string, data []byte) wire.FileInputObject {
-	size, mtime := int64(len(data)), float64(-1)
-	content := base64.StdEncoding.EncodeToString(data)
-	return wire.FileInputObject{ArgentFileInput: true, Path: path, Size: &size, MtimeMs: &mtime, Content: &content}
 }

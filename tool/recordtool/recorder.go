@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
@@ -24,17 +25,17 @@ import (
 // cap); starting one more evicts the least recently used.
 const MaxRecordings = 32
 
-// Recorder holds the recordings in progress, one per flow file, keyed by
+// Recordings holds the recordings in progress, one per flow file, keyed by
 // the real path of <project_root>/.argent/flows/<name>.yaml so that two
 // spellings of one project share one recording (Argent's session map).
-type Recorder struct {
+type Recordings struct {
 	mu    sync.Mutex
 	slots map[string]*slot
 	clock uint64 // ticks on every use, for the LRU order
 }
 
-// NewRecorder returns a recorder with no recordings.
-func NewRecorder() *Recorder { return &Recorder{slots: map[string]*slot{}} }
+// NewRecordings returns a Recordings with no recordings in progress.
+func NewRecordings() *Recordings { return &Recordings{slots: map[string]*slot{}} }
 
 // slot is the place of one flow file in the recorder. Its lock serializes
 // start, the appends and finish of that file; a call does its work only
@@ -43,13 +44,13 @@ func NewRecorder() *Recorder { return &Recorder{slots: map[string]*slot{}} }
 type slot struct {
 	key  string
 	lock chan struct{} // a one-token mutex that a waiting call can give up on
-	// rec is the recording; nil before the first start succeeds and after
+	// rc is the recording; nil before the first start succeeds and after
 	// finish. Guarded by lock.
-	rec *recording
+	rc *recording
 	// used is the LRU stamp; info what the "Active recordings" list of
 	// FLOW_NO_ACTIVE_RECORDING shows; gen counts the takes started (0
 	// while the first start is under way); ended says why the slot left
-	// the recorder. All guarded by Recorder.mu.
+	// the recorder. All guarded by Recordings.mu.
 	used  uint64
 	info  recInfo
 	gen   uint64
@@ -95,7 +96,7 @@ func (s *slot) release() { <-s.lock }
 
 // current reports whether s is still the slot of its key (not finished
 // away or evicted), and stamps it as used.
-func (r *Recorder) current(s *slot) bool {
+func (r *Recordings) current(s *slot) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.slots[s.key] != s {
@@ -110,7 +111,7 @@ func (r *Recorder) current(s *slot) bool {
 // restarted by another flow-start-recording while the caller waited for
 // the lock — or "" when it is still the current take, which it then
 // stamps as used.
-func (r *Recorder) still(s *slot, gen uint64) string {
+func (r *Recordings) still(s *slot, gen uint64) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -126,7 +127,7 @@ func (r *Recorder) still(s *slot, gen uint64) string {
 
 // slotFor returns the slot of key and its take, creating the slot when
 // create is set.
-func (r *Recorder) slotFor(key string, create bool) (*slot, uint64) {
+func (r *Recordings) slotFor(key string, create bool) (*slot, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.slots[key]
@@ -140,12 +141,12 @@ func (r *Recorder) slotFor(key string, create bool) (*slot, uint64) {
 	return s, s.gen
 }
 
-// publish records rec's identity for the bookkeeping and evicts the least
+// publish records rc's identity for the bookkeeping and evicts the least
 // recently used recordings beyond MaxRecordings.
-func (r *Recorder) publish(s *slot, rec *recording, rootKey string) {
+func (r *Recordings) publish(s *slot, rc *recording, rootKey string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s.info = recInfo{name: rec.name, rootKey: rootKey}
+	s.info = recInfo{name: rc.name, rootKey: rootKey}
 	s.gen++
 	r.clock++
 	s.used = r.clock
@@ -168,7 +169,7 @@ func (r *Recorder) publish(s *slot, rec *recording, rootKey string) {
 
 // drop removes s from the recorder if it is still current; why is what a
 // call that waited on its lock is told.
-func (r *Recorder) drop(s *slot, why string) {
+func (r *Recordings) drop(s *slot, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.slots[s.key] == s {
@@ -179,7 +180,7 @@ func (r *Recorder) drop(s *slot, why string) {
 
 // active returns the names recorded in the project rootKey, sorted, and
 // how many recordings are in other projects.
-func (r *Recorder) active(rootKey string) (names []string, others int) {
+func (r *Recordings) active(rootKey string) (names []string, others int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.slots {
@@ -215,7 +216,7 @@ type recArgs struct {
 // flow-execute (FLOW_NAME_INVALID, FLOW_PROJECT_ROOT_INVALID) and derives
 // the flow file and its key.
 func resolveTarget(a recArgs) (target, error) {
-	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
+	if err := flowrun.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return target{}, err
 	}
 	tg := target{name: a.Name, root: a.ProjectRoot}
@@ -224,7 +225,7 @@ func resolveTarget(a recArgs) (target, error) {
 	// client's path is spelled with '/' whatever the root uses.
 	tg.clientFile = clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
 	if filepath.IsAbs(a.ProjectRoot) {
-		tg.hostFile = filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")
+		tg.hostFile = filepath.Join(clientpath.FlowsDir(a.ProjectRoot), a.Name+".yaml")
 		tg.key = clientfs.RealPath(tg.hostFile)
 		tg.rootKey = clientfs.RealPath(a.ProjectRoot)
 	} else {
@@ -267,19 +268,19 @@ func (t *Tools) session(ctx context.Context, name string, tg target) (*slot, *re
 	if err := refuseNested(ctx, name); err != nil {
 		return nil, nil, err
 	}
-	s, gen := t.Recorder.slotFor(tg.key, false)
+	s, gen := t.Recordings.slotFor(tg.key, false)
 	if s == nil || gen == 0 {
 		return nil, nil, t.noRecording(tg)
 	}
 	if err := s.acquire(ctx); err != nil {
 		return nil, nil, err
 	}
-	if why := t.Recorder.still(s, gen); why != "" || s.rec == nil {
+	if why := t.Recordings.still(s, gen); why != "" || s.rc == nil {
 		s.release()
 		return nil, nil, &fault.Error{Kind: fault.Validation, Code: "FLOW_NO_ACTIVE_RECORDING",
 			Message: fmt.Sprintf("Recording of %q in %s is no longer active — %s. Nothing was added to the flow file; call flow-start-recording to record again.", tg.name, tg.root, why)}
 	}
-	return s, s.rec, nil
+	return s, s.rc, nil
 }
 
 // noRecording is Argent's FLOW_NO_ACTIVE_RECORDING.
@@ -288,7 +289,7 @@ func (t *Tools) noRecording(tg target) error {
 	if file == "" {
 		file = tg.clientFile
 	}
-	names, others := t.Recorder.active(tg.rootKey)
+	names, others := t.Recordings.active(tg.rootKey)
 	var list string
 	if len(names) == 0 {
 		list = "none in this project"
@@ -308,19 +309,19 @@ func (t *Tools) noRecording(tg target) error {
 
 // load returns the take: from memory in client mode; re-read and parsed
 // from the file in host mode, so a hand edit since the last step counts.
-func (rec *recording) load() (*flow.Flow, error) {
-	if rec.client {
-		return rec.flow, nil
+func (rc *recording) load() (*flow.Flow, error) {
+	if rc.client {
+		return rc.flow, nil
 	}
-	data, err := os.ReadFile(rec.file)
+	data, err := os.ReadFile(rc.file)
 	if err != nil {
 		return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Err: err,
-			Message: fmt.Sprintf("Cannot read the flow file %s of the recording %q (%v). It changed outside the recorder; restore it, or call flow-start-recording to start the take over (it truncates). Nothing was added.", rec.file, rec.name, err)}
+			Message: fmt.Sprintf("Cannot read the flow file %s of the recording %q (%v). It changed outside the recorder; restore it, or call flow-start-recording to start the take over (it truncates). Nothing was added.", rc.file, rc.name, err)}
 	}
-	fl, err := flow.Parse(rec.file, data)
+	fl, err := flow.Parse(rc.file, data)
 	if err != nil {
 		return nil, &fault.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
-			Message: fmt.Sprintf("The flow file %s of the recording %q no longer parses (edited by hand?): %v. Fix it and call the tool again; nothing was added.", rec.file, rec.name, err)}
+			Message: fmt.Sprintf("The flow file %s of the recording %q no longer parses (edited by hand?): %v. Fix it and call the tool again; nothing was added.", rc.file, rc.name, err)}
 	}
 	return fl, nil
 }
@@ -349,17 +350,17 @@ func withStep(fl *flow.Flow, step *flow.Step) *flow.Flow {
 // appendStep reads the recording again (it may have been edited while a
 // tool ran), appends step and saves it; it returns the new take and the
 // savedTo of the result.
-func (rec *recording) appendStep(step *flow.Step) (*flow.Flow, any, error) {
-	fl, err := rec.load()
+func (rc *recording) appendStep(step *flow.Step) (*flow.Flow, any, error) {
+	fl, err := rc.load()
 	if err != nil {
 		return nil, nil, err
 	}
 	next := withStep(fl, step)
-	data, err := rec.encode(next)
+	data, err := rc.encode(next)
 	if err != nil {
 		return nil, nil, err
 	}
-	savedTo, err := rec.save(next, data)
+	savedTo, err := rc.save(next, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -368,12 +369,12 @@ func (rec *recording) appendStep(step *flow.Step) (*flow.Flow, any, error) {
 
 // encode marshals a take; a step the parser would refuse fails here, before
 // anything is written (Marshal parses its output back).
-func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
-	fl.Name = rec.file
+func (rc *recording) encode(fl *flow.Flow) ([]byte, error) {
+	fl.Name = rc.file
 	b, err := flow.Marshal(fl)
 	if err != nil {
 		return nil, &fault.Error{Kind: fault.Validation, Code: parseCode(err), Err: err,
-			Message: fmt.Sprintf("The step would make %s invalid, so nothing was added: %v", rec.file, err)}
+			Message: fmt.Sprintf("The step would make %s invalid, so nothing was added: %v", rc.file, err)}
 	}
 	return b, nil
 }
@@ -381,21 +382,21 @@ func (rec *recording) encode(fl *flow.Flow) ([]byte, error) {
 // save writes the take: atomically to the file in host mode, to memory in
 // client mode. It returns savedTo: the path, or the client-file directive
 // the client applies (docs/argent-client.md, §5.3).
-func (rec *recording) save(fl *flow.Flow, data []byte) (any, error) {
-	if !rec.client {
-		if err := atomicfile.WriteFile(rec.file, data); err != nil {
-			return nil, writeFailed(fmt.Sprintf("Failed to write flow file %s", rec.file), err)
+func (rc *recording) save(fl *flow.Flow, data []byte) (any, error) {
+	if !rc.client {
+		if err := atomicfile.WriteFile(rc.file, data); err != nil {
+			return nil, writeFailed(fmt.Sprintf("Failed to write flow file %s", rc.file), err)
 		}
 	}
-	rec.flow = fl
-	return rec.savedTo(data), nil
+	rc.flow = fl
+	return rc.savedTo(data), nil
 }
 
-func (rec *recording) savedTo(data []byte) any {
-	if rec.client {
-		return map[string]any{wire.ClientFileMarker: true, "path": rec.file, "content": string(data)}
+func (rc *recording) savedTo(data []byte) any {
+	if rc.client {
+		return map[string]any{wire.ClientFileMarker: true, "path": rc.file, "content": string(data)}
 	}
-	return rec.file
+	return rc.file
 }
 
 // writeFailed is Argent's FLOW_FILE_WRITE_FAILED: what failed, the errno
@@ -509,47 +510,47 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 		return nil, err
 	}
 	// A remote caller's recording never lives on this machine's disk.
-	rec := placeRecording(tg, call.Linked || call.Remote)
+	rc := placeRecording(tg, call.Linked || call.Remote)
 	empty := &flow.Flow{ExecutionPrerequisite: strings.TrimSpace(a.ExecutionPrerequisite)}
-	data, err := rec.encode(empty)
+	data, err := rc.encode(empty)
 	if err != nil {
 		return nil, err
 	}
-	if !rec.client {
-		dir := filepath.Dir(rec.file)
+	if !rc.client {
+		dir := filepath.Dir(rc.file)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, writeFailed("Failed to create the flows directory "+dir, err)
 		}
 		// The key of a file whose directories did not exist yet may
 		// change once they do (a symlinked .argent), so take it again.
-		tg.key = clientfs.RealPath(rec.file)
+		tg.key = clientfs.RealPath(rc.file)
 	}
 
-	s, err := t.Recorder.claim(ctx, tg.key)
+	s, err := t.Recordings.claim(ctx, tg.key)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	prev := s.rec
+	prev := s.rc
 	discarded := -1
 	if prev != nil {
 		if fl, err := prev.load(); err == nil {
 			discarded = len(fl.Steps)
 		}
 	}
-	savedTo, err := rec.save(empty, data)
+	savedTo, err := rc.save(empty, data)
 	if err != nil {
 		if prev == nil {
-			t.Recorder.drop(s, "its start failed")
+			t.Recordings.drop(s, "its start failed")
 		}
 		return nil, err
 	}
-	s.rec = rec
-	t.Recorder.publish(s, rec, tg.rootKey)
+	s.rc = rc
+	t.Recordings.publish(s, rc, tg.rootKey)
 
-	res := map[string]any{"message": fmt.Sprintf("Started recording %q flow", rec.name), "flowFile": string(data), "savedTo": savedTo}
+	res := map[string]any{"message": fmt.Sprintf("Started recording %q flow", rc.name), "flowFile": string(data), "savedTo": savedTo}
 	if prev != nil {
-		restarted(res, rec, discarded)
+		restarted(res, rc, discarded)
 	}
 	return res, nil
 }
@@ -560,18 +561,18 @@ func (t *Tools) startRecording(ctx context.Context, call *tool.Call) (any, error
 // on the client even when the path exists here (docs/link-protocol.md, "The
 // x-argent-linked header").
 func placeRecording(tg target, linked bool) *recording {
-	rec := &recording{name: tg.name, root: tg.root}
+	rc := &recording{name: tg.name, root: tg.root}
 	if st, err := os.Stat(tg.root); tg.hostFile != "" && !linked && err == nil && st.IsDir() {
-		rec.file = tg.hostFile
+		rc.file = tg.hostFile
 	} else {
-		rec.client, rec.file = true, tg.clientFile
+		rc.client, rc.file = true, tg.clientFile
 	}
-	return rec
+	return rc
 }
 
 // claim takes the lock of the slot of key, creating the slot. A slot that
 // was finished or evicted while the caller waited is left for the new one.
-func (r *Recorder) claim(ctx context.Context, key string) (*slot, error) {
+func (r *Recordings) claim(ctx context.Context, key string) (*slot, error) {
 	for {
 		s, _ := r.slotFor(key, true)
 		if err := s.acquire(ctx); err != nil {
@@ -587,18 +588,18 @@ func (r *Recorder) claim(ctx context.Context, key string) (*slot, error) {
 // restarted turns the result of flow-start-recording into the one of a
 // restart: the previous take, of discarded steps (-1 when unknown), is
 // gone.
-func restarted(res map[string]any, rec *recording, discarded int) {
+func restarted(res map[string]any, rc *recording, discarded int) {
 	take := "the previous take"
 	if discarded >= 0 {
 		take = fmt.Sprintf("the previous take (%s)", stepWord(discarded))
 		res["discardedSteps"] = discarded
 	}
-	reset := rec.file + " reset to an empty flow."
-	if rec.client {
-		reset = rec.file + " is reset to an empty flow once your client applies `savedTo` (a null `savedTo` means it did not)."
+	reset := rc.file + " reset to an empty flow."
+	if rc.client {
+		reset = rc.file + " is reset to an empty flow once your client applies `savedTo` (a null `savedTo` means it did not)."
 	}
 	res["restarted"] = true
-	res["message"] = fmt.Sprintf("Restarted recording %q — %s was discarded and %s", rec.name, take, reset)
+	res["message"] = fmt.Sprintf("Restarted recording %q — %s was discarded and %s", rc.name, take, reset)
 }
 
 func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
@@ -609,16 +610,16 @@ func (t *Tools) addEcho(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.open(ctx, wire.ToolAddEcho, a.recArgs)
+	s, rc, err := t.open(ctx, wire.ToolAddEcho, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	next, savedTo, err := rec.appendStep(&flow.Step{Directive: &flow.Echo{Message: a.Message}})
+	next, savedTo, err := rc.appendStep(&flow.Step{Directive: &flow.Echo{Message: a.Message}})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"message": fmt.Sprintf("Echo added to %q flow", rec.name), "stepCount": len(next.Steps), "savedTo": savedTo}, nil
+	return map[string]any{"message": fmt.Sprintf("Echo added to %q flow", rc.name), "stepCount": len(next.Steps), "savedTo": savedTo}, nil
 }
 
 // addScript records a script: step without running it. A script: step runs on
@@ -636,21 +637,21 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.open(ctx, wire.ToolAddScript, a.recArgs)
+	s, rc, err := t.open(ctx, wire.ToolAddScript, a.recArgs)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release()
-	if why := linkReason(rec, call); why != "" {
+	if why := linkReason(rc, call); why != "" {
 		return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid,
 			Message: fmt.Sprintf("flow-add-script refused: %s, and a replay over a link rejects script: steps (a script runs on the tool-server's host only in a local run). No script ran and nothing was recorded; record the script's effect with flow-add-step instead.", why)}
 	}
-	fl, err := rec.load()
+	fl, err := rc.load()
 	if err != nil {
 		return nil, err
 	}
 	// The runner resolves the path beside the flow file's real location.
-	dir := filepath.Dir(clientfs.RealPath(rec.file))
+	dir := filepath.Dir(clientfs.RealPath(rc.file))
 	p := a.Path
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(dir, p)
@@ -661,7 +662,7 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 	}
 	step := &flow.Script{Path: p, Timeout: millis(a.Timeout)}
 	next := withStep(fl, &flow.Step{Directive: step})
-	data, err := rec.encode(next)
+	data, err := rc.encode(next)
 	if err != nil {
 		return nil, err
 	}
@@ -675,13 +676,13 @@ func (t *Tools) addScript(ctx context.Context, call *tool.Call) (any, error) {
 		}
 		return nil, fault.FieldError("path", "script %s: %s (%s); a script: path is relative to the flow file's directory %s. Nothing was recorded.", p, why, abs, dir)
 	}
-	savedTo, err := rec.save(next, data)
+	savedTo, err := rc.save(next, data)
 	if err != nil {
 		return nil, err
 	}
 	n := len(next.Steps)
 	return map[string]any{
-		"message":   fmt.Sprintf("Script added to %q flow", rec.name),
+		"message":   fmt.Sprintf("Script added to %q flow", rc.name),
 		"stepCount": n,
 		"recorded":  fmt.Sprintf("%d. %s", n, summarize(next.Steps[n-1])),
 		"savedTo":   savedTo,
@@ -697,7 +698,7 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	s, rec, err := t.session(ctx, wire.ToolFinishRecording, tg)
+	s, rc, err := t.session(ctx, wire.ToolFinishRecording, tg)
 	if err != nil {
 		return nil, err
 	}
@@ -706,18 +707,18 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	// atomically, and a hand edit since then is part of the take. A file
 	// that no longer parses fails here and the recording survives, so the
 	// edit can be fixed and finish called again.
-	fl, err := rec.load()
+	fl, err := rc.load()
 	if err != nil {
 		return nil, err
 	}
-	data, err := rec.encode(fl)
+	data, err := rc.encode(fl)
 	if err != nil {
 		return nil, err
 	}
-	if !rec.client {
+	if !rc.client {
 		// The file as it is on disk, not as re-marshalled: finishing
 		// keeps a hand edit's comments and spelling.
-		if b, err := os.ReadFile(rec.file); err == nil {
+		if b, err := os.ReadFile(rc.file); err == nil {
 			data = b
 		}
 	}
@@ -725,17 +726,17 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 	for i, st := range fl.Steps {
 		summary[i] = fmt.Sprintf("%d. %s", i+1, summarize(st))
 	}
-	s.rec = nil
-	t.Recorder.drop(s, "flow-finish-recording finished it")
+	s.rc = nil
+	t.Recordings.drop(s, "flow-finish-recording finished it")
 	return map[string]any{
 		// "<n> steps" is never singularized (Argent).
-		"message":               fmt.Sprintf("Finished recording %q flow (%d steps)", rec.name, len(fl.Steps)),
-		"path":                  rec.file,
+		"message":               fmt.Sprintf("Finished recording %q flow (%d steps)", rc.name, len(fl.Steps)),
+		"path":                  rc.file,
 		"executionPrerequisite": fl.ExecutionPrerequisite,
 		"steps":                 len(fl.Steps),
 		"summary":               summary,
 		"flowFile":              string(data),
-		"savedTo":               rec.savedTo(data),
+		"savedTo":               rc.savedTo(data),
 	}, nil
 }
 
@@ -743,12 +744,12 @@ func (t *Tools) finishRecording(ctx context.Context, call *tool.Call) (any, erro
 // docs/link-protocol.md's "x-argent-linked header" section to this call, or ""
 // when it applies none: a call over a link, or a recording that keeps its file
 // on the client.
-func linkReason(rec *recording, call *tool.Call) string {
+func linkReason(rc *recording, call *tool.Call) string {
 	switch {
 	case call.Linked:
 		return "this call came over a link (x-argent-linked)"
-	case rec.client:
-		return fmt.Sprintf("the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine)", rec.name, rec.root)
+	case rc.client:
+		return fmt.Sprintf("the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine)", rc.name, rc.root)
 	}
 	return ""
 }

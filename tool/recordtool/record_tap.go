@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"context"
