@@ -17,8 +17,8 @@ import (
 	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link/server"
+	flowrun "github.com/toolserver/toolserver/flow/run"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -37,7 +37,7 @@ type Tools struct {
 	// Registry is where tool: steps find their tools.
 	Registry *tool.Registry
 	// Uploads is where members sent through POST /upload are taken from.
-	Uploads server.Uploads
+	Uploads linkserver.Uploads
 	// TempDir holds the temp files of tool file arguments of linked runs.
 	TempDir string
 	// NoHostFiles makes a flow that arrives as bytes always run from those
@@ -48,7 +48,7 @@ type Tools struct {
 	Runs *runs.Store
 	// Tunnels are where a call's tunnel argument is looked up (flow run
 	// --expose); nil refuses the argument.
-	Tunnels *server.Tunnels
+	Tunnels *linkserver.Tunnels
 }
 
 // Register adds the flow tools to r.
@@ -81,7 +81,7 @@ func flowSourceProps() map[string]*tool.Schema {
 // source is where a call's flow comes from.
 type source struct {
 	name  string
-	entry run.Entry
+	entry flowrun.Entry
 }
 
 // resolveSource finds the flow a call names: exactly one of name (with
@@ -128,9 +128,9 @@ func resolveSource(call *tool.Call) (source, error) {
 			return source{}, err
 		}
 		stem := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		return source{name: stem, entry: run.Entry{File: f, Name: stem, StemFallback: stem}}, nil
+		return source{name: stem, entry: flowrun.Entry{File: f, Name: stem, StemFallback: stem}}, nil
 	}
-	if err := run.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
+	if err := flowrun.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
 	}
 	if err := nameTooLong("project_root", filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
@@ -140,7 +140,7 @@ func resolveSource(call *tool.Call) (source, error) {
 	if err != nil {
 		return source{}, err
 	}
-	return source{name: a.Name, entry: run.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
+	return source{name: a.Name, entry: flowrun.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
 }
 
 // nameTooLong refuses a flow file whose path this machine's file system
@@ -158,7 +158,7 @@ func nameTooLong(field, p string) error {
 
 // prepareError maps a flow rejected before its first step to a tool error.
 func prepareError(err error) error {
-	var nameErr *run.NameError
+	var nameErr *flowrun.NameError
 	var openErr *flow.OpenError
 	switch {
 	case errors.Is(err, flow.ErrInvalid):
@@ -188,7 +188,7 @@ func needsDevice(f *flow.Flow) bool {
 // resolveDevice picks the run's device: the one named, else the single
 // booted one, else DefaultDevice; several booted ones need a name. The
 // device stays in use until the call ends (devicetool.Acquire).
-func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (run.Device, error) {
+func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (flowrun.Device, error) {
 	if id == "" {
 		booted := t.Pool.List()
 		switch len(booted) {
@@ -213,14 +213,14 @@ func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (
 }
 
 // caller lets tool: steps call the registry's tools.
-func (t *Tools) caller() run.ToolCaller {
+func (t *Tools) caller() flowrun.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		return t.invokeStep(ctx, name, args)
 	}
 }
 
 // Caller returns the tool caller of a local run's tool: steps.
-func (t *Tools) Caller() run.ToolCaller { return t.caller() }
+func (t *Tools) Caller() flowrun.ToolCaller { return t.caller() }
 
 // invokeStep calls a tool for a tool: step. The runner binds the run's
 // device to every step; a tool whose schema has no device argument gets

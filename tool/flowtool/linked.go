@@ -9,8 +9,8 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link/server"
+	flowrun "github.com/toolserver/toolserver/flow/run"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 	"github.com/toolserver/toolserver/wire"
@@ -21,7 +21,7 @@ import (
 type linkedCall struct {
 	target  string
 	in      wire.FileInputObject
-	members *server.Members // nil when the client sent no members field
+	members *linkserver.Members // nil when the client sent no members field
 }
 
 const linkedKey = "link"
@@ -39,7 +39,7 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 	}
 	lc := &linkedCall{target: target, in: in}
 	if in.Members != nil {
-		m, err := server.Receive(ctx, in.Members, t.Uploads)
+		m, err := linkserver.Receive(ctx, in.Members, t.Uploads)
 		if err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func hostCopy(in wire.FileInputObject) bool {
 
 // linkedEntry builds the entry of a linked run from the flow input: its
 // bytes, canonical and spelling as the client sent them.
-func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
+func linkedEntry(lc *linkedCall, name string) (flowrun.Entry, error) {
 	in := lc.in
 	canonical := in.Canonical
 	if canonical == "" {
@@ -79,7 +79,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	} else {
 		b, err := wire.DecodeBase64(*in.Content)
 		if err != nil {
-			return run.Entry{}, &fault.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+			return flowrun.Entry{}, &fault.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
 		f.Data = b
 	}
@@ -87,7 +87,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	if name == "" {
 		name = stem
 	}
-	return run.Entry{File: f, Name: name, StemFallback: stem}, nil
+	return flowrun.Entry{File: f, Name: name, StemFallback: stem}, nil
 }
 
 // toolInfo tells pre-validation what the server's tools declare.
@@ -102,8 +102,8 @@ func (t *Tools) toolInfo(name string) ([]wire.FileInput, bool) {
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
 // the members) and handed to the tool as the bytes of a file input
-// (server.Source.ToolArgs).
-func (t *Tools) linkedCaller(src *server.Source) run.ToolCaller {
+// (linkserver.Source.ToolArgs).
+func (t *Tools) linkedCaller(src *linkserver.Source) flowrun.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		inputs, _ := t.toolInfo(name)
 		if err := src.ToolArgs(name, inputs, args, ""); err != nil {

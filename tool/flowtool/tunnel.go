@@ -20,15 +20,15 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/server"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/wire"
 )
 
 // callTunnel is the tunnel one call bound, shared by its nested runs.
 type callTunnel struct {
-	t *server.Tunnel
-	b *server.Binding
+	t *linkserver.Tunnel
+	b *linkserver.Binding
 
 	mu   sync.Mutex
 	devs []*cdp.Device // the devices a launch of the call opened through it
@@ -105,7 +105,7 @@ type linkedDevice struct {
 	remote bool // the client is on another machine, as far as the server knows
 }
 
-// Launch implements run.Device.
+// Launch implements flowrun.Device.
 func (d linkedDevice) Launch(ctx context.Context, u string) error {
 	if d.ct == nil {
 		err := d.Device.Launch(ctx, u)
