@@ -33,7 +33,7 @@
 //	docs/link-protocol.md ("What the tool-server does with the members")  link/server/receive.go
 //	docs/link-protocol.md ("Baselines in the result")                     link/client/apply.go
 //	docs/link-protocol.md ("Members of a recorded step")                  link/client/recordstep.go
-//	docs/link-protocol.md ("The `x-argent-linked` header")                tool/flowtool/recorder.go
+//	docs/link-protocol.md ("The `x-argent-linked` header")                tool/recordtool/recording.go
 //	docs/link-protocol.md ("Older clients and tool-servers")              link/server/older.go
 //
 // Beside those files: the object of "The flow file input" is

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/client"
+	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/server"
 )
 
@@ -56,7 +56,7 @@ func TestClientReadsTheTable(t *testing.T) {
 		if k == fault.WriteFailed {
 			want = fault.Internal
 		}
-		if got := client.KindOfStatus(server.Status(k)); got != want {
+		if got := linkclient.KindOfStatus(server.Status(k)); got != want {
 			t.Errorf("%s answers %d, which a client reads as %q, want %q", k, server.Status(k), got, want)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/client"
+	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool/flowtool"
 	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
@@ -169,7 +169,7 @@ func TestV1RecordsLinkAndDevice(t *testing.T) {
 	cdptest.Claim(t, device)
 	t.Cleanup(func() { cdptest.Stop(t, device) })
 
-	lc := client.NewClient(r.url, "", nil)
+	lc := linkclient.NewClient(r.url, "", nil)
 	for _, tc := range []struct {
 		name, device string
 		linked       bool

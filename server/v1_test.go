@@ -19,6 +19,7 @@ import (
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/tool/recordtool"
 )
 
 // v1Rig is a server with the flow tools and a run store, and a page that
@@ -51,6 +52,7 @@ func newV1RigOn(t *testing.T, token, commit string, st *runs.Store) *v1Rig {
 	}
 	reg := tool.NewRegistry()
 	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir, Runs: st}).Register(reg)
+	(&recordtool.Tools{Pool: cdptest.Pool(t), TempDir: dir}).Register(reg)
 	r := &v1Rig{token: token, store: st}
 	r.srv = server.New(server.Config{Addr: "127.0.0.1:0", Token: token, Tools: reg, Artifacts: arts, TempDir: dir, Version: "1.2.3", Commit: commit, Runs: st})
 	hs := httptest.NewServer(r.srv.Handler())

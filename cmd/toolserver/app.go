@@ -21,6 +21,7 @@ import (
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/tool/recordtool"
 	"github.com/toolserver/toolserver/tool/snapshottool"
 	"github.com/toolserver/toolserver/tool/storybooktool"
 )
@@ -340,6 +341,7 @@ func registerTools(a *app) {
 	(&devicetool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 	a.flowTools = &flowtool.Tools{Pool: a.pool, Artifacts: a.artifacts, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}
 	a.flowTools.Register(a.tools)
+	(&recordtool.Tools{Pool: a.pool, Registry: a.tools, Uploads: a.uploads, TempDir: a.tmp}).Register(a.tools)
 	(&snapshottool.Tools{Pool: a.pool, Artifacts: a.artifacts}).Register(a.tools)
 	(&storybooktool.Tools{Pool: a.pool}).Register(a.tools)
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/report"
-	"github.com/toolserver/toolserver/tool/flowtool"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -480,7 +480,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		return nil, nil, fault.Infrastructure(err)
 	}
 	opts := flowrun.Options{
-		Device:   flowtool.Device{D: d},
+		Device:   cdprun.Device{D: d},
 		Source:   flow.Disk{},
 		Update:   o.update,
 		DryRun:   o.dryRun,

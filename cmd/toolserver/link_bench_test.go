@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/server"
-	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // BenchmarkLinkedVsLocal runs one flow with 50 snapshot steps, whose
@@ -59,7 +59,7 @@ func BenchmarkLinkedVsLocal(b *testing.B) {
 	}
 	local := func(update bool) {
 		f, _ := flow.Disk{}.Open(dir, "bench.yaml")
-		rep, err := flowrun.Execute(ctx, flowrun.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flowrun.Entry{File: f, Name: "bench", StemFallback: "bench"})
+		rep, err := flowrun.Execute(ctx, flowrun.Options{Device: cdprun.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flowrun.Entry{File: f, Name: "bench", StemFallback: "bench"})
 		if err != nil || !rep.OK {
 			b.Fatalf("local run: %v %+v", err, rep)
 		}

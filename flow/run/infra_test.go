@@ -11,10 +11,10 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 // TestStepErrorsStayTyped: a browser killed under a waiting step makes
@@ -47,7 +47,7 @@ func TestStepErrorsStayTyped(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		f, _ := flow.Disk{}.Open(p.flows(), name+".yaml")
-		rep, err := run.Execute(ctx, run.Options{Device: flowtool.Device{D: d}, Source: flow.Disk{}, Progress: progress}, run.Entry{File: f, Name: name, StemFallback: name})
+		rep, err := run.Execute(ctx, run.Options{Device: cdprun.Device{D: d}, Source: flow.Disk{}, Progress: progress}, run.Entry{File: f, Name: name, StemFallback: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,9 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/tool/flowtool"
 )
 
 func TestMain(m *testing.M) { cdptest.Main(m) }
@@ -53,7 +53,7 @@ func (p *project) write(rel, body string) string {
 
 func device(t *testing.T, id string) run.Device {
 	t.Helper()
-	return flowtool.Device{D: cdptest.Device(t, id)}
+	return cdprun.Device{D: cdptest.Device(t, id)}
 }
 
 // run runs <project>/.argent/flows/<name>.yaml.
@@ -340,7 +340,7 @@ func TestIdleNeverFails(t *testing.T) {
 	}
 }
 
-func devAdapter(d *cdp.Device) run.Device { return flowtool.Device{D: d} }
+func devAdapter(d *cdp.Device) run.Device { return cdprun.Device{D: d} }
 
 // TestHungPageNeverHangsTheRun: a page whose script never returns fails
 // its step after the step's budget; the run ends, and the next launch on

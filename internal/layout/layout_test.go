@@ -105,6 +105,12 @@ func TestImportRules(t *testing.T) {
 		{pkg: "tool", none: []string{"link/client", "link/server", "flow", "server"}, why: "the registry is below the link's ends and the runner"},
 		{pkg: "report", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the report needs only the language"},
 		{pkg: "runs", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the run store needs only the language"},
+
+		// The recorder and flow-execute are two products (issue 38, item
+		// 5), and the CDP-to-runner adapter is a library of its own.
+		{pkg: "tool/flowtool", none: []string{"tool/recordtool"}, why: "flow-execute knows no recorder"},
+		{pkg: "tool/recordtool", none: []string{"tool/flowtool"}, why: "the recorder reaches flow-execute only through the registry"},
+		{pkg: "device/cdprun", only: []string{"device/cdp", "fault", "flow", "flow/run"}, why: "the adapter joins the device and the runner, and nothing above them"},
 	}
 	for _, r := range rules {
 		got, ok := all[r.pkg]
@@ -120,6 +126,20 @@ func TestImportRules(t *testing.T) {
 					t.Errorf("%s imports %s: %s", r.pkg, ip, r.why)
 				}
 			}
+		}
+	}
+	// Only the composition root registers the recorder: a front end
+	// reaches its tools through the registry (issue 38, item 7). A
+	// package's tests are not counted (the HTTP server's register it to
+	// call its routes).
+	for _, want := range []string{"tool/recordtool", "device/cdprun"} {
+		if _, ok := all[want]; !ok {
+			t.Errorf("package %s: not in the tree", want)
+		}
+	}
+	for pkg, got := range all {
+		if slices.Contains(got, "tool/recordtool") && pkg != "cmd/toolserver" {
+			t.Errorf("%s imports tool/recordtool: only the composition root (cmd/toolserver) registers the recorder", pkg)
 		}
 	}
 	// The link's root holds only the package comment (the table of the

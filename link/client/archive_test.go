@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/server"
+	linkclient "github.com/toolserver/toolserver/link/client"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/wire"
@@ -40,7 +40,7 @@ func TestMemberArchiveLevels(t *testing.T) {
 		{"shot.png", png, true},
 		{"flow.yaml", yaml, false},
 	} {
-		archive, err := client.TarOneFile(c.name, c.data, 1700000000000)
+		archive, err := linkclient.TarOneFile(c.name, c.data, 1700000000000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestMemberArchiveLevels(t *testing.T) {
 			t.Fatal(err)
 		}
 		mem := wire.Member{Role: wire.RoleTool, Key: "/p/" + c.name, Path: "/p/" + c.name, UploadID: u.ID, ContentHash: u.SHA256}
-		got, err := server.Receive(t.Context(), []wire.Member{mem}, ups)
+		got, err := linkserver.Receive(t.Context(), []wire.Member{mem}, ups)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

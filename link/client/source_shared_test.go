@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/server"
+	linkclient "github.com/toolserver/toolserver/link/client"
+	linkserver "github.com/toolserver/toolserver/link/server"
 )
 
 // The shared behaviour of the two run.Source implementations: the local
@@ -105,8 +105,8 @@ func TestSourcesAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantRun := runReport(t, run.Options{Source: disk}, run.Entry{File: diskEntry, Name: "main", StemFallback: "main"})
-			gotRun := runReport(t, run.Options{Source: members, Linked: true}, entry)
+			wantRun := runReport(t, flowrun.Options{Source: disk}, flowrun.Entry{File: diskEntry, Name: "main", StemFallback: "main"})
+			gotRun := runReport(t, flowrun.Options{Source: members, Linked: true}, entry)
 			if gotRun != wantRun {
 				t.Errorf("run over the link members:\ngot  %s\nwant %s (disk)", gotRun, wantRun)
 			}
@@ -117,18 +117,18 @@ func TestSourcesAgree(t *testing.T) {
 // linkedSource collects the members of the flow at mainPath with the
 // link's client, as a call of flow-execute sends them, and returns them
 // as the tool-server receives them, with the entry of the run.
-func linkedSource(t *testing.T, f *fixture, mainPath string) (*server.Source, run.Entry) {
+func linkedSource(t *testing.T, f *fixture, mainPath string) (*linkserver.Source, flowrun.Entry) {
 	t.Helper()
 	s := newStub(t)
 	args := map[string]any{"flow_path": mainPath, "project_root": f.proj}
-	if _, err := s.client("").Call(t.Context(), "flow-execute", args, client.CallOptions{}); err != nil {
+	if _, err := s.client("").Call(t.Context(), "flow-execute", args, linkclient.CallOptions{}); err != nil {
 		t.Fatalf("Call: %v", err)
 	}
-	in, withMembers, ok := server.ParseInput(s.lastCall(t)["flow_path"])
+	in, withMembers, ok := linkserver.ParseInput(s.lastCall(t)["flow_path"])
 	if !ok || !withMembers {
 		t.Fatalf("flow_path: got no file input with members (ok %v, members %v)", ok, withMembers)
 	}
-	m, err := server.Receive(t.Context(), in.Members, nil)
+	m, err := linkserver.Receive(t.Context(), in.Members, nil)
 	if err != nil {
 		t.Fatalf("Receive: %v", err)
 	}
@@ -137,12 +137,12 @@ func linkedSource(t *testing.T, f *fixture, mainPath string) (*server.Source, ru
 		t.Fatal(err)
 	}
 	file := &flow.File{Path: in.Path, Canonical: in.Canonical, Spelling: *in.Spelling, Data: data}
-	return server.NewSource(m), run.Entry{File: file, Name: "main", StemFallback: "main"}
+	return linkserver.NewSource(m), flowrun.Entry{File: file, Name: "main", StemFallback: "main"}
 }
 
 // describe renders what src answers for target beside dir: the fields
 // the runner reads, and the message it reports for a file without bytes.
-func describe(t *testing.T, src run.Source, dir, target string) string {
+func describe(t *testing.T, src flowrun.Source, dir, target string) string {
 	t.Helper()
 	file, err := src.Open(dir, target)
 	if err != nil {
@@ -166,9 +166,9 @@ func describe(t *testing.T, src run.Source, dir, target string) string {
 
 // runReport runs the entry with opts and renders its report without its
 // times.
-func runReport(t *testing.T, opts run.Options, e run.Entry) string {
+func runReport(t *testing.T, opts flowrun.Options, e flowrun.Entry) string {
 	t.Helper()
-	rep, err := run.Execute(t.Context(), opts, e)
+	rep, err := flowrun.Execute(t.Context(), opts, e)
 	if err != nil {
 		return "rejected: " + err.Error()
 	}

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/server"
+	linkclient "github.com/toolserver/toolserver/link/client"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -53,7 +53,7 @@ func TestStyleMembers(t *testing.T) {
 	f.put("main.yaml", main)
 	f.put("sub/frag.yaml", frag)
 	var lines []string
-	in := f.run(s, "main.yaml", nil, client.CallOptions{FilesLog: func(l string) { lines = append(lines, l) }})
+	in := f.run(s, "main.yaml", nil, linkclient.CallOptions{FilesLog: func(l string) { lines = append(lines, l) }})
 
 	fl, sub := f.flows, filepath.Join(f.flows, "sub")
 	want := []wire.Member{
@@ -118,7 +118,7 @@ func TestStyleSourcesAgree(t *testing.T) {
 }
 
 // describeStyle renders what src answers for a stylePath beside dir.
-func describeStyle(src run.Source, dir, target string) string {
+func describeStyle(src flowrun.Source, dir, target string) string {
 	b, err := src.ReadStyle(dir, target)
 	var refused *flow.RefusedError
 	switch {
@@ -145,14 +145,14 @@ func TestReceiveStyleMembers(t *testing.T) {
 		{Role: wire.RoleStyle, Key: wire.Key(dir, "gone.css"), Path: dir + "/gone.css", Canonical: dir + "/gone.css", State: wire.StateMissing},
 		{Role: "font", Key: wire.Key(dir, "x.woff"), Path: dir + "/x.woff", Content: &css},
 	}
-	m, err := server.Receive(t.Context(), members, nil)
+	m, err := linkserver.Receive(t.Context(), members, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Len() != 4 {
 		t.Errorf("kept: got %d members, want 4 (the unknown role ignored)", m.Len())
 	}
-	src := server.NewSource(m)
+	src := linkserver.NewSource(m)
 	cases := map[string]string{
 		"ok.css":   `bytes: "a {}"`,
 		"rel.css":  `refused: member "` + dir + `/rel.css" has no valid canonical path ("rel.css")`,
@@ -194,13 +194,13 @@ func TestPrevalidateSnapshotOptions(t *testing.T) {
   - run: frag
 `)
 	src, entry := linkedSource(t, f, mainPath)
-	p, err := run.Prepare(entry)
+	p, err := flowrun.Prepare(entry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fl := p.Flow
 	noTools := func(string) ([]wire.FileInput, bool) { return nil, false }
-	if err := server.Prevalidate(fl, entry.File, src, noTools); err != nil {
+	if err := linkserver.Prevalidate(fl, entry.File, src, noTools); err != nil {
 		t.Errorf("Prevalidate: got %v, want nil", err)
 	}
 	if b, err := src.ReadStyle(f.flows, "capture.css"); err != nil || string(b) != "time { visibility: hidden }\n" {
@@ -209,7 +209,7 @@ func TestPrevalidateSnapshotOptions(t *testing.T) {
 	// The client sent one style member for the one key, though two
 	// flows of the same directory name it.
 	var members []wire.Member
-	in := f.run(newStub(t), "main.yaml", nil, client.CallOptions{})
+	in := f.run(newStub(t), "main.yaml", nil, linkclient.CallOptions{})
 	if err := json.Unmarshal(in["members"], &members); err != nil {
 		t.Fatal(err)
 	}

@@ -17,17 +17,17 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/client"
-	"github.com/toolserver/toolserver/link/server"
+	linkclient "github.com/toolserver/toolserver/link/client"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/wire"
 )
 
 // tunnelServer is the tool-server's side of a tunnel, as serve mounts it:
 // GET /tunnels and the capability.
-func tunnelServer(t *testing.T, offer bool) (*httptest.Server, *server.Tunnels) {
+func tunnelServer(t *testing.T, offer bool) (*httptest.Server, *linkserver.Tunnels) {
 	t.Helper()
-	ts := server.NewTunnels(nil)
+	ts := linkserver.NewTunnels(nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /tools", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -62,7 +62,7 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `'`) + `"`
 
 // viaProxy is an HTTP client whose every request goes through the
 // binding's proxy, as the run's browser's do.
-func viaProxy(t *testing.T, b *server.Binding, roots *tls.Config) *http.Client {
+func viaProxy(t *testing.T, b *linkserver.Binding, roots *tls.Config) *http.Client {
 	t.Helper()
 	pu, err := url.Parse(b.ProxyURL())
 	if err != nil {
@@ -73,9 +73,9 @@ func viaProxy(t *testing.T, b *server.Binding, roots *tls.Config) *http.Client {
 
 // openBound opens a tunnel to srv and binds it, as a call naming it
 // does; both close with the test.
-func openBound(t *testing.T, srv *httptest.Server, tunnels *server.Tunnels, opts client.TunnelOptions) (*client.Tunnel, *server.Tunnel, *server.Binding) {
+func openBound(t *testing.T, srv *httptest.Server, tunnels *linkserver.Tunnels, opts linkclient.TunnelOptions) (*linkclient.Tunnel, *linkserver.Tunnel, *linkserver.Binding) {
 	t.Helper()
-	tun, err := client.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), opts)
+	tun, err := linkclient.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestTunnelCarriesHTTPUpgradesAndTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	tun, st, b := openBound(t, srv, tunnels, client.TunnelOptions{Targets: targets})
+	tun, st, b := openBound(t, srv, tunnels, linkclient.TunnelOptions{Targets: targets})
 
 	// HTTP/1.1: the page, asked for at localhost, comes from the client.
 	roots := &tls.Config{RootCAs: tlsSite.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
@@ -194,9 +194,9 @@ func TestTunnelCarriesHTTPUpgradesAndTLS(t *testing.T) {
 
 	// The client's calls go through the tunnel, to the server that holds
 	// it, not through the connection a load balancer would spread.
-	direct := client.NewClient(srv.URL, "", nil)
+	direct := linkclient.NewClient(srv.URL, "", nil)
 	for _, tc := range []struct {
-		c    *client.Client
+		c    *linkclient.Client
 		want string
 	}{{direct, "via-"}, {tun.Client(direct), "via-tunnel"}} {
 		tools, err := tc.c.Tools(ctx)
@@ -211,7 +211,7 @@ func TestTunnelRefusesWhatItDoesNotExpose(t *testing.T) {
 	site := echoSite(t)
 	other := echoSite(t)
 	targets, _ := wire.ParseTargets([]string{"localhost:" + port(t, site.URL)})
-	tun, st, b := openBound(t, srv, tunnels, client.TunnelOptions{Targets: targets, Only: true})
+	tun, st, b := openBound(t, srv, tunnels, linkclient.TunnelOptions{Targets: targets, Only: true})
 	c := viaProxy(t, b, nil)
 	otherHost := "localhost:" + port(t, other.URL)
 	if code, _, err := get(t, c, "http://"+otherHost+"/"); err == nil {
@@ -264,7 +264,7 @@ func TestTunnelServesTheClientsFilesReadOnly(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("the-hidden-content"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(project, "site", "link.txt"))
 	targets, _ := wire.ParseTargets([]string{"localhost:1"})
-	tun, err := client.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), client.TunnelOptions{Targets: targets, Only: true})
+	tun, err := linkclient.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), linkclient.TunnelOptions{Targets: targets, Only: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,14 +309,14 @@ func TestTunnelServesTheClientsFilesReadOnly(t *testing.T) {
 func TestOpenTunnelOnAServerWithout(t *testing.T) {
 	srv, _ := tunnelServer(t, false)
 	targets, _ := wire.ParseTargets([]string{"localhost:5173"})
-	_, err := client.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), client.TunnelOptions{Targets: targets})
-	if !errors.Is(err, client.ErrNoTunnel) || !strings.Contains(err.Error(), `lists "tunnel"`) || !strings.Contains(err.Error(), "without --expose") {
+	_, err := linkclient.NewClient(srv.URL, "", nil).OpenTunnel(t.Context(), linkclient.TunnelOptions{Targets: targets})
+	if !errors.Is(err, linkclient.ErrNoTunnel) || !strings.Contains(err.Error(), `lists "tunnel"`) || !strings.Contains(err.Error(), "without --expose") {
 		t.Fatalf("a server without the capability: %v", err)
 	}
 	// Argent's own tool-server has no /v1 at all.
 	bare := httptest.NewServer(http.NotFoundHandler())
 	defer bare.Close()
-	if _, err := client.NewClient(bare.URL, "", nil).OpenTunnel(context.Background(), client.TunnelOptions{Targets: targets}); !errors.Is(err, client.ErrNoTunnel) {
+	if _, err := linkclient.NewClient(bare.URL, "", nil).OpenTunnel(context.Background(), linkclient.TunnelOptions{Targets: targets}); !errors.Is(err, linkclient.ErrNoTunnel) {
 		t.Fatalf("a server with no /v1: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -31,7 +31,7 @@ type Source struct {
 	order   []string
 }
 
-var _ run.Source = (*Source)(nil)
+var _ flowrun.Source = (*Source)(nil)
 
 // NewSource returns the source over a call's members.
 func NewSource(m *Members) *Source {
@@ -52,7 +52,7 @@ func NewSource(m *Members) *Source {
 // notExist is a missing member, rendered as the client's OS would.
 func notExist(path string) error { return &flow.OpenError{Path: path, Err: fs.ErrNotExist} }
 
-// Open implements run.Source: the member with key dir NUL target.
+// Open implements flowrun.Source: the member with key dir NUL target.
 func (s *Source) Open(dir, target string) (*flow.File, error) {
 	r := s.m.Get(wire.Key(dir, target))
 	if r == nil || r.Role != wire.RoleFlow {
@@ -97,7 +97,7 @@ func (s *Source) lookup(path string) (data []byte, ok bool, err error) {
 	return r.Data, r.HasData, nil
 }
 
-// ReadBaseline implements run.Source: a baseline written earlier in the
+// ReadBaseline implements flowrun.Source: a baseline written earlier in the
 // call, else the member with that path.
 func (s *Source) ReadBaseline(path string) ([]byte, error) {
 	b, ok, err := s.lookup(path)
@@ -107,7 +107,7 @@ func (s *Source) ReadBaseline(path string) ([]byte, error) {
 	return b, err
 }
 
-// WriteBaseline implements run.Source: the baseline is kept for the
+// WriteBaseline implements flowrun.Source: the baseline is kept for the
 // result; updated when a member or an earlier step has the path.
 func (s *Source) WriteBaseline(path string, png []byte) (bool, error) {
 	r := s.byPath[path]

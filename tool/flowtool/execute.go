@@ -6,10 +6,11 @@ import (
 	"fmt"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link/server"
+	flowrun "github.com/toolserver/toolserver/flow/run"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
@@ -22,10 +23,10 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // runSource is where one call's flow and its files come from.
 type runSource struct {
 	name   string
-	entry  run.Entry
-	source run.Source
+	entry  flowrun.Entry
+	source flowrun.Source
 	linked bool
-	tools  run.ToolCaller
+	tools  flowrun.ToolCaller
 	// check runs on the parsed flow before the prerequisite handshake:
 	// pre-validation of a linked run, the older-client refusals.
 	check  func(*flow.Flow) error
@@ -46,11 +47,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		if err != nil {
 			return runSource{}, err
 		}
-		src := server.NewSource(lc.members)
+		src := linkserver.NewSource(lc.members)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
 			tools:  t.linkedCaller(src),
-			check:  func(fl *flow.Flow) error { return server.Prevalidate(fl, entry.File, src, t.toolInfo) },
+			check:  func(fl *flow.Flow) error { return linkserver.Prevalidate(fl, entry.File, src, t.toolInfo) },
 			writes: src.BaselineWrites,
 		}, nil
 	case lc != nil && lc.in.Content != nil && (t.NoHostFiles || call.Remote || !hostCopy(lc.in)):
@@ -58,11 +59,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 		if err != nil {
 			return runSource{}, err
 		}
-		src := server.NewSource(nil)
+		src := linkserver.NewSource(nil)
 		return runSource{
 			name: entry.Name, entry: entry, source: src, linked: true,
 			tools: t.linkedCaller(src),
-			check: func(fl *flow.Flow) error { return server.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
+			check: func(fl *flow.Flow) error { return linkserver.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
 		}, nil
 	}
 	src, err := resolveSource(call)
@@ -137,7 +138,7 @@ func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
 	if err != nil {
 		return err
 	}
-	p, err := run.Prepare(src.entry)
+	p, err := flowrun.Prepare(src.entry)
 	if err != nil {
 		return prepareError(err)
 	}
@@ -221,15 +222,15 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if rec != nil && src.name != "" {
 		rec.SetFlow(src.name)
 	}
-	if ms, ok := src.source.(*server.Source); ok && ct != nil {
+	if ms, ok := src.source.(*linkserver.Source); ok && ct != nil {
 		ms.ClientFiles = true
 	}
-	p, err := run.Prepare(src.entry)
+	p, err := flowrun.Prepare(src.entry)
 	if err != nil {
 		return nil, prepareError(err)
 	}
 	fl := p.Flow
-	if err := run.CheckBaseURL(fl, src.name, a.BaseURL, src.linked); err != nil {
+	if err := flowrun.CheckBaseURL(fl, src.name, a.BaseURL, src.linked); err != nil {
 		return nil, &fault.Error{Kind: fault.Validation, Field: "baseURL", Message: err.Error()}
 	}
 	if src.check != nil {
@@ -244,12 +245,12 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if fl.ExecutionPrerequisite != "" && !a.PrerequisiteAcknowledged {
 		return map[string]any{"flow": src.name, "notice": PrerequisiteNotice, "executionPrerequisite": fl.ExecutionPrerequisite}, nil
 	}
-	opts := run.Options{
+	opts := flowrun.Options{
 		Source:          src.source,
 		Tools:           src.tools,
 		Linked:          src.linked,
 		UpdateBaselines: a.UpdateBaselines,
-		Update:          run.Update(a.UpdateOnly),
+		Update:          flowrun.Update(a.UpdateOnly),
 		Strict:          a.Strict,
 		BaseURL:         a.BaseURL,
 		Progress: func(s flow.StepReport) {
@@ -280,14 +281,14 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 			return nil, err
 		}
 		if src.linked {
-			dev = linkedDevice{Device: dev.(Device), ct: ct, remote: true}
+			dev = linkedDevice{Device: dev.(cdprun.Device), ct: ct, remote: true}
 		}
 		opts.Device = dev
 		if rec != nil {
 			rec.SetDevice(dev.ID())
 		}
 	}
-	rep, _, err := run.Run(ctx, opts, p)
+	rep, _, err := flowrun.Run(ctx, opts, p)
 	if err != nil {
 		return nil, prepareError(err)
 	}
@@ -309,7 +310,7 @@ func (t *Tools) readPrerequisite() *tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			p, err := run.Prepare(src.entry)
+			p, err := flowrun.Prepare(src.entry)
 			if err != nil {
 				return nil, prepareError(err)
 			}

@@ -1,7 +1,7 @@
 // Package flowtool owns the flow tools of the server: flow-execute and
 // flow-read-prerequisite, which run and inspect flows through the flow
-// runner on a device of the pool, and the recorder tools that write flows
-// step by step.
+// runner on a device of the pool. The recorder tools, which write flows
+// step by step, are tool/recordtool's.
 package flowtool
 
 import (
@@ -14,11 +14,11 @@ import (
 	"syscall"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/server"
+	flowrun "github.com/toolserver/toolserver/flow/run"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -36,10 +36,8 @@ type Tools struct {
 	Artifacts *store.Artifacts
 	// Registry is where tool: steps find their tools.
 	Registry *tool.Registry
-	// Recorder holds the recordings in progress.
-	Recorder *Recorder
 	// Uploads is where members sent through POST /upload are taken from.
-	Uploads server.Uploads
+	Uploads linkserver.Uploads
 	// TempDir holds the temp files of tool file arguments of linked runs.
 	TempDir string
 	// NoHostFiles makes a flow that arrives as bytes always run from those
@@ -50,7 +48,7 @@ type Tools struct {
 	Runs *runs.Store
 	// Tunnels are where a call's tunnel argument is looked up (flow run
 	// --expose); nil refuses the argument.
-	Tunnels *server.Tunnels
+	Tunnels *linkserver.Tunnels
 }
 
 // Register adds the flow tools to r.
@@ -58,14 +56,8 @@ func (t *Tools) Register(r *tool.Registry) {
 	if t.Registry == nil {
 		t.Registry = r
 	}
-	if t.Recorder == nil {
-		t.Recorder = NewRecorder()
-	}
 	r.Add(t.execute())
 	r.Add(t.readPrerequisite())
-	for _, tl := range t.recorderTools() {
-		r.Add(tl)
-	}
 }
 
 // flowFileInputs are flow-execute's file inputs exactly as
@@ -89,7 +81,7 @@ func flowSourceProps() map[string]*tool.Schema {
 // source is where a call's flow comes from.
 type source struct {
 	name  string
-	entry run.Entry
+	entry flowrun.Entry
 }
 
 // resolveSource finds the flow a call names: exactly one of name (with
@@ -136,9 +128,9 @@ func resolveSource(call *tool.Call) (source, error) {
 			return source{}, err
 		}
 		stem := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		return source{name: stem, entry: run.Entry{File: f, Name: stem, StemFallback: stem}}, nil
+		return source{name: stem, entry: flowrun.Entry{File: f, Name: stem, StemFallback: stem}}, nil
 	}
-	if err := checkNameRoot(a.Name, a.ProjectRoot); err != nil {
+	if err := flowrun.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
 	}
 	if err := nameTooLong("project_root", filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
@@ -148,7 +140,7 @@ func resolveSource(call *tool.Call) (source, error) {
 	if err != nil {
 		return source{}, err
 	}
-	return source{name: a.Name, entry: run.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
+	return source{name: a.Name, entry: flowrun.Entry{File: f, Name: a.Name, StemFallback: a.Name}}, nil
 }
 
 // nameTooLong refuses a flow file whose path this machine's file system
@@ -164,27 +156,9 @@ func nameTooLong(field, p string) error {
 		Message: fmt.Sprintf("%s: the flow file's path is too long for this tool-server's file system (ENAMETOOLONG: a name in it, or the whole path, is over the file system's limit)", field)}
 }
 
-// checkNameRoot validates a flow name and a project_root with the
-// messages and codes Argent's tools give.
-func checkNameRoot(name, root string) error {
-	invalid := func(code, field, format string, v ...any) error {
-		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
-	}
-	if !flow.ValidName(name) {
-		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
-	}
-	if !clientpath.IsAbs(root) {
-		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)
-	}
-	if clientpath.HasDotDot(root) {
-		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", root)
-	}
-	return nil
-}
-
 // prepareError maps a flow rejected before its first step to a tool error.
 func prepareError(err error) error {
-	var nameErr *run.NameError
+	var nameErr *flowrun.NameError
 	var openErr *flow.OpenError
 	switch {
 	case errors.Is(err, flow.ErrInvalid):
@@ -214,7 +188,7 @@ func needsDevice(f *flow.Flow) bool {
 // resolveDevice picks the run's device: the one named, else the single
 // booted one, else DefaultDevice; several booted ones need a name. The
 // device stays in use until the call ends (devicetool.Acquire).
-func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (run.Device, error) {
+func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (flowrun.Device, error) {
 	if id == "" {
 		booted := t.Pool.List()
 		switch len(booted) {
@@ -235,18 +209,18 @@ func (t *Tools) resolveDevice(ctx context.Context, call *tool.Call, id string) (
 	if err != nil {
 		return nil, err
 	}
-	return Device{D: d}, nil
+	return cdprun.Device{D: d}, nil
 }
 
 // caller lets tool: steps call the registry's tools.
-func (t *Tools) caller() run.ToolCaller {
+func (t *Tools) caller() flowrun.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
 		return t.invokeStep(ctx, name, args)
 	}
 }
 
 // Caller returns the tool caller of a local run's tool: steps.
-func (t *Tools) Caller() run.ToolCaller { return t.caller() }
+func (t *Tools) Caller() flowrun.ToolCaller { return t.caller() }
 
 // invokeStep calls a tool for a tool: step. The runner binds the run's
 // device to every step; a tool whose schema has no device argument gets
@@ -264,7 +238,7 @@ func (t *Tools) invokeStep(ctx context.Context, name string, args map[string]any
 	res, err := t.Registry.Invoke(ctx, name, b, tool.Options{TempDir: t.TempDir})
 	// A device tool on a browser that died is the machinery's failure,
 	// as a step of the runner's own would be.
-	return res, classify(err)
+	return res, cdprun.Classify(err)
 }
 
 // artifactSink stores a run's artifacts in the server's artifact store.

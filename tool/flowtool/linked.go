@@ -2,8 +2,6 @@ package flowtool
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,8 +9,8 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/link/server"
+	flowrun "github.com/toolserver/toolserver/flow/run"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 	"github.com/toolserver/toolserver/wire"
@@ -23,7 +21,7 @@ import (
 type linkedCall struct {
 	target  string
 	in      wire.FileInputObject
-	members *server.Members // nil when the client sent no members field
+	members *linkserver.Members // nil when the client sent no members field
 }
 
 const linkedKey = "link"
@@ -41,7 +39,7 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 	}
 	lc := &linkedCall{target: target, in: in}
 	if in.Members != nil {
-		m, err := server.Receive(ctx, in.Members, t.Uploads)
+		m, err := linkserver.Receive(ctx, in.Members, t.Uploads)
 		if err != nil {
 			return err
 		}
@@ -65,7 +63,7 @@ func hostCopy(in wire.FileInputObject) bool {
 
 // linkedEntry builds the entry of a linked run from the flow input: its
 // bytes, canonical and spelling as the client sent them.
-func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
+func linkedEntry(lc *linkedCall, name string) (flowrun.Entry, error) {
 	in := lc.in
 	canonical := in.Canonical
 	if canonical == "" {
@@ -81,7 +79,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	} else {
 		b, err := wire.DecodeBase64(*in.Content)
 		if err != nil {
-			return run.Entry{}, &fault.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
+			return flowrun.Entry{}, &fault.Error{Kind: fault.Unprocessed, Field: lc.target, Message: lc.target + ": content is not valid base64"}
 		}
 		f.Data = b
 	}
@@ -89,7 +87,7 @@ func linkedEntry(lc *linkedCall, name string) (run.Entry, error) {
 	if name == "" {
 		name = stem
 	}
-	return run.Entry{File: f, Name: name, StemFallback: stem}, nil
+	return flowrun.Entry{File: f, Name: name, StemFallback: stem}, nil
 }
 
 // toolInfo tells pre-validation what the server's tools declare.
@@ -103,45 +101,14 @@ func (t *Tools) toolInfo(name string) ([]wire.FileInput, bool) {
 
 // linkedCaller calls tools for a linked run: each file argument is looked
 // up by the path as written (a baseline written earlier in the call, then
-// the members) and handed to the tool as the bytes of a file input.
-func (t *Tools) linkedCaller(src *server.Source) run.ToolCaller {
+// the members) and handed to the tool as the bytes of a file input
+// (linkserver.Source.ToolArgs).
+func (t *Tools) linkedCaller(src *linkserver.Source) flowrun.ToolCaller {
 	return func(ctx context.Context, name string, args map[string]any) (any, error) {
-		if err := t.memberFiles(src, name, args, ""); err != nil {
+		inputs, _ := t.toolInfo(name)
+		if err := src.ToolArgs(name, inputs, args, ""); err != nil {
 			return nil, err
 		}
 		return t.invokeStep(ctx, name, args)
 	}
-}
-
-// memberFiles replaces each file argument of a call of toolName by a file input
-// holding the bytes the client sent for its path, so the tool gets them as from
-// a direct call (docs/link-protocol.md, "Tool files"): the registry keeps them
-// in a temp file for the length of the call, and a tool that reads only the
-// files sent with a call (screenshot-diff on a wildcard bind) takes them.
-// suffix ends an error's message.
-func (t *Tools) memberFiles(src *server.Source, toolName string, args map[string]any, suffix string) error {
-	inputs, _ := t.toolInfo(toolName)
-	// The file arguments by the rule the client used to send them.
-	for _, target := range wire.FileArguments(inputs, args) {
-		p := args[target].(string)
-		data, err := src.ToolFile(p, target, toolName)
-		if err != nil {
-			var refused *flow.RefusedError
-			if errors.As(err, &refused) || suffix == "" {
-				return err
-			}
-			return &fault.Error{Kind: fault.Validation, Field: "args", Message: err.Error() + suffix}
-		}
-		args[target] = memberInput(p, data)
-	}
-	return nil
-}
-
-// memberInput is a file input at the client's path with data as its
-// content. Its mtimeMs of -1 matches no real file, so the registry never
-// takes a file of this machine that has the same path for it.
-func memberInput(path string, data []byte) wire.FileInputObject {
-	size, mtime := int64(len(data)), float64(-1)
-	content := base64.StdEncoding.EncodeToString(data)
-	return wire.FileInputObject{ArgentFileInput: true, Path: path, Size: &size, MtimeMs: &mtime, Content: &content}
 }

@@ -18,16 +18,17 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/link/server"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/wire"
 )
 
 // callTunnel is the tunnel one call bound, shared by its nested runs.
 type callTunnel struct {
-	t *server.Tunnel
-	b *server.Binding
+	t *linkserver.Tunnel
+	b *linkserver.Binding
 
 	mu   sync.Mutex
 	devs []*cdp.Device // the devices a launch of the call opened through it
@@ -99,12 +100,12 @@ func fileURL(clientPath string) string {
 // the call's tunnel when there is one, and a launch of this machine's
 // localhost that fails without one says how to reach the client's.
 type linkedDevice struct {
-	Device
+	cdprun.Device
 	ct     *callTunnel
 	remote bool // the client is on another machine, as far as the server knows
 }
 
-// Launch implements run.Device.
+// Launch implements flowrun.Device.
 func (d linkedDevice) Launch(ctx context.Context, u string) error {
 	if d.ct == nil {
 		err := d.Device.Launch(ctx, u)
@@ -114,7 +115,7 @@ func (d linkedDevice) Launch(ctx context.Context, u string) error {
 		return err
 	}
 	d.ct.used(d.D)
-	err := classify(d.D.LaunchVia(ctx, u, d.ct.proxy()))
+	err := cdprun.Classify(d.D.LaunchVia(ctx, u, d.ct.proxy()))
 	if err != nil {
 		if why := d.ct.b.Refusal(hostPort(u)); why != "" {
 			err = fmt.Errorf("%w (the tunnel: %s)", err, why)

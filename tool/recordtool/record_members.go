@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
-	"github.com/toolserver/toolserver/link/server"
+	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/wire"
 )
@@ -21,11 +21,11 @@ func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
 	if !ok {
 		return nil
 	}
-	in, withMembers, ok := server.ParseInput(raw)
+	in, withMembers, ok := linkserver.ParseInput(raw)
 	if !ok || !withMembers {
 		return nil
 	}
-	m, err := server.Receive(ctx, in.Members, t.Uploads)
+	m, err := linkserver.Receive(ctx, in.Members, t.Uploads)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
 // flow_file input, a tool's file arguments become file inputs holding the
 // members' bytes.
 func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string]any) error {
-	m, _ := call.Values[stepMembersKey].(*server.Members)
+	m, _ := call.Values[stepMembersKey].(*linkserver.Members)
 	if m == nil {
 		return nil
 	}
@@ -60,5 +60,6 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 		args["flow_file"] = in
 		return nil
 	}
-	return t.memberFiles(server.NewSource(m), command, args, ". Nothing was recorded.")
+	inputs, _ := t.fileInputs(command)
+	return linkserver.NewSource(m).ToolArgs(command, inputs, args, ". Nothing was recorded.")
 }

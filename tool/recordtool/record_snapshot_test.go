@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 func TestRecordSnapshotStep(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
-	r := rec{"shots", t.TempDir()}
+	r := recName{"shots", t.TempDir()}
 	call(t, reg, "flow-start-recording", r.args(nil))
 
 	res := call(t, reg, "flow-add-step", r.step(t, "snapshot", map[string]any{"name": "home", "device": "chromium-cdp-1000x700"}))
@@ -86,7 +86,7 @@ func TestRecordSnapshotStep(t *testing.T) {
 func TestRecordSnapshotClientMode(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
-	r := rec{"linked", t.TempDir()}
+	r := recName{"linked", t.TempDir()}
 	path := r.root + "/.argent/flows/linked.yaml"
 	callLinked(t, reg, "flow-start-recording", r.args(nil))
 	res := callLinked(t, reg, "flow-add-step", r.step(t, "snapshot", map[string]any{"name": "home", "mask": "Clock", "stylePath": "capture.css"}))

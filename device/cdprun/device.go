@@ -1,8 +1,9 @@
-package flowtool
-
-// This file adapts a device/cdp device to the device interface the flow
-// runner declares, translating selectors, conditions and elements between
-// the two, so neither package imports the other.
+// Package cdprun adapts a device/cdp device to the device interface the
+// flow runner declares (flowrun.Device), translating selectors, conditions
+// and elements between the two, so neither package imports the other. A
+// local run of the CLI, flow-execute and the recorder all drive Chromium
+// through it.
+package cdprun
 
 import (
 	"context"
@@ -13,29 +14,29 @@ import (
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 )
 
-// Device is a *cdp.Device seen as a run.Device.
+// Device is a *cdp.Device seen as a flowrun.Device.
 type Device struct{ D *cdp.Device }
 
-var _ run.Device = Device{}
+var _ flowrun.Device = Device{}
 
-// ID implements run.Device.
+// ID implements flowrun.Device.
 func (a Device) ID() string { return a.D.ID() }
 
-// Size implements run.Device.
+// Size implements flowrun.Device.
 func (a Device) Size() (int, int) { return a.D.Size() }
 
-// Launch implements run.Device.
-func (a Device) Launch(ctx context.Context, url string) error { return classify(a.D.Launch(ctx, url)) }
+// Launch implements flowrun.Device.
+func (a Device) Launch(ctx context.Context, url string) error { return Classify(a.D.Launch(ctx, url)) }
 
-// classify marks an error that says the browser itself is gone as a
+// Classify marks an error that says the browser itself is gone as a
 // failure of the machinery (fault.ErrInfrastructure), so the runner and
 // the CLI tell a crashed Chromium from a failed step: the browser died
 // (ErrCrashed), there is no Chromium (ErrNoChromium), the pool closed
 // (ErrClosed) or the device was stopped under the run (ErrNotBooted).
-func classify(err error) error {
+func Classify(err error) error {
 	for _, target := range []error{cdp.ErrCrashed, cdp.ErrNoChromium, cdp.ErrClosed, cdp.ErrNotBooted} {
 		if errors.Is(err, target) {
 			return fault.Infrastructure(err)
@@ -44,21 +45,23 @@ func classify(err error) error {
 	return err
 }
 
-func element(e *cdp.Element) *run.Element {
+// Element is the device's element as the runner's, nil for nil; the
+// element covering it comes along.
+func Element(e *cdp.Element) *flowrun.Element {
 	if e == nil {
 		return nil
 	}
-	return &run.Element{
+	return &flowrun.Element{
 		ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Visible: e.Visible,
 		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
 		CenterX: e.Center.X, CenterY: e.Center.Y, Matches: e.Matches,
-		CoveredBy: element(e.CoveredBy),
+		CoveredBy: Element(e.CoveredBy),
 	}
 }
 
-// selector is sel as the in-page matcher takes it; nil is the zero
+// Selector is sel as the in-page matcher takes it; nil is the zero
 // Selector, which matches nothing.
-func selector(sel *flow.Selector) cdp.Selector {
+func Selector(sel *flow.Selector) cdp.Selector {
 	if sel == nil {
 		return cdp.Selector{}
 	}
@@ -72,67 +75,67 @@ func scope(sel *flow.Selector) *cdp.Selector {
 	if sel == nil {
 		return nil
 	}
-	s := selector(sel)
+	s := Selector(sel)
 	return &s
 }
 
-// Locate implements run.Device.
-func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*run.Element, error) {
-	e, err := a.D.Locate(ctx, selector(sel), timeout)
-	return element(e), classify(err)
+// Locate implements flowrun.Device.
+func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*flowrun.Element, error) {
+	e, err := a.D.Locate(ctx, Selector(sel), timeout)
+	return Element(e), Classify(err)
 }
 
-// Tap implements run.Device.
+// Tap implements flowrun.Device.
 func (a Device) Tap(ctx context.Context, x, y float64, times int, hold time.Duration) error {
-	return classify(a.D.TapElement(ctx, &cdp.Element{Center: cdp.Point{X: x, Y: y}}, times, hold))
+	return Classify(a.D.TapElement(ctx, &cdp.Element{Center: cdp.Point{X: x, Y: y}}, times, hold))
 }
 
-// Fill implements run.Device.
-func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*run.Element, error) {
-	e, err := a.D.Fill(ctx, selector(sel), text, submit, timeout)
-	return element(e), classify(err)
+// Fill implements flowrun.Device.
+func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*flowrun.Element, error) {
+	e, err := a.D.Fill(ctx, Selector(sel), text, submit, timeout)
+	return Element(e), Classify(err)
 }
 
-// Press implements run.Device.
+// Press implements flowrun.Device.
 func (a Device) Press(ctx context.Context, key string, times int) error {
-	return classify(a.D.Press(ctx, key, times))
+	return Classify(a.D.Press(ctx, key, times))
 }
 
-// Scroll implements run.Device.
+// Scroll implements flowrun.Device.
 func (a Device) Scroll(ctx context.Context, x, y, dx, dy float64) error {
-	return classify(a.D.Scroll(ctx, x, y, dx, dy))
+	return Classify(a.D.Scroll(ctx, x, y, dx, dy))
 }
 
-// Check implements run.Device.
-func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (run.Outcome, error) {
-	res, err := a.D.Wait(ctx, cdp.Condition{Selector: selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match), MatchCase: c.MatchCase}, timeout)
+// Check implements flowrun.Device.
+func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Duration) (flowrun.Outcome, error) {
+	res, err := a.D.Wait(ctx, cdp.Condition{Selector: Selector(c.Selector), State: string(c.Kind), Text: c.Expected, Match: string(c.Match), MatchCase: c.MatchCase}, timeout)
 	if err != nil {
-		return run.Outcome{}, classify(err)
+		return flowrun.Outcome{}, Classify(err)
 	}
-	return run.Outcome{OK: res.OK, Element: element(res.Element)}, nil
+	return flowrun.Outcome{OK: res.OK, Element: Element(res.Element)}, nil
 }
 
-// Idle implements run.Device.
+// Idle implements flowrun.Device.
 func (a Device) Idle(ctx context.Context, stableFor, timeout time.Duration) (bool, error) {
 	res, err := a.D.AwaitIdle(ctx, stableFor, timeout)
-	return res.Idle, classify(err)
+	return res.Idle, Classify(err)
 }
 
-// Describe implements run.Device.
-func (a Device) Describe(ctx context.Context) ([]run.Element, error) {
+// Describe implements flowrun.Device.
+func (a Device) Describe(ctx context.Context) ([]flowrun.Element, error) {
 	els, err := a.D.Describe(ctx)
 	if err != nil {
-		return nil, classify(err)
+		return nil, Classify(err)
 	}
-	out := make([]run.Element, len(els))
+	out := make([]flowrun.Element, len(els))
 	for i := range els {
-		out[i] = *element(&els[i])
+		out[i] = *Element(&els[i])
 	}
 	return out, nil
 }
 
-// Capture implements run.Device.
-func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot, error) {
+// Capture implements flowrun.Device.
+func (a Device) Capture(ctx context.Context, opts flowrun.CaptureOptions) (flowrun.Shot, error) {
 	o := cdp.CaptureOptions{
 		MaxCaptures: opts.MaxCaptures, FullPage: opts.FullPage,
 		Mask: selectors(opts.Mask), MaskColor: opts.MaskColor, Hide: selectors(opts.Hide),
@@ -146,16 +149,16 @@ func (a Device) Capture(ctx context.Context, opts run.CaptureOptions) (run.Shot,
 	}
 	shot, err := a.D.Capture(ctx, o)
 	if err != nil {
-		return run.Shot{}, captureError(err, opts)
+		return flowrun.Shot{}, captureError(err, opts)
 	}
-	return run.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures, Ignored: rects(shot.Ignored)}, nil
+	return flowrun.Shot{PNG: shot.PNG, Stable: shot.Stable, Accepted: shot.Accepted, Captures: shot.Captures, Ignored: rects(shot.Ignored)}, nil
 }
 
 // rects are the device's rectangles as the runner's.
-func rects(rs []cdp.Rect) []run.Rect {
-	var out []run.Rect
+func rects(rs []cdp.Rect) []flowrun.Rect {
+	var out []flowrun.Rect
 	for _, r := range rs {
-		out = append(out, run.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
+		out = append(out, flowrun.Rect{X: r.X, Y: r.Y, Width: r.Width, Height: r.Height})
 	}
 	return out
 }
@@ -166,7 +169,7 @@ func selectors(sels []*flow.Selector) []cdp.Selector {
 	}
 	out := make([]cdp.Selector, len(sels))
 	for i, sel := range sels {
-		out[i] = selector(sel)
+		out[i] = Selector(sel)
 	}
 	return out
 }
@@ -175,10 +178,10 @@ func selectors(sels []*flow.Selector) []cdp.Selector {
 // mask colour, that the page refused is named as the flow spells it
 // (mask text=/(/: bad regex …) rather than by its index; it still
 // matches *cdp.CaptureOptionError.
-func captureError(err error, opts run.CaptureOptions) error {
+func captureError(err error, opts flowrun.CaptureOptions) error {
 	var oe *cdp.CaptureOptionError
 	if !errors.As(err, &oe) {
-		return classify(err)
+		return Classify(err)
 	}
 	sels := opts.Mask
 	switch oe.Option {

@@ -1,4 +1,4 @@
-package flowtool
+package cdprun
 
 import (
 	"bytes"
@@ -12,11 +12,13 @@ import (
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/flow/run"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/snapshot"
 )
 
-// launched boots id with page of testdata/pages loaded, as a run.Device.
+func TestMain(m *testing.M) { cdptest.Main(m) }
+
+// launched boots id with page of testdata/pages loaded, as a flowrun.Device.
 func launched(t *testing.T, id, page string) (Device, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -44,7 +46,7 @@ func TestCaptureClipIsCrop(t *testing.T) {
 		}
 		frame := snapshot.Frame{X: el.X, Y: el.Y, Width: el.Width, Height: el.Height}
 		// Today's crop: the whole viewport, decoded, cropped, encoded.
-		whole, err := d.Capture(ctx, run.CaptureOptions{MaxCaptures: 5})
+		whole, err := d.Capture(ctx, flowrun.CaptureOptions{MaxCaptures: 5})
 		if err != nil || !whole.Stable {
 			t.Fatalf("%s: viewport capture: stable %v, %v", id, whole.Stable, err)
 		}
@@ -68,7 +70,7 @@ func TestCaptureClipIsCrop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shot, err := d.Capture(ctx, run.CaptureOptions{MaxCaptures: 5, Clip: &run.Rect{X: r.Min.X, Y: r.Min.Y, Width: r.Dx(), Height: r.Dy()}})
+		shot, err := d.Capture(ctx, flowrun.CaptureOptions{MaxCaptures: 5, Clip: &flowrun.Rect{X: r.Min.X, Y: r.Min.Y, Width: r.Dx(), Height: r.Dy()}})
 		if err != nil || !shot.Stable {
 			t.Fatalf("%s: clip %v: stable %v, %v", id, r, shot.Stable, err)
 		}
@@ -90,25 +92,25 @@ func TestCaptureClipIsCrop(t *testing.T) {
 	}
 }
 
-// TestCaptureMapsOptions: every option of run.CaptureOptions reaches the
+// TestCaptureMapsOptions: every option of flowrun.CaptureOptions reaches the
 // device: the adapter's capture is the device's own capture with the same
 // options, and differs from a plain one.
 func TestCaptureMapsOptions(t *testing.T) {
 	t.Parallel()
 	d, ctx := launched(t, "chromium-cdp-642x402", "dress.html")
-	plain, err := d.Capture(ctx, run.CaptureOptions{MaxCaptures: 5})
+	plain, err := d.Capture(ctx, flowrun.CaptureOptions{MaxCaptures: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var shown int
-	got, err := d.Capture(ctx, run.CaptureOptions{
+	got, err := d.Capture(ctx, flowrun.CaptureOptions{
 		MaxCaptures: 5,
 		Mask:        []*flow.Selector{{Text: "ticket"}},
 		MaskColor:   "#00FF00",
 		Hide:        []*flow.Selector{{ID: "secret"}, {Text: "Plain", Loose: true}},
 		Style:       "#banner { background: #00f !important }",
 		FullPage:    true,
-		Accept:      func([]byte, []run.Rect) bool { shown++; return false },
+		Accept:      func([]byte, []flowrun.Rect) bool { shown++; return false },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +132,9 @@ func TestCaptureMapsOptions(t *testing.T) {
 	if shown != 1 || got.Captures != 3 || got.Accepted || !got.Stable {
 		t.Fatalf("accept refusing: got %d shown, %d captures, accepted %v, stable %v; want 1, 3, false, true", shown, got.Captures, got.Accepted, got.Stable)
 	}
-	taken, err := d.Capture(ctx, run.CaptureOptions{MaxCaptures: 5, Clip: &run.Rect{X: 1, Y: 2, Width: 30, Height: 20}, Accept: func([]byte, []run.Rect) bool { return true }})
+	taken, err := d.Capture(ctx, flowrun.CaptureOptions{MaxCaptures: 5, Clip: &flowrun.Rect{X: 1, Y: 2, Width: 30, Height: 20}, Accept: func([]byte, []flowrun.Rect) bool { return true }})
 	if err != nil || !taken.Accepted || !taken.Stable || taken.Captures != 1 {
-		t.Fatalf("accept taking: got %+v, %v", run.Shot{Stable: taken.Stable, Accepted: taken.Accepted, Captures: taken.Captures}, err)
+		t.Fatalf("accept taking: got %+v, %v", flowrun.Shot{Stable: taken.Stable, Accepted: taken.Accepted, Captures: taken.Captures}, err)
 	}
 	if img, err := snapshot.Decode("clip", taken.PNG); err != nil || img.Width != 30 || img.Height != 20 {
 		t.Fatalf("clip 30x20: got %v, %v", img, err)
@@ -146,12 +148,12 @@ func TestCaptureNamesBadSelector(t *testing.T) {
 	t.Parallel()
 	d, ctx := launched(t, "chromium-cdp-643x403", "dress.html")
 	for _, c := range []struct {
-		opts run.CaptureOptions
+		opts flowrun.CaptureOptions
 		want []string
 	}{
-		{run.CaptureOptions{Mask: []*flow.Selector{{ID: "t1"}, {Matches: "(unclosed"}}}, []string{"mask", "text=/(unclosed/", "bad regex"}},
-		{run.CaptureOptions{Hide: []*flow.Selector{{Role: "button", Within: &flow.Selector{Matches: "[z-a]"}}}}, []string{"hide", `role="button" within (text=/[z-a]/)`, "bad regex"}},
-		{run.CaptureOptions{Mask: []*flow.Selector{{ID: "t1"}}, MaskColor: "pinkish"}, []string{"maskColor", `"pinkish"`, "not a CSS colour"}},
+		{flowrun.CaptureOptions{Mask: []*flow.Selector{{ID: "t1"}, {Matches: "(unclosed"}}}, []string{"mask", "text=/(unclosed/", "bad regex"}},
+		{flowrun.CaptureOptions{Hide: []*flow.Selector{{Role: "button", Within: &flow.Selector{Matches: "[z-a]"}}}}, []string{"hide", `role="button" within (text=/[z-a]/)`, "bad regex"}},
+		{flowrun.CaptureOptions{Mask: []*flow.Selector{{ID: "t1"}}, MaskColor: "pinkish"}, []string{"maskColor", `"pinkish"`, "not a CSS colour"}},
 	} {
 		_, err := d.Capture(ctx, c.opts)
 		var oe *cdp.CaptureOptionError

@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
+	"github.com/toolserver/toolserver/tool/flowtool"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -46,17 +46,12 @@ func runCount(path string) int32 {
 	return n.(*atomic.Int32).Load()
 }
 
-// TestMain stops the PostgreSQL cluster the benchmarks may have started
-// (internal/pgtest) after the tests.
-func TestMain(m *testing.M) {
-	code := cdptest.Run(m)
-	pgtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cdptest.Main(m) }
 
-// newRegistry returns the device and flow tools over the shared pool, with
-// a recorder and artifacts of their own, plus two test tools that declare
-// a directory and a file input.
+// newRegistry returns the device, flow and recorder tools over the shared
+// pool, with recordings and artifacts of their own, plus two test tools
+// that declare a directory and a file input. flow-execute is there for the
+// steps that record a nested flow.
 func newRegistry(t *testing.T) *tool.Registry {
 	t.Helper()
 	arts, err := store.NewArtifacts(t.TempDir(), 100, 1<<30)
@@ -65,7 +60,8 @@ func newRegistry(t *testing.T) *tool.Registry {
 	}
 	r := tool.NewRegistry()
 	(&devicetool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r)
-	(&Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r)
+	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts}).Register(r)
+	(&Tools{Pool: cdptest.Pool(t)}).Register(r)
 	r.Add(&tool.Tool{
 		Name:        "test-dir-input",
 		InputSchema: tool.Object(map[string]*tool.Schema{"dir": tool.String("a directory")}, "dir"),
@@ -140,10 +136,10 @@ func wantCode(t *testing.T, err error, code string) *fault.Error {
 	return te
 }
 
-// rec names a recording for the recorder tools' arguments.
-type rec struct{ name, root string }
+// recName names a recording for the recorder tools' arguments.
+type recName struct{ name, root string }
 
-func (r rec) args(extra map[string]any) map[string]any {
+func (r recName) args(extra map[string]any) map[string]any {
 	m := map[string]any{"name": r.name, "project_root": r.root}
 	for k, v := range extra {
 		m[k] = v
@@ -153,7 +149,7 @@ func (r rec) args(extra map[string]any) map[string]any {
 
 // step is flow-add-step's arguments, with args as JSON text the way the
 // Argent clients send it.
-func (r rec) step(t *testing.T, command string, args map[string]any) map[string]any {
+func (r recName) step(t *testing.T, command string, args map[string]any) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(args)
 	if err != nil {
@@ -162,7 +158,7 @@ func (r rec) step(t *testing.T, command string, args map[string]any) map[string]
 	return r.args(map[string]any{"command": command, "args": string(b)})
 }
 
-func (r rec) file() string { return filepath.Join(r.root, ".argent", "flows", r.name+".yaml") }
+func (r recName) file() string { return filepath.Join(r.root, ".argent", "flows", r.name+".yaml") }
 
 // parseFile parses the recording's file on disk.
 func parseFile(t *testing.T, path string) *flow.Flow {
@@ -190,7 +186,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 	reg := newRegistry(t)
 	const dev = "chromium-cdp-1000x700"
 	t.Cleanup(func() { cdptest.Stop(t, dev) })
-	r := rec{"checkout", t.TempDir()}
+	r := recName{"checkout", t.TempDir()}
 
 	res := call(t, reg, "flow-start-recording", r.args(nil))
 	if got, want := res["message"], `Started recording "checkout" flow`; got != want {
@@ -277,7 +273,7 @@ func TestRecordTapOnEmptySpace(t *testing.T) {
 	reg := newRegistry(t)
 	const dev = "chromium-cdp-1001x700"
 	openPage(t, reg, dev)
-	r := rec{"empty", t.TempDir()}
+	r := recName{"empty", t.TempDir()}
 	call(t, reg, "flow-start-recording", r.args(nil))
 
 	res := call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 0.9, "y": 0.9}))
@@ -305,7 +301,7 @@ func TestRecordFailedCallRecordsNothing(t *testing.T) {
 	reg := newRegistry(t)
 	const dev = "chromium-cdp-1002x700"
 	openPage(t, reg, dev)
-	r := rec{"failing", t.TempDir()}
+	r := recName{"failing", t.TempDir()}
 	call(t, reg, "flow-start-recording", r.args(nil))
 
 	_, err := invoke(t, reg, "flow-add-step", r.step(t, "keyboard", map[string]any{"device": dev}), false)
@@ -351,7 +347,7 @@ func TestRecordClientMode(t *testing.T) {
 	reg := newRegistry(t)
 	t.Run("project not on this machine", func(t *testing.T) {
 		t.Parallel()
-		r := rec{"remote", filepath.Join(t.TempDir(), "laptop", "proj")}
+		r := recName{"remote", filepath.Join(t.TempDir(), "laptop", "proj")}
 		path := r.root + "/.argent/flows/remote.yaml"
 		res := call(t, reg, "flow-start-recording", r.args(nil))
 		if got := wantDirective(t, res["savedTo"], path); got != "steps: []\n" {
@@ -388,7 +384,7 @@ func TestRecordClientMode(t *testing.T) {
 	})
 	t.Run("linked", func(t *testing.T) {
 		t.Parallel()
-		r := rec{"linked", t.TempDir()}
+		r := recName{"linked", t.TempDir()}
 		path := r.root + "/.argent/flows/linked.yaml"
 		wantDirective(t, callLinked(t, reg, "flow-start-recording", r.args(nil))["savedTo"], path)
 		wantDirective(t, callLinked(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
@@ -407,7 +403,7 @@ func TestRemoteUsesNoHostFiles(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	reg.Remote = true
-	r := rec{"remote", t.TempDir()}
+	r := recName{"remote", t.TempDir()}
 	path := r.root + "/.argent/flows/remote.yaml"
 	wantDirective(t, call(t, reg, "flow-start-recording", r.args(nil))["savedTo"], path)
 	wantDirective(t, call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
@@ -429,7 +425,7 @@ func TestRemoteUsesNoHostFiles(t *testing.T) {
 func TestRecordLinkedRefusals(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
-	r := rec{"linkrec", t.TempDir()}
+	r := recName{"linkrec", t.TempDir()}
 	flows := filepath.Join(r.root, ".argent", "flows")
 	if err := os.MkdirAll(flows, 0o755); err != nil {
 		t.Fatal(err)
@@ -486,7 +482,7 @@ func TestRecordLinkedRefusals(t *testing.T) {
 func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
-	r := rec{"local", t.TempDir()}
+	r := recName{"local", t.TempDir()}
 	call(t, reg, "flow-start-recording", r.args(nil))
 	res := call(t, reg, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}))
 	if got, want := res["recorded"], fmt.Sprintf(`1. tool: test-dir-input {"dir":%q}`, r.root); got != want {
@@ -520,7 +516,7 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 func TestRecordRestartAndValidation(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
-	r := rec{"again", t.TempDir()}
+	r := recName{"again", t.TempDir()}
 	call(t, reg, "flow-start-recording", r.args(nil))
 	call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "one"}))
 	res := call(t, reg, "flow-start-recording", r.args(nil))
@@ -536,7 +532,7 @@ func TestRecordRestartAndValidation(t *testing.T) {
 	}
 
 	// A fragment's prerequisite refuses a leading launch before anything runs.
-	p := rec{"fragment", r.root}
+	p := recName{"fragment", r.root}
 	res = call(t, reg, "flow-start-recording", p.args(map[string]any{"executionPrerequisite": "The cart holds one item."}))
 	if got := res["flowFile"]; got != "executionPrerequisite: The cart holds one item.\nsteps: []\n" {
 		t.Fatalf("flowFile: got %q, want the prerequisite and no steps", got)
@@ -564,8 +560,8 @@ func TestRecordNoActiveRecording(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	root := t.TempDir()
-	call(t, reg, "flow-start-recording", rec{"other", root}.args(nil))
-	_, err := invoke(t, reg, "flow-add-echo", rec{"nope", root}.args(map[string]any{"message": "x"}), false)
+	call(t, reg, "flow-start-recording", recName{"other", root}.args(nil))
+	_, err := invoke(t, reg, "flow-add-echo", recName{"nope", root}.args(map[string]any{"message": "x"}), false)
 	te := wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 	if te.Kind != fault.Validation {
 		t.Fatalf("kind: got %v, want %v", te.Kind, fault.Validation)
@@ -580,7 +576,7 @@ func TestRecordNoActiveRecording(t *testing.T) {
 		"flow-add-script":       {"path": "x.mjs"},
 		"flow-finish-recording": nil,
 	} {
-		_, err := invoke(t, reg, name, rec{"nope", root}.args(extra), false)
+		_, err := invoke(t, reg, name, recName{"nope", root}.args(extra), false)
 		wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 	}
 }
@@ -588,7 +584,7 @@ func TestRecordNoActiveRecording(t *testing.T) {
 func TestRecordConcurrentAppends(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
-	r := rec{"busy", t.TempDir()}
+	r := recName{"busy", t.TempDir()}
 	call(t, reg, "flow-start-recording", r.args(nil))
 	const n = 12
 	var wg sync.WaitGroup
@@ -616,20 +612,20 @@ func TestRecordEvictsLeastRecentlyUsed(t *testing.T) {
 	r := newRegistry(t)
 	root := t.TempDir()
 	for i := range MaxRecordings + 1 {
-		if _, err := invoke(t, r, "flow-start-recording", rec{fmt.Sprint("r", i), root}.args(nil), false); err != nil {
+		if _, err := invoke(t, r, "flow-start-recording", recName{fmt.Sprint("r", i), root}.args(nil), false); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
 			continue
 		}
 		// Touch r1 so that r0 is the least recently used.
-		if _, err := invoke(t, r, "flow-add-echo", rec{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
+		if _, err := invoke(t, r, "flow-add-echo", recName{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := invoke(t, r, "flow-add-echo", rec{"r0", root}.args(map[string]any{"message": "x"}), false)
+	_, err := invoke(t, r, "flow-add-echo", recName{"r0", root}.args(map[string]any{"message": "x"}), false)
 	wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
-	if _, err := invoke(t, r, "flow-add-echo", rec{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
+	if _, err := invoke(t, r, "flow-add-echo", recName{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
 		t.Fatalf("r1: got %v, want it still recording", err)
 	}
 }
@@ -707,10 +703,10 @@ func TestTapSelectors(t *testing.T) {
 // before a restart or a finish learns once it holds the lock.
 func TestRecordSupersededTake(t *testing.T) {
 	t.Parallel()
-	rc := NewRecorder()
+	rc := NewRecordings()
 	r := tool.NewRegistry()
-	(&Tools{Recorder: rc}).Register(r)
-	a := rec{"take", t.TempDir()}
+	(&Tools{Recordings: rc}).Register(r)
+	a := recName{"take", t.TempDir()}
 	if _, err := invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-package flowtool
+package recordtool
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -52,7 +53,7 @@ func summarize(s *flow.Step) string {
 	case *flow.Tool:
 		out := "tool: " + d.Name
 		if len(d.Args) > 0 {
-			b, _ := jsonMarshal(d.Args)
+			b, _ := json.Marshal(d.Args)
 			out += " " + string(b)
 		}
 		if d.Delay > 0 {
@@ -70,6 +71,6 @@ func targetSummary(sel *flow.Selector, point bool, x, y float64) string {
 	case sel.Loose:
 		return strconv.Quote(sel.Text)
 	}
-	b, _ := jsonMarshal(sel.Spec())
+	b, _ := json.Marshal(sel.Spec())
 	return string(b)
 }

@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ const snapshotNotCaptured = "recorded without a capture: a replay compares the s
 // belongs to a run that updates baselines. The args are checked exactly
 // as a flow file's snapshot: map is; a device argument is dropped, as the
 // replay binds its own device.
-func addSnapshot(rec *recording, args map[string]any, delay time.Duration) (any, error) {
+func addSnapshot(rc *recording, args map[string]any, delay time.Duration) (any, error) {
 	refuse := func(format string, a ...any) error {
 		return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "args",
 			Message: fmt.Sprintf("flow-add-step cannot record snapshot: "+format+" Nothing was recorded.", a...)}
@@ -50,5 +50,5 @@ func addSnapshot(rec *recording, args map[string]any, delay time.Duration) (any,
 		}
 		return nil, refuse("%s.", msg)
 	}
-	return record(rec, stepPlan{step: &flow.Step{Directive: snap}, warning: snapshotNotCaptured}, nil)
+	return record(rc, stepPlan{step: &flow.Step{Directive: snap}, warning: snapshotNotCaptured}, nil)
 }

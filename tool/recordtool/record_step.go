@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	delay := millis(a.DelayMs)
-	s, rec, err := t.session(ctx, wire.ToolAddStep, tg)
+	s, rc, err := t.session(ctx, wire.ToolAddStep, tg)
 	if err != nil {
 		return nil, err
 	}
@@ -60,18 +60,18 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 			Message: fmt.Sprintf("flow-add-step cannot record %s: a flow that records flows cannot be replayed (a replay rejects a tool: step that records a flow). Nothing ran and nothing was recorded.", a.Command)}
 	}
 	if a.Command == commandSnapshot {
-		return addSnapshot(rec, args, delay)
+		return addSnapshot(rc, args, delay)
 	}
 	spec, ok := t.Registry.Get(a.Command)
 	if !ok {
 		return nil, &fault.Error{Kind: fault.NotFound, Code: "TOOL_NOT_FOUND", Field: "command",
 			Message: fmt.Sprintf("unknown tool %q; GET /tools lists the tools. Nothing was recorded.", a.Command)}
 	}
-	fl, err := rec.load()
+	fl, err := rc.load()
 	if err != nil {
 		return nil, err
 	}
-	plan, err := t.planStep(ctx, rec, call, spec, fl, args, delay)
+	plan, err := t.planStep(ctx, rc, call, spec, fl, args, delay)
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +80,9 @@ func (t *Tools) addStep(ctx context.Context, call *tool.Call) (any, error) {
 		return nil, err
 	}
 	if plan.nested {
-		plan.step, plan.warning = nestedStep(rec, fl, plan.args, delay, plan.raw)
+		plan.step, plan.warning = nestedStep(rc, fl, plan.args, delay, plan.raw)
 	}
-	return record(rec, plan, res)
+	return record(rc, plan, res)
 }
 
 // stepPlan is what flow-add-step will record, decided before the live
@@ -98,12 +98,12 @@ type stepPlan struct {
 
 // planStep plans the step before anything runs, so a step the recorder
 // would refuse, or one the flow file cannot hold, never has a side effect.
-func (t *Tools) planStep(ctx context.Context, rec *recording, call *tool.Call, spec *tool.Tool, fl *flow.Flow, args map[string]any, delay time.Duration) (stepPlan, error) {
+func (t *Tools) planStep(ctx context.Context, rc *recording, call *tool.Call, spec *tool.Tool, fl *flow.Flow, args map[string]any, delay time.Duration) (stepPlan, error) {
 	p := stepPlan{args: args}
 	var err error
 	switch {
 	case spec.Name == flow.ToolFlowExecute:
-		if p.args, err = planFlowExecute(rec, call, args); err != nil {
+		if p.args, err = planFlowExecute(rc, call, args); err != nil {
 			return stepPlan{}, err
 		}
 		p.nested = true
@@ -114,7 +114,7 @@ func (t *Tools) planStep(ctx context.Context, rec *recording, call *tool.Call, s
 		p.step = launchStep(args)
 	}
 	if !p.nested {
-		if err := refuseFileInputs(rec, call, spec, args); err != nil {
+		if err := refuseFileInputs(rc, call, spec, args); err != nil {
 			return stepPlan{}, err
 		}
 	}
@@ -122,10 +122,10 @@ func (t *Tools) planStep(ctx context.Context, rec *recording, call *tool.Call, s
 	if p.step == nil {
 		p.step = p.raw
 	}
-	if _, err := rec.encode(withStep(fl, p.raw)); err != nil {
+	if _, err := rc.encode(withStep(fl, p.raw)); err != nil {
 		return stepPlan{}, err
 	}
-	if _, err := rec.encode(withStep(fl, p.step)); err != nil {
+	if _, err := rc.encode(withStep(fl, p.step)); err != nil {
 		if !captured(p.step) {
 			return stepPlan{}, err // a launch where the prerequisite forbids one
 		}
@@ -165,12 +165,12 @@ func (t *Tools) runLive(ctx context.Context, call *tool.Call, tg target, command
 }
 
 // record appends the planned step to the recording and saves it.
-func record(rec *recording, p stepPlan, res any) (any, error) {
-	next, savedTo, err := rec.appendStep(p.step)
+func record(rc *recording, p stepPlan, res any) (any, error) {
+	next, savedTo, err := rc.appendStep(p.step)
 	if err != nil {
 		return nil, err
 	}
-	msg := fmt.Sprintf("Step added to %q flow", rec.name)
+	msg := fmt.Sprintf("Step added to %q flow", rc.name)
 	if p.warning != "" {
 		msg += " — " + p.warning
 	}
@@ -277,7 +277,7 @@ func launchStep(args map[string]any) *flow.Step {
 // the recording is replayed over a link. A client too old to send the header
 // sends no files with the step either, so for its client-side recording a file
 // argument is refused too.
-func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
+func refuseFileInputs(rc *recording, call *tool.Call, spec *tool.Tool, args map[string]any) error {
 	var bad, files []string
 	for _, in := range wire.SetFileInputs(spec.FileInputs, args) {
 		if in.Problem != "" {
@@ -286,12 +286,12 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 			files = append(files, in.Target)
 		}
 	}
-	if why := linkReason(rec, call); why != "" && len(bad) > 0 {
+	if why := linkReason(rc, call); why != "" && len(bad) > 0 {
 		return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "args",
 			Message: fmt.Sprintf("flow-add-step refused tool: %s: %s, and a replay over a link rejects it (%s; a client sends a tool only absolute .png and .yaml files that one argument names). The tool did not run and nothing was recorded.", spec.Name, why, strings.Join(bad, "; "))}
 	}
-	if olderClient(rec, call) && len(files) > 0 {
-		return olderClientError(rec, fmt.Sprintf("tool: %s with a file argument (%s)", spec.Name, strings.Join(files, ", ")))
+	if olderClient(rc, call) && len(files) > 0 {
+		return olderClientError(rc, fmt.Sprintf("tool: %s with a file argument (%s)", spec.Name, strings.Join(files, ", ")))
 	}
 	return nil
 }
@@ -300,11 +300,11 @@ func refuseFileInputs(rec *recording, call *tool.Call, spec *tool.Tool, args map
 // x-argent-linked header, so no members with the step) on a recording
 // whose file lives on the client: the client sent none of the files the
 // step reads (docs/link-protocol.md, "The x-argent-linked header").
-func olderClient(rec *recording, call *tool.Call) bool { return rec.client && !call.Linked }
+func olderClient(rc *recording, call *tool.Call) bool { return rc.client && !call.Linked }
 
-func olderClientError(rec *recording, what string) error {
+func olderClientError(rc *recording, what string) error {
 	return &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid,
-		Message: fmt.Sprintf("flow-add-step cannot record a %s: the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine), and this client sent no x-argent-linked header, so it is older than the tool-server and sends no files with a recorded step. Update the argent CLI or MCP adapter on the client (keep the client and the tool-server at the same version). Nothing ran and nothing was recorded.", what, rec.name, rec.root)}
+		Message: fmt.Sprintf("flow-add-step cannot record a %s: the recording %q keeps its file on the client (its project_root %s is not on the tool-server's machine), and this client sent no x-argent-linked header, so it is older than the tool-server and sends no files with a recorded step. Update the argent CLI or MCP adapter on the client (keep the client and the tool-server at the same version). Nothing ran and nothing was recorded.", what, rc.name, rc.root)}
 }
 
 // planFlowExecute checks a flow-execute before it runs. A flow_path has no
@@ -312,13 +312,13 @@ func olderClientError(rec *recording, what string) error {
 // the recording is rewritten to name + project_root, as Argent does, and
 // any other is refused: the replay of a nested flow_path is rejected over a
 // link and works only on one machine.
-func planFlowExecute(rec *recording, call *tool.Call, args map[string]any) (map[string]any, error) {
+func planFlowExecute(rc *recording, call *tool.Call, args map[string]any) (map[string]any, error) {
 	name, _ := args["name"].(string)
 	fp, _ := args["flow_path"].(string)
 	if fp != "" && name == "" {
 		dir, base := clientpath.Split(fp)
 		stem := strings.TrimSuffix(base, ".yaml")
-		recDir, _ := clientpath.Split(rec.file)
+		recDir, _ := clientpath.Split(rc.file)
 		var detail string
 		switch {
 		case !strings.HasSuffix(base, ".yaml"):
@@ -332,19 +332,19 @@ func planFlowExecute(rec *recording, call *tool.Call, args map[string]any) (map[
 			return nil, &fault.Error{Kind: fault.Validation, Code: wire.CodeFlowFileInvalid, Field: "args",
 				Message: fmt.Sprintf("Cannot record a flow-execute of flow_path %q: %s. flow_path carries no file-input resolution through flow-add-step's opaque args — record a flow of this project's .argent/flows by name (args name and project_root), or record it in its own project.", fp, detail)}
 		}
-		if olderClient(rec, call) {
-			return nil, olderClientError(rec, fmt.Sprintf("flow-execute of the flow_path %q beside the recording", fp))
+		if olderClient(rc, call) {
+			return nil, olderClientError(rc, fmt.Sprintf("flow-execute of the flow_path %q beside the recording", fp))
 		}
 		out := make(map[string]any, len(args)+1)
 		for k, v := range args {
 			out[k] = v
 		}
 		delete(out, "flow_path")
-		out["name"], out["project_root"] = stem, rec.root
+		out["name"], out["project_root"] = stem, rc.root
 		return out, nil
 	}
-	if name != "" && olderClient(rec, call) {
-		return nil, olderClientError(rec, fmt.Sprintf("flow-execute of the flow %q", name))
+	if name != "" && olderClient(rc, call) {
+		return nil, olderClientError(rc, fmt.Sprintf("flow-execute of the flow %q", name))
 	}
 	return args, nil
 }
@@ -420,7 +420,7 @@ func stepFailed(command string, res any) error {
 // flow's name; updateBaselines and delayMs have no run: spelling; and a
 // leading run: reaching a launch is refused in a flow that declares an
 // executionPrerequisite.
-func nestedStep(rec *recording, fl *flow.Flow, args map[string]any, delay time.Duration, raw *flow.Step) (*flow.Step, string) {
+func nestedStep(rc *recording, fl *flow.Flow, args map[string]any, delay time.Duration, raw *flow.Step) (*flow.Step, string) {
 	name, _ := args["name"].(string)
 	root, _ := args["project_root"].(string)
 	keep := func(why string) (*flow.Step, string) {
@@ -439,7 +439,7 @@ func nestedStep(rec *recording, fl *flow.Flow, args map[string]any, delay time.D
 	if delay > 0 {
 		return keep("run: takes no delayMs")
 	}
-	recDir := dirOfReal(rec.file)
+	recDir := dirOfReal(rc.file)
 	nestedFile := clientpath.FlowsDir(root) + "/" + name + ".yaml"
 	a, err1 := os.Stat(nestedFile)
 	b, err2 := os.Stat(recDir + "/" + name + ".yaml")

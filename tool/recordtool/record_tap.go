@@ -1,4 +1,4 @@
-package flowtool
+package recordtool
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/flow"
 )
 
@@ -77,7 +78,7 @@ func (t *Tools) tapStep(ctx context.Context, args map[string]any) (*flow.Step, s
 		// A replay taps the centre of the best visible match of the
 		// selector (the runner's Locate); check now, without waiting and
 		// without scrolling, that it lands where this tap did.
-		res, err := d.Wait(ctx, cdp.Condition{Selector: selector(c), State: "visible"}, 0)
+		res, err := d.Wait(ctx, cdp.Condition{Selector: cdprun.Selector(c), State: "visible"}, 0)
 		if err != nil || !res.OK || res.Element == nil || !landsIn(res.Element.Frame, region) {
 			continue
 		}
