@@ -282,7 +282,7 @@ func (r *Recorder) keepFile(role, key, src string) (string, error) {
 	if over {
 		return "", fmt.Errorf("run %s keeps at most %d bytes of images", r.id, MaxRunFileBytes)
 	}
-	if err := r.s.sql.putFile(context.Background(), r.s, r.id, name, in, MaxFileBytes); err != nil {
+	if err := r.s.sql.putFile(context.Background(), r.s.exec, r.id, name, in, MaxFileBytes); err != nil {
 		return "", err
 	}
 	return name, nil

@@ -53,13 +53,13 @@ func Open(dir string, keep int) (*Store, error) {
 	// One writer connection: SQLite has one writer, and a single
 	// connection keeps every write in order without SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
-	s := newStore(db, &sqliteDB{dir: dir}, keep)
-	s.lock = lock
+	d := &sqliteDB{dir: dir, lock: lock}
+	s := newStore(db, d, keep)
 	if err := s.probeWrite(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: cannot write it: %w", path, err)
 	}
-	if err := s.migrate(); err != nil {
+	if err := s.migrate(d); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("run store %s: %w", path, err)
 	}
@@ -224,6 +224,9 @@ type sqliteDB struct {
 	dir string
 	// reader is set for a store OpenReader opened beside the holder.
 	reader bool
+	// lock is the holder's lock file (Open), held until the store
+	// closes; nil for a reader.
+	lock *os.File
 }
 
 func (d *sqliteDB) rebind(q string) string { return q }
@@ -238,14 +241,18 @@ func (d *sqliteDB) labelMatch() string {
 // directory, which ends with the process.
 func (d *sqliteDB) leaseUntil(int64) int64 { return math.MaxInt64 }
 
+// shared: one process writes the directory; a run it left running waits
+// for a resume.
+func (d *sqliteDB) shared() bool { return false }
+
 // attached: the holder's runs, while a holder is alive (for a reader,
 // the process that holds the directory now).
-func (d *sqliteDB) attached(ctx context.Context, s *Store) func(string, int64) bool {
-	holder := s.token
+func (d *sqliteDB) attached(ctx context.Context, rdb *sql.DB, token string) func(string, int64) bool {
+	holder := token
 	if d.reader {
 		holder = ""
 		if Held(d.dir) {
-			if err := s.row(ctx, `SELECT value FROM meta WHERE key = 'holder'`).Scan(&holder); err != nil {
+			if err := rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'holder'`).Scan(&holder); err != nil {
 				holder = ""
 			}
 		}
@@ -256,7 +263,7 @@ func (d *sqliteDB) attached(ctx context.Context, s *Store) func(string, int64) b
 // filesDir is where a run's images are kept.
 func (d *sqliteDB) filesDir(id string) string { return filepath.Join(d.dir, "files", id) }
 
-func (d *sqliteDB) putFile(_ context.Context, _ *Store, id, name string, src io.Reader, max int64) error {
+func (d *sqliteDB) putFile(_ context.Context, _ execFunc, id, name string, src io.Reader, max int64) error {
 	dir := d.filesDir(id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -283,7 +290,7 @@ type osFile struct {
 
 func (f osFile) ModTime() time.Time { return f.mod }
 
-func (d *sqliteDB) openFile(_ context.Context, _ *Store, id, name string) (File, error) {
+func (d *sqliteDB) openFile(_ context.Context, _ *sql.DB, id, name string) (File, error) {
 	f, err := os.Open(filepath.Join(d.filesDir(id), name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, noFile(id, name)
@@ -299,7 +306,7 @@ func (d *sqliteDB) openFile(_ context.Context, _ *Store, id, name string) (File,
 	return osFile{f, fi.ModTime()}, nil
 }
 
-func (d *sqliteDB) removeFiles(_ context.Context, _ *Store, id string) error {
+func (d *sqliteDB) removeFiles(_ context.Context, id string) error {
 	return os.RemoveAll(d.filesDir(id))
 }
 
@@ -314,3 +321,11 @@ func (d *sqliteDB) describe() string {
 }
 
 func (d *sqliteDB) close() error { return nil }
+
+// release lets go of the directory (its lock file) once the pools are
+// closed, so the next holder finds the database at rest.
+func (d *sqliteDB) release() {
+	if d.lock != nil {
+		d.lock.Close()
+	}
+}

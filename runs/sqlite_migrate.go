@@ -55,11 +55,11 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
 // run's owner holds a lease (upgrade).
 const schemaVersion = 2
 
-func (s *Store) migrate() error {
+func (s *Store) migrate(d *sqliteDB) error {
 	if err := s.upgrade(); err != nil {
 		return err
 	}
-	return s.lowerIDs()
+	return s.lowerIDs(d)
 }
 
 // lowerIDs gives the runs a store recorded under an id with upper-case
@@ -67,7 +67,7 @@ func (s *Store) migrate() error {
 // ids") their canonical id, with their events and kept images, so a
 // lookup finds them. A run whose lower-case id another run already holds
 // (the same UUID started twice in two cases) keeps its id.
-func (s *Store) lowerIDs() error {
+func (s *Store) lowerIDs(d *sqliteDB) error {
 	ids, err := s.ids(`SELECT id FROM runs WHERE id != lower(id) AND lower(id) NOT IN (SELECT id FROM runs)`)
 	if err != nil {
 		return err
@@ -93,7 +93,6 @@ func (s *Store) lowerIDs() error {
 			tx.Rollback()
 			return fmt.Errorf("run %s: keeping it under %s: %w", id, low, err)
 		}
-		d := s.sql.(*sqliteDB)
 		if err := os.Rename(d.filesDir(id), d.filesDir(low)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("run %s: moving its images: %w", id, err)
 		}

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -67,7 +66,9 @@ type Store struct {
 	// sql is what its database does its own way.
 	sql  dialect
 	keep int
-	lock *os.File
+	// retryFor bounds a write's wait for a database that went away
+	// (RetryFor).
+	retryFor time.Duration
 	// token names this process: the owner of the runs it drives.
 	token string
 	// verbs orders abandon and resume, which read a run's state and
@@ -96,7 +97,7 @@ func newStore(db *sql.DB, d dialect, keep int) *Store {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	return &Store{db: db, rdb: db, sql: d, keep: keep, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
+	return &Store{db: db, rdb: db, sql: d, keep: keep, retryFor: RetryFor, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
 }
 
 // Close closes the store: runs still going on are left to their owners'
@@ -109,9 +110,7 @@ func (s *Store) Close() error {
 		s.rdb.Close()
 	}
 	err := s.db.Close()
-	if s.lock != nil {
-		s.lock.Close()
-	}
+	s.sql.release()
 	return err
 }
 
@@ -492,7 +491,7 @@ func (s *Store) prune() error {
 		if _, err := s.exec(context.Background(), `DELETE FROM runs WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if err := s.sql.removeFiles(context.Background(), s, id); err != nil {
+		if err := s.sql.removeFiles(context.Background(), id); err != nil {
 			return err
 		}
 	}
