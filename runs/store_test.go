@@ -594,3 +594,51 @@ func openPostgres(t *testing.T, dsn string, keep int) *runs.Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// TestOpenStoreDecidesByAddress: OpenStore opens a PostgreSQL address as
+// the fleet's store, a directory as its holder, or beside it as a
+// reader, and names nothing it cannot open.
+func TestOpenStoreDecidesByAddress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := runs.OpenStore(t.Context(), dir, runs.Options{Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Shared() {
+		t.Error("a directory's store is shared")
+	}
+	if _, err := runs.OpenStore(t.Context(), dir, runs.Options{}); !errors.Is(err, runs.ErrHeld) {
+		t.Errorf("a second holder of the directory: %v, want ErrHeld", err)
+	}
+	id := finished(t, st, "one", nil, passing)
+	rd, err := runs.OpenStore(t.Context(), dir, runs.Options{Reader: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if _, err := rd.Get(t.Context(), id); err != nil {
+		t.Errorf("the reader's get: %v", err)
+	}
+	if _, err := rd.Start(t.Context(), runs.Begin{Flow: "x", Source: "v1"}); err == nil {
+		t.Error("a reader started a run")
+	}
+	if _, err := runs.OpenStore(t.Context(), t.TempDir(), runs.Options{Reader: true}); !errors.Is(err, runs.ErrNoStore) {
+		t.Errorf("a reader of a directory without a store: %v, want ErrNoStore", err)
+	}
+	if _, err := runs.OpenStore(t.Context(), "", runs.Options{}); err == nil {
+		t.Error("no address: opened")
+	}
+	pg, err := runs.OpenStore(t.Context(), pgtest.DSN(t), runs.Options{Reader: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	if !pg.Shared() {
+		t.Error("a PostgreSQL store is not shared")
+	}
+	if _, err := pg.Start(t.Context(), runs.Begin{Flow: "x", Source: "v1"}); err != nil {
+		t.Errorf("a PostgreSQL store opened with Reader: %v (any process writes it)", err)
+	}
+}
