@@ -322,6 +322,9 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 		}
 		e.RecordedAt = time.UnixMilli(at).UTC()
 		e.Event.Payload = json.RawMessage(payload)
+		if e.Event.Kind == KindSnapshotCompared {
+			e.Event.Payload = withOutcome(e.Event.Payload)
+		}
 		out = append(out, e)
 	}
 	return out, rows.Err()

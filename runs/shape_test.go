@@ -38,7 +38,7 @@ func TestRunShape(t *testing.T) {
 		if _, ok := done["driver"]; ok {
 			t.Error("a terminal run has a driver")
 		}
-		want := `{"state":"completed","output":{"ok":false,"passed":1,"failed":1,"errored":0,"skipped":0,"durationMs":0,"snapshots":[{"step":1,"flow":"home","key":"home__chromium-cdp-10x10.png","status":"fail"}]}}`
+		want := `{"state":"completed","output":{"ok":false,"passed":1,"failed":1,"errored":0,"skipped":0,"durationMs":0,"snapshots":[{"step":1,"flow":"home","key":"home__chromium-cdp-10x10.png","status":"fail","outcome":"failed"}]}}`
 		if string(done["status"]) != want || string(done["outcome"]) != `"failed"` || string(done["step_count"]) != "2" || string(done["event_count"]) != "5" {
 			t.Errorf("the completed run: status %s outcome %s steps %s events %s", done["status"], done["outcome"], done["step_count"], done["event_count"])
 		}
