@@ -1,11 +1,18 @@
 // Package runs owns the run store: every flow run a tool-server executes,
-// with an append-only log of events per run, in an embedded SQLite
-// database (modernc.org/sqlite: pure Go, so the binary stays
-// CGO_ENABLED=0) in WAL mode, and the images of its snapshots beside it.
-// A run's events are written before the run moves on, so a process killed
-// mid-run loses none of them; the next process over the same directory
-// lists a run of POST /v1/runs as running with no driver, for a resume to
-// re-drive, and ends any other failed.
+// with an append-only log of events per run, and the images of its
+// snapshots. A run's events are written before the run moves on, so a
+// process killed mid-run loses none of them; the next process over the
+// same directory lists a run of POST /v1/runs as running with no driver,
+// for a resume to re-drive, and ends any other failed.
+//
+// One engine (store.go, query.go, recorder.go, follow.go, lease.go) runs
+// every query, written once, over a dialect (sqldb.go) of one of two
+// databases, and asks neither which it is: the embedded SQLite of one
+// process's state directory (sqlite.go, its schema and upgrades in
+// sqlite_migrate.go; modernc.org/sqlite, pure Go, so the binary stays
+// CGO_ENABLED=0, in WAL mode, the images as files beside it), or the
+// PostgreSQL a fleet shares (postgres.go). OpenStore chooses by the
+// address.
 package runs
 
 import (
