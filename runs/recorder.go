@@ -209,8 +209,8 @@ type Snapshot struct {
 	Key    string `json:"key"`
 	Status string `json:"status"`
 	// Outcome is the snapshot's outcome (flow.SnapshotOutcome), recorded
-	// so that no reader derives it again; a read gives one recorded
-	// before it was its own (withOutcome).
+	// so that no reader derives it again; a snapshot recorded before
+	// snapshots carried it gets it as it is read (withOutcome).
 	Outcome  string                 `json:"outcome"`
 	Baseline *flow.SnapshotBaseline `json:"baseline,omitempty"`
 	Files    map[string]string      `json:"files,omitempty"`
