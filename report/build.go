@@ -99,12 +99,10 @@ func (b *Builder) AddFlow(rep *flow.Report) {
 }
 
 // snapshot gathers the images of a snapshot step and rewrites its
-// artifacts' paths to them.
+// artifacts' paths to them. Its status is the step's outcome
+// (flow.SnapshotOutcome); which images show it is the report's.
 func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
-	s := Snapshot{Step: st.Index, Flow: st.Flow, Key: st.SnapshotKey, Status: SnapFailed}
-	if st.Status == flow.StatusPass {
-		s.Status = SnapPassed
-	}
+	s := Snapshot{Step: st.Index, Flow: st.Flow, Key: st.SnapshotKey, Status: flow.SnapshotOutcome(*st)}
 	slug := slugOf(st.Flow)
 	stem := strings.TrimSuffix(st.SnapshotKey, ".png")
 	// The baseline artifact's bytes when take copied them in: its hash
@@ -136,15 +134,10 @@ func (b *Builder) snapshot(run *Run, st *flow.StepReport) Snapshot {
 	s.Baseline = b.projectPath(run, st.Baseline.Path)
 	switch st.Baseline.State {
 	case flow.BaselineMissing:
-		s.Status = SnapMissing
 		return s
 	case flow.BaselineWritten, flow.BaselineUpdated:
 		if st.Status != flow.StatusPass {
-			return s
-		}
-		s.Status = SnapNew
-		if st.Baseline.State == flow.BaselineUpdated {
-			s.Status = SnapUpdated
+			return s // failed: nothing was adopted to show
 		}
 		if run.DryRun {
 			return s // nothing was written to show

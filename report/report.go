@@ -106,13 +106,14 @@ type Flow struct {
 	Snapshots []Snapshot   `json:"snapshots"`
 }
 
-// The statuses of a snapshot in a report.
+// The statuses of a snapshot in a report: its outcome
+// (flow.SnapshotOutcome).
 const (
-	SnapPassed  = "passed"
-	SnapFailed  = "failed"
-	SnapMissing = "missing"
-	SnapNew     = "new"
-	SnapUpdated = "updated"
+	SnapPassed  = flow.SnapshotPassed
+	SnapFailed  = flow.SnapshotFailed
+	SnapMissing = flow.SnapshotMissing
+	SnapNew     = flow.SnapshotNew
+	SnapUpdated = flow.SnapshotUpdated
 )
 
 // Snapshot is a snapshot step of a flow with the images to review it.

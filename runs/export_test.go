@@ -1,6 +1,9 @@
 package runs
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // StopBackground stops a PostgreSQL store's listener and lease renewals,
 // as a process paused past its lease would have them stopped.
@@ -14,3 +17,7 @@ func MigratePostgres(ctx context.Context, dsn string, to int) error {
 	}
 	return st.Close()
 }
+
+// SetRetryFor sets how long s's writes wait out a database that went
+// away (RetryFor), so that a test need not wait RetryFor.
+func SetRetryFor(s *Store, d time.Duration) { s.retryFor = d }

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 	"time"
@@ -134,4 +135,53 @@ func (r *Recorder) untailLocked(last *Event, end *EndFrame) {
 		close(t.ch)
 	}
 	r.untailed = true
+}
+
+// readerPoll is how often a reader of a store another process writes
+// looks for a run's new events: it has no in-process wake-up.
+const readerPoll = 200 * time.Millisecond
+
+// FollowEvents hands each of a run's events from seq from on to each, in
+// order, until the run has ended or no driver runs it, and returns its
+// end frame. Written by this process, the run's events arrive as they
+// are recorded; written by another (a reader), they are looked for every
+// readerPoll.
+func (s *Store) FollowEvents(ctx context.Context, id string, from int64, each func(Event) error) (EndFrame, error) {
+	for {
+		changed := s.Changed()
+		run, err := s.Run(ctx, id)
+		if err != nil {
+			return EndFrame{}, err
+		}
+		evs, err := s.Events(ctx, id, from)
+		if err != nil {
+			return EndFrame{}, err
+		}
+		for _, e := range evs {
+			if err := each(e); err != nil {
+				return EndFrame{}, err
+			}
+			from = e.Seq + 1
+		}
+		if Terminal(run.Status.State) || (s.Stalled(run) && from >= run.EventCount) {
+			return run.End(), nil
+		}
+		t := time.NewTimer(readerPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return EndFrame{}, ctx.Err()
+		case <-changed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// Stalled reports whether a running run waits for a resume by hand: no
+// driver runs it, and nothing will by itself. A fleet's store (Shared)
+// has none: another replica takes over a run whose driver was lost, or
+// fails it, so its followers wait for that.
+func (s *Store) Stalled(r Run) bool {
+	return !Terminal(r.Status.State) && r.Driver == DriverNone && !s.Shared()
 }

@@ -90,7 +90,7 @@ func openPostgres(ctx context.Context, dsn string, opts PostgresOptions, version
 	s := newStore(db, d, opts.Keep)
 	bg, stop := context.WithCancel(context.Background())
 	d.stop = stop
-	go d.background(bg, s)
+	go d.background(bg, s.notify, s.renewLeases)
 	return s, nil
 }
 
@@ -129,18 +129,21 @@ func (d *pgDB) labelMatch() string { return "(runs.labels::jsonb ->> ?) = ?" }
 
 func (d *pgDB) leaseUntil(now int64) int64 { return now + d.lease.Milliseconds() }
 
+// shared: every replica of the fleet writes the database.
+func (d *pgDB) shared() bool { return true }
+
 // attached: a run whose owner's lease holds.
-func (d *pgDB) attached(context.Context, *Store) func(string, int64) bool {
+func (d *pgDB) attached(context.Context, *sql.DB, string) func(string, int64) bool {
 	now := time.Now().UnixMilli()
 	return func(owner string, lease int64) bool { return owner != "" && lease > now }
 }
 
-func (d *pgDB) putFile(ctx context.Context, s *Store, id, name string, src io.Reader, max int64) error {
+func (d *pgDB) putFile(ctx context.Context, write execFunc, id, name string, src io.Reader, max int64) error {
 	data, err := io.ReadAll(io.LimitReader(src, max))
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx, `INSERT INTO run_files (run_id, name, data, created_at) VALUES (?, ?, ?, ?)`, id, name, data, time.Now().UnixMilli())
+	_, err = write(ctx, `INSERT INTO run_files (run_id, name, data, created_at) VALUES (?, ?, ?, ?)`, id, name, data, time.Now().UnixMilli())
 	return err
 }
 
@@ -153,10 +156,10 @@ type memFile struct {
 func (f memFile) Close() error       { return nil }
 func (f memFile) ModTime() time.Time { return f.mod }
 
-func (d *pgDB) openFile(ctx context.Context, s *Store, id, name string) (File, error) {
+func (d *pgDB) openFile(ctx context.Context, rdb *sql.DB, id, name string) (File, error) {
 	var data []byte
 	var at int64
-	err := s.row(ctx, `SELECT data, created_at FROM run_files WHERE run_id = ? AND name = ?`, id, name).Scan(&data, &at)
+	err := rdb.QueryRowContext(ctx, d.rebind(`SELECT data, created_at FROM run_files WHERE run_id = ? AND name = ?`), id, name).Scan(&data, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, noFile(id, name)
 	}
@@ -167,7 +170,7 @@ func (d *pgDB) openFile(ctx context.Context, s *Store, id, name string) (File, e
 }
 
 // removeFiles: the images go with their run (ON DELETE CASCADE).
-func (d *pgDB) removeFiles(context.Context, *Store, string) error { return nil }
+func (d *pgDB) removeFiles(context.Context, string) error { return nil }
 
 func (d *pgDB) notify() string { return `SELECT pg_notify('` + notifyChannel + `', ?)` }
 
@@ -199,14 +202,17 @@ func (d *pgDB) close() error {
 	return nil
 }
 
-// background listens for the fleet's changes and renews this process's
-// leases until ctx ends.
-func (d *pgDB) background(ctx context.Context, s *Store) {
+func (d *pgDB) release() {}
+
+// background listens for the fleet's changes, waking the store's
+// waiters (wake), and renews this process's leases (renew) until ctx
+// ends.
+func (d *pgDB) background(ctx context.Context, wake func(), renew func(context.Context)) {
 	defer close(d.done)
-	go d.renew(ctx, s)
+	go d.renew(ctx, renew)
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		if d.listen(ctx, s) {
+		if d.listen(ctx, wake) {
 			wait = 100 * time.Millisecond
 		}
 		t := time.NewTimer(wait)
@@ -217,13 +223,13 @@ func (d *pgDB) background(ctx context.Context, s *Store) {
 		t.Stop()
 		wait = min(2*wait, 5*time.Second)
 		// What changed while nobody listened is looked at again.
-		s.notify()
+		wake()
 	}
 }
 
 // listen wakes the store's waiters at each change the fleet announces,
 // until the connection fails or ctx ends; true when it listened at all.
-func (d *pgDB) listen(ctx context.Context, s *Store) bool {
+func (d *pgDB) listen(ctx context.Context, wake func()) bool {
 	conn, err := pgx.Connect(ctx, d.dsn)
 	if err != nil {
 		return false
@@ -232,20 +238,20 @@ func (d *pgDB) listen(ctx context.Context, s *Store) bool {
 	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
 		return false
 	}
-	s.notify()
+	wake()
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return true
 		}
-		s.notify()
+		wake()
 	}
 }
 
 // renew renews, every third of a lease, the leases of the runs this
 // process drives, and lets go of those it lost (another replica took them
 // over after its lease lapsed, or they were abandoned): they stop, and
-// write nothing more.
-func (d *pgDB) renew(ctx context.Context, s *Store) {
+// write nothing more (Store.renewLeases).
+func (d *pgDB) renew(ctx context.Context, renewLeases func(context.Context)) {
 	tick := time.NewTicker(d.lease / 3)
 	defer tick.Stop()
 	for {
@@ -254,62 +260,8 @@ func (d *pgDB) renew(ctx context.Context, s *Store) {
 			return
 		case <-tick.C:
 		}
-		s.renewLeases(ctx)
+		renewLeases(ctx)
 	}
-}
-
-// renewLeases renews the lease of each run this process drives, and
-// ends the recorders of those it no longer owns (another replica took
-// them over, or they were abandoned). A run it owns in the store but no
-// longer drives (its end could not be recorded) is not renewed: its lease
-// lapses and another replica takes it over.
-func (s *Store) renewLeases(ctx context.Context) {
-	for _, r := range s.driving() {
-		res, err := s.db.ExecContext(ctx, s.sql.rebind(`UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = ?`),
-			s.sql.leaseUntil(time.Now().UnixMilli()), r.id, s.token, Running)
-		if err != nil {
-			continue // the store is away: the next renewal tries again
-		}
-		if n, err := res.RowsAffected(); err == nil && n == 0 {
-			r.lost()
-		}
-	}
-}
-
-// Shared reports whether other processes share the store (a fleet's
-// PostgreSQL): their runs may need taking over.
-func (s *Store) Shared() bool {
-	_, ok := s.sql.(*pgDB)
-	return ok
-}
-
-// Ping checks that the store's database answers (a fleet's readiness).
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.db.PingContext(ctx); err != nil {
-		return fmt.Errorf("%s does not answer: %w", s.sql.describe(), err)
-	}
-	return nil
-}
-
-// Lapsed lists the running runs nobody drives any more (their owner's
-// lease lapsed, or their driver stopped under them): a process takes over
-// those it can re-drive (Resumable) and fails the others.
-func (s *Store) Lapsed(ctx context.Context) ([]Run, error) {
-	rows, err := s.rows(ctx, `SELECT `+runColumns+` FROM runs WHERE status = ? AND (owner IS NULL OR lease_until < ?) ORDER BY n LIMIT 100`, Running, time.Now().UnixMilli())
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	drive(s.sql.attached(ctx, s), out)
-	return out, rows.Err()
 }
 
 // pgMigrations are the versions of the schema, in order: a database at

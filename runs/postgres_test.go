@@ -249,13 +249,11 @@ func TestPostgresRestartMidRun(t *testing.T) {
 // TestPostgresLostMidRun: a database that stays away past RetryFor
 // stops the run that meets it (its context's cause says so); once the
 // database is back, the run ends failed with that reason and every event
-// recorded before is kept. (Not parallel: the cluster is every test's,
-// and RetryFor the package's.)
+// recorded before is kept. (Not parallel: the cluster is every test's.)
 func TestPostgresLostMidRun(t *testing.T) {
 	c := pgtest.Get(t)
 	st := openPostgres(t, pgtest.DSN(t), 0)
-	defer func(d time.Duration) { runs.RetryFor = d }(runs.RetryFor)
-	runs.RetryFor = 500 * time.Millisecond
+	runs.SetRetryFor(st, 500*time.Millisecond)
 	rec, err := st.Start(t.Context(), runs.Begin{Flow: "lost", Source: "v1"})
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +269,7 @@ func TestPostgresLostMidRun(t *testing.T) {
 	}
 	<-ctx.Done()
 	c.Start(t)
-	runs.RetryFor = 30 * time.Second
+	runs.SetRetryFor(st, runs.RetryFor)
 	if !errors.Is(context.Cause(ctx), runs.ErrStoreLost) {
 		t.Errorf("the run's cause: %v", context.Cause(ctx))
 	}

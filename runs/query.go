@@ -242,7 +242,7 @@ func (s *Store) ListPage(ctx context.Context, f Filter) (Page, error) {
 		p.Runs = p.Runs[:f.Limit]
 		p.NextBefore = p.Runs[f.Limit-1].ID
 	}
-	drive(s.sql.attached(ctx, s), p.Runs)
+	drive(s.sql.attached(ctx, s.rdb, s.token), p.Runs)
 	return p, nil
 }
 
@@ -257,7 +257,7 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 		return Run{}, err
 	}
 	rs := []Run{r}
-	drive(s.sql.attached(ctx, s), rs)
+	drive(s.sql.attached(ctx, s.rdb, s.token), rs)
 	return rs[0], nil
 }
 
@@ -322,6 +322,9 @@ func (s *Store) Events(ctx context.Context, id string, from int64) ([]Event, err
 		}
 		e.RecordedAt = time.UnixMilli(at).UTC()
 		e.Event.Payload = json.RawMessage(payload)
+		if e.Event.Kind == KindSnapshotCompared {
+			e.Event.Payload = withOutcome(e.Event.Payload)
+		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -339,7 +342,7 @@ func (s *Store) File(ctx context.Context, id, name string) (File, error) {
 	if !ValidID(id) || !fileName().MatchString(name) || name == "." || name == ".." {
 		return nil, noFile(id, name)
 	}
-	return s.sql.openFile(ctx, s, id, name)
+	return s.sql.openFile(ctx, s.rdb, id, name)
 }
 
 // noFile says a run has no file of that name, quoting at most 64

@@ -204,10 +204,14 @@ func (r *Recorder) SetFlow(name string) error {
 // outcome and the images the run keeps, by role, as names of the run's
 // files (GET /v1/runs/{id}/files/{name}).
 type Snapshot struct {
-	Step     int                    `json:"step"`
-	Flow     string                 `json:"flow"`
-	Key      string                 `json:"key"`
-	Status   string                 `json:"status"`
+	Step   int    `json:"step"`
+	Flow   string `json:"flow"`
+	Key    string `json:"key"`
+	Status string `json:"status"`
+	// Outcome is the snapshot's outcome (flow.SnapshotOutcome), recorded
+	// so that no reader derives it again; a snapshot recorded before
+	// snapshots carried it gets it as it is read (withOutcome).
+	Outcome  string                 `json:"outcome"`
 	Baseline *flow.SnapshotBaseline `json:"baseline,omitempty"`
 	Files    map[string]string      `json:"files,omitempty"`
 	// Artifacts are the artifact ids of the images in the tool-server's
@@ -233,7 +237,7 @@ func (r *Recorder) Step(s flow.StepReport) error {
 	if s.SnapshotKey == "" {
 		return nil
 	}
-	snap := Snapshot{Step: s.Index, Flow: s.Flow, Key: s.SnapshotKey, Status: s.Status, Baseline: s.Baseline}
+	snap := Snapshot{Step: s.Index, Flow: s.Flow, Key: s.SnapshotKey, Status: s.Status, Outcome: flow.SnapshotOutcome(s), Baseline: s.Baseline}
 	for role, a := range s.Artifacts {
 		if a.Handle == nil {
 			continue
@@ -282,7 +286,7 @@ func (r *Recorder) keepFile(role, key, src string) (string, error) {
 	if over {
 		return "", fmt.Errorf("run %s keeps at most %d bytes of images", r.id, MaxRunFileBytes)
 	}
-	if err := r.s.sql.putFile(context.Background(), r.s, r.id, name, in, MaxFileBytes); err != nil {
+	if err := r.s.sql.putFile(context.Background(), r.s.exec, r.id, name, in, MaxFileBytes); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -299,7 +303,7 @@ func outputOf(rep *flow.Report) *Output {
 			o.MoreSnapshots++
 			continue
 		}
-		o.Snapshots = append(o.Snapshots, SnapshotOutcome{Step: st.Index, Flow: fault.Clip(st.Flow, MaxNameBytes), Key: fault.Clip(st.SnapshotKey, MaxNameBytes), Status: st.Status})
+		o.Snapshots = append(o.Snapshots, SnapshotOutcome{Step: st.Index, Flow: fault.Clip(st.Flow, MaxNameBytes), Key: fault.Clip(st.SnapshotKey, MaxNameBytes), Status: st.Status, Outcome: flow.SnapshotOutcome(st)})
 	}
 	return o
 }

@@ -12,17 +12,18 @@ import (
 	"github.com/toolserver/toolserver/runs"
 )
 
-// TestRunShape: a run as a list and a get show it is the shape docs/control-plane.md gives ("The run"):
+// TestRunShape: a run as a list and a get show it (a reader beside the
+// holder as well) is the shape docs/control-plane.md gives ("The run"):
 // the status object, the counts and times, the driver only while it
 // runs, and nothing that is unknown (no labels, device or outcome of
 // none, never null); an event is the pinned envelope.
 func TestRunShape(t *testing.T) {
-	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+	forEachView(t, 0, func(t *testing.T, st, rd *runs.Store) {
 		rec, err := st.Start(t.Context(), runs.Begin{Flow: "home", Source: "v1", Labels: map[string]string{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		running := fields(t, st, rec.ID())
+		running := fields(t, rd, rec.ID())
 		if want := []string{"event_count", "first_recorded_at", "flow", "last_recorded_at", "linked", "run", "source", "status", "step_count", "driver"}; !sameKeys(running, want) {
 			t.Errorf("a running run's fields: %v, want %v", keys(running), want)
 		}
@@ -33,15 +34,15 @@ func TestRunShape(t *testing.T) {
 		rec.Step(flow.StepReport{Index: 0, Kind: "tap", Status: flow.StatusPass})
 		rec.Step(snap)
 		rec.End(&flow.Report{Passed: 1, Failed: 1, Steps: []flow.StepReport{{Kind: "tap"}, snap}}, nil, nil)
-		done := fields(t, st, rec.ID())
+		done := fields(t, rd, rec.ID())
 		if _, ok := done["driver"]; ok {
 			t.Error("a terminal run has a driver")
 		}
-		want := `{"state":"completed","output":{"ok":false,"passed":1,"failed":1,"errored":0,"skipped":0,"durationMs":0,"snapshots":[{"step":1,"flow":"home","key":"home__chromium-cdp-10x10.png","status":"fail"}]}}`
+		want := `{"state":"completed","output":{"ok":false,"passed":1,"failed":1,"errored":0,"skipped":0,"durationMs":0,"snapshots":[{"step":1,"flow":"home","key":"home__chromium-cdp-10x10.png","status":"fail","outcome":"failed"}]}}`
 		if string(done["status"]) != want || string(done["outcome"]) != `"failed"` || string(done["step_count"]) != "2" || string(done["event_count"]) != "5" {
 			t.Errorf("the completed run: status %s outcome %s steps %s events %s", done["status"], done["outcome"], done["step_count"], done["event_count"])
 		}
-		evs, _ := st.Events(t.Context(), rec.ID(), 0)
+		evs, _ := rd.Events(t.Context(), rec.ID(), 0)
 		b, _ := json.Marshal(evs[0])
 		var env map[string]json.RawMessage
 		json.Unmarshal(b, &env)
@@ -51,8 +52,8 @@ func TestRunShape(t *testing.T) {
 		if string(evs[0].Event.Payload) != `{"flow":"home","linked":false,"source":"v1"}` {
 			t.Errorf("RunStarted: %s (no empty labels, no device before it has one)", evs[0].Event.Payload)
 		}
-		rp, err := st.Replay(t.Context(), rec.ID())
-		if err != nil || rp.FirstRecordedAt != evs[0].RecordedAt || !rp.FirstRecordedAt.Equal(mustRun(t, st, rec.ID()).FirstRecordedAt) || rp.NextSeq != 5 || rp.StepCount != 2 || rp.Attempt != 1 || rp.Outcome != runs.FailedChecks || !reflect.DeepEqual(rp.Status, mustRun(t, st, rec.ID()).Status) {
+		rp, err := rd.Replay(t.Context(), rec.ID())
+		if err != nil || rp.FirstRecordedAt != evs[0].RecordedAt || !rp.FirstRecordedAt.Equal(mustRun(t, rd, rec.ID()).FirstRecordedAt) || rp.NextSeq != 5 || rp.StepCount != 2 || rp.Attempt != 1 || rp.Outcome != runs.FailedChecks || !reflect.DeepEqual(rp.Status, mustRun(t, rd, rec.ID()).Status) {
 			t.Errorf("replay: %+v %v", rp, err)
 		}
 	})

@@ -23,15 +23,22 @@ type dialect interface {
 	labelMatch() string
 	// leaseUntil is the lease a driver takes on a run at now (Unix ms).
 	leaseUntil(now int64) int64
+	// shared reports whether other processes write the database too (a
+	// fleet's): a run whose driver is lost is then taken over or failed
+	// by another, not left for a resume by hand.
+	shared() bool
 	// attached returns the rule telling a run a driver runs from its
-	// owner and lease, as the store stands now.
-	attached(ctx context.Context, s *Store) func(owner string, leaseUntil int64) bool
-	// putFile keeps an image of run id under name, at most max bytes.
-	putFile(ctx context.Context, s *Store, id, name string, src io.Reader, max int64) error
-	// openFile opens an image a run kept.
-	openFile(ctx context.Context, s *Store, id, name string) (File, error)
+	// owner and lease, as the store stands now; rdb is the read pool,
+	// token the holder's (this process's, "" for a reader).
+	attached(ctx context.Context, rdb *sql.DB, token string) func(owner string, leaseUntil int64) bool
+	// putFile keeps an image of run id under name, at most max bytes;
+	// write is the writer pool's exec (rebound, a database that went
+	// away waited out).
+	putFile(ctx context.Context, write execFunc, id, name string, src io.Reader, max int64) error
+	// openFile opens an image a run kept, reading rdb.
+	openFile(ctx context.Context, rdb *sql.DB, id, name string) (File, error)
 	// removeFiles removes a pruned run's images.
-	removeFiles(ctx context.Context, s *Store, id string) error
+	removeFiles(ctx context.Context, id string) error
 	// notify is a query to run in each transaction that changes a run,
 	// its one ? the run's id, telling the other processes of the fleet;
 	// "" when there are none.
@@ -41,8 +48,15 @@ type dialect interface {
 	retryable(err error) bool
 	// describe names the database for errors, never with a password.
 	describe() string
+	// close stops what the database runs in the background, before the
+	// pools close; release lets go of what the store holds (a
+	// directory's lock), after.
 	close() error
+	release()
 }
+
+// execFunc is a write on the writer pool, as Store.exec makes it.
+type execFunc func(ctx context.Context, q string, args ...any) (sql.Result, error)
 
 // File is an image a run kept, open for reading.
 type File interface {
@@ -51,8 +65,9 @@ type File interface {
 }
 
 // RetryFor bounds how long a write waits out a database that went away
-// (a restart, a failover) before it fails.
-var RetryFor = 30 * time.Second
+// (a restart, a failover) before it fails. A store keeps its own copy
+// (Store.retryFor), which the tests shorten.
+const RetryFor = 30 * time.Second
 
 // exec runs a write on the writer pool.
 func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -115,9 +130,9 @@ func (s *Store) inTx(ctx context.Context, fn func(txn) error) error {
 }
 
 // retry runs fn until it succeeds, fails for good, or the database has
-// been away for RetryFor: then the error says so.
+// been away for s.retryFor: then the error says so.
 func (s *Store) retry(ctx context.Context, fn func() error) error {
-	deadline := time.Now().Add(RetryFor)
+	deadline := time.Now().Add(s.retryFor)
 	wait := 100 * time.Millisecond
 	for {
 		err := fn()
@@ -125,7 +140,7 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return fmt.Errorf("%w: %s did not answer for %s: %v", ErrStoreLost, s.sql.describe(), RetryFor, err)
+			return fmt.Errorf("%w: %s did not answer for %s: %v", ErrStoreLost, s.sql.describe(), s.retryFor, err)
 		}
 		t := time.NewTimer(wait)
 		select {

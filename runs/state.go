@@ -105,6 +105,9 @@ type SnapshotOutcome struct {
 	Flow   string `json:"flow,omitempty"`
 	Key    string `json:"key"`
 	Status string `json:"status"`
+	// Outcome is the snapshot's outcome (flow.SnapshotOutcome); absent
+	// in a run that ended before outputs recorded it.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Outcome is the outcome of a run in status: passed or failed for a

@@ -1,11 +1,18 @@
 // Package runs owns the run store: every flow run a tool-server executes,
-// with an append-only log of events per run, in an embedded SQLite
-// database (modernc.org/sqlite: pure Go, so the binary stays
-// CGO_ENABLED=0) in WAL mode, and the images of its snapshots beside it.
-// A run's events are written before the run moves on, so a process killed
-// mid-run loses none of them; the next process over the same directory
-// lists a run of POST /v1/runs as running with no driver, for a resume to
-// re-drive, and ends any other failed.
+// with an append-only log of events per run, and the images of its
+// snapshots. A run's events are written before the run moves on, so a
+// process killed mid-run loses none of them; the next process over the
+// same directory lists a run of POST /v1/runs as running with no driver,
+// for a resume to re-drive, and ends any other failed.
+//
+// One engine (store.go, query.go, recorder.go, follow.go, lease.go) runs
+// every query, written once, over a dialect (sqldb.go) of one of two
+// databases, and asks neither which it is: the embedded SQLite of one
+// process's state directory (sqlite.go, its schema and upgrades in
+// sqlite_migrate.go; modernc.org/sqlite, pure Go, so the binary stays
+// CGO_ENABLED=0, in WAL mode, the images as files beside it), or the
+// PostgreSQL a fleet shares (postgres.go). OpenStore chooses by the
+// address.
 package runs
 
 import (
@@ -14,17 +21,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/toolserver/toolserver/fault"
 )
@@ -71,7 +73,9 @@ type Store struct {
 	// sql is what its database does its own way.
 	sql  dialect
 	keep int
-	lock *os.File
+	// retryFor bounds a write's wait for a database that went away
+	// (RetryFor).
+	retryFor time.Duration
 	// token names this process: the owner of the runs it drives.
 	token string
 	// verbs orders abandon and resume, which read a run's state and
@@ -94,249 +98,13 @@ type Store struct {
 // catch up at once, few enough for two cores.
 const readConns = 4
 
-// Open opens (creating it) the store in dir, keeping at most keep
-// finished runs (0: DefaultKeep). Runs a previous process left running
-// are marked interrupted. A database this process cannot write is refused
-// here, not at the first run.
-func Open(dir string, keep int) (*Store, error) {
-	if keep <= 0 {
-		keep = DefaultKeep
-	}
-	if err := checkDir(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
-		return nil, fmt.Errorf("run store: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("run store: %w", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("run store %s is in use by another toolserver process (one process per --state-dir): %w (%w)", dir, ErrHeld, err)
-	}
-	// The open-file-description lock says to readers in other processes
-	// (and this one) that a holder is alive (reader.go, Held).
-	if err := holdLock(lock); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("run store %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, "runs.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)")
-	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("run store: %w", err)
-	}
-	// One writer connection: SQLite has one writer, and a single
-	// connection keeps every write in order without SQLITE_BUSY.
-	db.SetMaxOpenConns(1)
-	s := newStore(db, &sqliteDB{dir: dir}, keep)
-	s.lock = lock
-	if err := s.probeWrite(); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("run store %s: cannot write it: %w", path, err)
-	}
-	if err := s.migrate(); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("run store %s: %w", path, err)
-	}
-	if err := s.leftovers(); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("run store %s: the runs a previous process left running: %w", dir, err)
-	}
-	if _, err := s.db.Exec(`INSERT INTO meta (key, value) VALUES ('holder', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, s.token); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("run store %s: %w", path, err)
-	}
-	// Opened after the schema exists and the database is in WAL mode,
-	// which its connections then share.
-	rdb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("run store: %w", err)
-	}
-	rdb.SetMaxOpenConns(readConns)
-	s.rdb = rdb
-	return s, nil
-}
-
-// checkDir names a state directory, or the first of its parents that
-// exists, that is a symbolic link to nothing: MkdirAll would only say
-// "file exists" of it.
-func checkDir(dir string) error {
-	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
-		fi, err := os.Lstat(p)
-		if err == nil {
-			if fi.Mode()&os.ModeSymlink == 0 {
-				return nil
-			}
-			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-				target, _ := os.Readlink(p)
-				return fmt.Errorf("run store %s: %s is a symbolic link to %s, which does not exist", dir, p, target)
-			}
-			return nil
-		}
-		if p == filepath.Dir(p) {
-			return nil
-		}
-	}
-}
-
-// probeWrite writes to the database and takes it back, so that a
-// database this process may read but not write (a read-only file, a
-// read-only mount) is found at start: SQLite opens such a file read-only
-// without a word, and the schema's CREATE IF NOT EXISTS writes nothing.
-func (s *Store) probeWrite() error {
-	tx, err := s.db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var v int64
-	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return err
-	}
-	_, err = tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v))
-	return err
-}
-
-// schema is the store's tables. The runs table keeps, per run, what a
-// list shows without reading a log: its state (column status), outcome,
-// status object (summary), counts and times. args are the run's recorded
-// arguments (a run started by POST /v1/runs), which a resume re-drives;
-// owner is the token of the holder driving it, if any.
-const schema = `
-CREATE TABLE IF NOT EXISTS runs (
-	n INTEGER PRIMARY KEY AUTOINCREMENT,
-	id TEXT NOT NULL UNIQUE,
-	flow TEXT NOT NULL,
-	device TEXT NOT NULL DEFAULT '',
-	linked INTEGER NOT NULL DEFAULT 0,
-	source TEXT NOT NULL,
-	status TEXT NOT NULL,
-	labels TEXT,
-	started_at INTEGER NOT NULL,
-	ended_at INTEGER,
-	summary TEXT,
-	event_count INTEGER NOT NULL DEFAULT 0,
-	outcome TEXT,
-	last_at INTEGER,
-	step_count INTEGER NOT NULL DEFAULT 0,
-	attempt INTEGER NOT NULL DEFAULT 1,
-	args TEXT,
-	owner TEXT,
-	lease_until INTEGER
-);
-CREATE TABLE IF NOT EXISTS events (
-	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-	seq INTEGER NOT NULL,
-	recorded_at INTEGER NOT NULL,
-	kind TEXT NOT NULL,
-	payload TEXT NOT NULL,
-	PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS meta (
-	key TEXT PRIMARY KEY,
-	value TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
-`
-
-// schemaVersion is the store's PRAGMA user_version: 1 since runs took
-// the states and kinds of docs/control-plane.md, "The run"; 2 since a
-// run's owner holds a lease (migrate.go).
-const schemaVersion = 2
-
-func (s *Store) migrate() error {
-	if err := s.upgrade(); err != nil {
-		return err
-	}
-	return s.lowerIDs()
-}
-
-// lowerIDs gives the runs a store recorded under an id with upper-case
-// letters (before ids were kept lower-case, docs/control-plane.md, "Run
-// ids") their canonical id, with their events and kept images, so a
-// lookup finds them. A run whose lower-case id another run already holds
-// (the same UUID started twice in two cases) keeps its id.
-func (s *Store) lowerIDs() error {
-	ids, err := s.ids(`SELECT id FROM runs WHERE id != lower(id) AND lower(id) NOT IN (SELECT id FROM runs)`)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		low := CanonicalID(id)
-		tx, err := s.db.Begin()
-		if err != nil {
-			return err
-		}
-		// The events refer to the run's id; the check waits for the commit.
-		_, err = tx.Exec(`PRAGMA defer_foreign_keys = ON`)
-		if err == nil {
-			_, err = tx.Exec(`UPDATE runs SET id = ? WHERE id = ?`, low, id)
-		}
-		if err == nil {
-			_, err = tx.Exec(`UPDATE events SET run_id = ? WHERE run_id = ?`, low, id)
-		}
-		if err == nil {
-			err = tx.Commit()
-		}
-		if err != nil {
-			tx.Rollback()
-			return fmt.Errorf("run %s: keeping it under %s: %w", id, low, err)
-		}
-		d := s.sql.(*sqliteDB)
-		if err := os.Rename(d.filesDir(id), d.filesDir(low)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("run %s: moving its images: %w", id, err)
-		}
-	}
-	return nil
-}
-
-// leftovers are the runs a previous process left running (it was
-// killed, or crashed): a run whose arguments were recorded stays running
-// with no driver, for a resume to re-drive (POST /v1/runs/{id}/resume,
-// serve --resume-interrupted); any other (a /tools call's, whose client
-// held its results) cannot be re-driven and ends failed.
-func (s *Store) leftovers() error {
-	if _, err := s.db.Exec(`UPDATE runs SET owner = NULL WHERE status = ? AND args IS NOT NULL`, Running); err != nil {
-		return err
-	}
-	rows, err := s.db.Query(`SELECT id, event_count FROM runs WHERE status = ? AND args IS NULL`, Running)
-	if err != nil {
-		return err
-	}
-	type left struct {
-		id  string
-		seq int64
-	}
-	var all []left
-	for rows.Next() {
-		var l left
-		if err := rows.Scan(&l.id, &l.seq); err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, l)
-	}
-	rows.Close()
-	for _, l := range all {
-		st := Status{State: Failed, Error: "the tool-server process ended while the run was going on (killed or crashed); a run of a /tools call cannot be re-driven (its client held its results), so it failed; its events up to then are kept"}
-		if _, err := s.finish(context.Background(), l.id, st, ""); err != nil {
-			return fmt.Errorf("run %s: %w", l.id, err)
-		}
-	}
-	return nil
-}
-
 // newStore is a store over db (the writer pool; the read pool is set
 // apart by the caller, else it is db) and its dialect.
 func newStore(db *sql.DB, d dialect, keep int) *Store {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	return &Store{db: db, rdb: db, sql: d, keep: keep, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
+	return &Store{db: db, rdb: db, sql: d, keep: keep, retryFor: RetryFor, token: newUUID(), live: map[string]*Recorder{}, changed: make(chan struct{}), closed: make(chan struct{})}
 }
 
 // Close closes the store: runs still going on are left to their owners'
@@ -349,9 +117,7 @@ func (s *Store) Close() error {
 		s.rdb.Close()
 	}
 	err := s.db.Close()
-	if s.lock != nil {
-		s.lock.Close()
-	}
+	s.sql.release()
 	return err
 }
 
@@ -732,7 +498,7 @@ func (s *Store) prune() error {
 		if _, err := s.exec(context.Background(), `DELETE FROM runs WHERE id = ?`, id); err != nil {
 			return err
 		}
-		if err := s.sql.removeFiles(context.Background(), s, id); err != nil {
+		if err := s.sql.removeFiles(context.Background(), id); err != nil {
 			return err
 		}
 	}

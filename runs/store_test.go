@@ -97,7 +97,7 @@ var (
 )
 
 func TestListGetFiltersAndPages(t *testing.T) {
-	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+	forEachView(t, 0, func(t *testing.T, st, rd *runs.Store) {
 		var ids []string
 		for i := range 5 {
 			rep := passing
@@ -106,15 +106,15 @@ func TestListGetFiltersAndPages(t *testing.T) {
 			}
 			ids = append(ids, finished(t, st, fmt.Sprintf("flow-%d", i), map[string]string{"build": fmt.Sprint(i % 2), "env": "ci"}, rep))
 		}
-		all, err := st.List(t.Context(), runs.Filter{})
+		all, err := rd.List(t.Context(), runs.Filter{})
 		if err != nil || len(all) != 5 || all[0].ID != ids[4] || all[4].ID != ids[0] {
 			t.Fatalf("list: %v %+v, want 5 newest first", err, all)
 		}
-		failed, _ := st.List(t.Context(), runs.Filter{Outcome: runs.FailedChecks})
+		failed, _ := rd.List(t.Context(), runs.Filter{Outcome: runs.FailedChecks})
 		if len(failed) != 2 || failed[0].Flow != "flow-3" || failed[0].Status.State != runs.Completed || failed[0].Status.Output == nil || failed[0].Status.Output.Failed != 1 {
 			t.Errorf("status filter: %+v", failed)
 		}
-		labelled, _ := st.List(t.Context(), runs.Filter{Labels: map[string]string{"build": "0", "env": "ci"}})
+		labelled, _ := rd.List(t.Context(), runs.Filter{Labels: map[string]string{"build": "0", "env": "ci"}})
 		if len(labelled) != 3 {
 			t.Errorf("label filter: got %d runs, want 3", len(labelled))
 		}
@@ -124,7 +124,7 @@ func TestListGetFiltersAndPages(t *testing.T) {
 		var cursors []string
 		f := runs.Filter{Limit: 2}
 		for range 4 {
-			p, err := st.ListPage(t.Context(), f)
+			p, err := rd.ListPage(t.Context(), f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,22 +143,22 @@ func TestListGetFiltersAndPages(t *testing.T) {
 		if strings.Join(got, " ") != "flow-4 flow-3 flow-2 flow-1 flow-0" || len(cursors) != 3 || cursors[2] != "" {
 			t.Errorf("pages: %q, cursors %q", got, cursors)
 		}
-		if p, err := st.ListPage(t.Context(), runs.Filter{Limit: 5}); err != nil || len(p.Runs) != 5 || p.NextBefore != "" {
+		if p, err := rd.ListPage(t.Context(), runs.Filter{Limit: 5}); err != nil || len(p.Runs) != 5 || p.NextBefore != "" {
 			t.Errorf("a page holding every run: %v %d runs, next_before %q, want none", err, len(p.Runs), p.NextBefore)
 		}
 		for _, before := range []string{"99999999-2222-4333-8444-555555555555", "not-a-uuid"} {
-			if _, err := st.List(t.Context(), runs.Filter{Before: before}); !errors.Is(err, runs.ErrBadCursor) {
+			if _, err := rd.List(t.Context(), runs.Filter{Before: before}); !errors.Is(err, runs.ErrBadCursor) {
 				t.Errorf("before=%s: %v, want ErrBadCursor", before, err)
 			}
 		}
-		d, err := st.Get(t.Context(), ids[1])
+		d, err := rd.Get(t.Context(), ids[1])
 		if err != nil || d.Status.State != runs.Completed || d.Outcome != runs.FailedChecks || len(d.Steps) != 1 || d.Steps[0].Reason != "no" || d.EventCount != 3 {
 			t.Fatalf("get: %v %+v", err, d)
 		}
-		if _, err := st.Get(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
+		if _, err := rd.Get(t.Context(), "99999999-2222-4333-8444-555555555555"); !errors.Is(err, runs.ErrUnknownRun) {
 			t.Errorf("get unknown: %v", err)
 		}
-		evs, _ := st.Events(t.Context(), ids[1], 0)
+		evs, _ := rd.Events(t.Context(), ids[1], 0)
 		var kinds []string
 		for i, e := range evs {
 			if e.Seq != int64(i) {
@@ -254,38 +254,38 @@ func TestAbandon(t *testing.T) {
 // TestRetentionPrunesRunsAndFiles: beyond keep, the oldest finished runs
 // go with their images.
 func TestRetentionPrunesRunsAndFiles(t *testing.T) {
-	forEachStore(t, 2, func(t *testing.T, st *runs.Store) {
+	forEachView(t, 2, func(t *testing.T, st, rd *runs.Store) {
 		img := filepath.Join(t.TempDir(), "current.png")
 		os.WriteFile(img, []byte("\x89PNG fake"), 0o644)
 		snap := &flow.Report{Failed: 1, Steps: []flow.StepReport{{Kind: "snapshot", Status: flow.StatusFail, SnapshotKey: "home__chromium-10x10.png",
 			Artifacts: map[string]flow.Artifact{"current": {Handle: &flow.ArtifactHandle{Artifact: true, ID: "a1", HostPath: img}}}}}}
 		first := finished(t, st, "one", nil, snap)
-		d, _ := st.Get(t.Context(), first)
+		d, _ := rd.Get(t.Context(), first)
 		if len(d.Snapshots) != 1 || d.Snapshots[0].Files["current"] == "" {
 			t.Fatalf("the snapshot's image was not kept: %+v", d.Snapshots)
 		}
-		f, err := st.File(t.Context(), first, d.Snapshots[0].Files["current"])
+		f, err := rd.File(t.Context(), first, d.Snapshots[0].Files["current"])
 		if err != nil {
 			t.Fatal(err)
 		}
 		f.Close()
-		if f, err := st.File(t.Context(), strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
+		if f, err := rd.File(t.Context(), strings.ToUpper(first), d.Snapshots[0].Files["current"]); err != nil {
 			t.Errorf("the image by the run id in upper case: %v", err)
 		} else {
 			f.Close()
 		}
-		if _, err := st.File(t.Context(), first, "../../runs.db"); err == nil {
+		if _, err := rd.File(t.Context(), first, "../../runs.db"); err == nil {
 			t.Error("a file name with a path was served")
 		}
 		finished(t, st, "two", nil, passing)
 		finished(t, st, "three", nil, passing)
-		if _, err := st.Get(t.Context(), first); !errors.Is(err, runs.ErrUnknownRun) {
+		if _, err := rd.Get(t.Context(), first); !errors.Is(err, runs.ErrUnknownRun) {
 			t.Errorf("the oldest run: %v, want pruned", err)
 		}
-		if _, err := st.File(t.Context(), first, d.Snapshots[0].Files["current"]); !errors.Is(err, runs.ErrUnknownRun) {
+		if _, err := rd.File(t.Context(), first, d.Snapshots[0].Files["current"]); !errors.Is(err, runs.ErrUnknownRun) {
 			t.Errorf("the oldest run's image: %v, want gone", err)
 		}
-		if all, _ := st.List(t.Context(), runs.Filter{}); len(all) != 2 {
+		if all, _ := rd.List(t.Context(), runs.Filter{}); len(all) != 2 {
 			t.Errorf("kept %d runs, want 2", len(all))
 		}
 	})
@@ -546,14 +546,42 @@ func TestReaderBesideTheHolder(t *testing.T) {
 // embedded SQLite and a PostgreSQL of its own (the behaviour suite both
 // pass).
 func forEachStore(t *testing.T, keep int, test func(t *testing.T, st *runs.Store)) {
+	forEach(t, keep, false, func(t *testing.T, st, _ *runs.Store) { test(t, st) })
+}
+
+// forEachView is forEachStore for a test that writes through st and
+// reads what it wrote through rd, with a third row: rd is a reader
+// (OpenReader) beside the SQLite holder st, as the runs commands read a
+// serve's store. In the other rows rd is st.
+func forEachView(t *testing.T, keep int, test func(t *testing.T, st, rd *runs.Store)) {
+	forEach(t, keep, true, test)
+}
+
+func forEach(t *testing.T, keep int, reader bool, test func(t *testing.T, st, rd *runs.Store)) {
 	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		test(t, open(t, t.TempDir(), keep))
+		st := open(t, t.TempDir(), keep)
+		test(t, st, st)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		test(t, openPostgres(t, pgtest.DSN(t), keep))
+		st := openPostgres(t, pgtest.DSN(t), keep)
+		test(t, st, st)
+	})
+	if !reader {
+		return
+	}
+	t.Run("reader", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		st := open(t, dir, keep)
+		rd, err := runs.OpenReader(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rd.Close() })
+		test(t, st, rd)
 	})
 }
 
@@ -565,4 +593,52 @@ func openPostgres(t *testing.T, dsn string, keep int) *runs.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// TestOpenStoreDecidesByAddress: OpenStore opens a PostgreSQL address as
+// the fleet's store, a directory as its holder, or beside it as a
+// reader, and names nothing it cannot open.
+func TestOpenStoreDecidesByAddress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := runs.OpenStore(t.Context(), dir, runs.Options{Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.Shared() {
+		t.Error("a directory's store is shared")
+	}
+	if _, err := runs.OpenStore(t.Context(), dir, runs.Options{}); !errors.Is(err, runs.ErrHeld) {
+		t.Errorf("a second holder of the directory: %v, want ErrHeld", err)
+	}
+	id := finished(t, st, "one", nil, passing)
+	rd, err := runs.OpenStore(t.Context(), dir, runs.Options{Reader: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if _, err := rd.Get(t.Context(), id); err != nil {
+		t.Errorf("the reader's get: %v", err)
+	}
+	if _, err := rd.Start(t.Context(), runs.Begin{Flow: "x", Source: "v1"}); err == nil {
+		t.Error("a reader started a run")
+	}
+	if _, err := runs.OpenStore(t.Context(), t.TempDir(), runs.Options{Reader: true}); !errors.Is(err, runs.ErrNoStore) {
+		t.Errorf("a reader of a directory without a store: %v, want ErrNoStore", err)
+	}
+	if _, err := runs.OpenStore(t.Context(), "", runs.Options{}); err == nil {
+		t.Error("no address: opened")
+	}
+	pg, err := runs.OpenStore(t.Context(), pgtest.DSN(t), runs.Options{Reader: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	if !pg.Shared() {
+		t.Error("a PostgreSQL store is not shared")
+	}
+	if _, err := pg.Start(t.Context(), runs.Begin{Flow: "x", Source: "v1"}); err != nil {
+		t.Errorf("a PostgreSQL store opened with Reader: %v (any process writes it)", err)
+	}
 }

@@ -110,12 +110,13 @@ type counts struct {
 	compared, snapFailed, snapNew, snapUpdated int
 }
 
-// The kinds of a listed item.
+// The kinds of a listed item: a snapshot's are its outcomes
+// (flow.SnapshotOutcome); itemFailed is any step's that failed.
 const (
-	itemFailed  = "failed"
-	itemMissing = "missing"
-	itemNew     = "new"
-	itemUpdated = "updated"
+	itemFailed  = flow.SnapshotFailed
+	itemMissing = flow.SnapshotMissing
+	itemNew     = flow.SnapshotNew
+	itemUpdated = flow.SnapshotUpdated
 	itemError   = "error"
 	itemNotRun  = "notRun"
 )
@@ -165,17 +166,25 @@ func gather(reps []*flow.Report) (counts, []item) {
 			if snap && state == flow.BaselineCompared {
 				c.compared++
 			}
+			// A snapshot's outcome is the one rule (flow.SnapshotOutcome);
+			// what the summary lists of it is its own: a snapshot whose step
+			// failed or errored (failed, or missing when there was no
+			// baseline), and a baseline the run adopted (new, updated). So
+			// "missing" counts here only when the step failed, and a
+			// skipped snapshot step (failed, by the rule) is not listed,
+			// nor one that passed and adopted nothing.
+			outcome := ""
+			if snap {
+				outcome = flow.SnapshotOutcome(*st)
+			}
 			switch {
 			case snap && (st.Status == flow.StatusFail || st.Status == flow.StatusError):
 				c.snapFailed++
-				kind = itemFailed
-				if state == flow.BaselineMissing {
-					kind = itemMissing
-				}
-			case snap && st.Status == flow.StatusPass && state == flow.BaselineWritten:
+				kind = outcome // failed or missing
+			case snap && st.Status == flow.StatusPass && outcome == flow.SnapshotNew:
 				c.snapNew++
 				kind = itemNew
-			case snap && st.Status == flow.StatusPass && state == flow.BaselineUpdated:
+			case snap && st.Status == flow.StatusPass && outcome == flow.SnapshotUpdated:
 				c.snapUpdated++
 				kind = itemUpdated
 			case st.Status == flow.StatusFail:

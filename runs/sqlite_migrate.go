@@ -3,8 +3,102 @@ package runs
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 )
+
+// schema is the store's tables. The runs table keeps, per run, what a
+// list shows without reading a log: its state (column status), outcome,
+// status object (summary), counts and times. args are the run's recorded
+// arguments (a run started by POST /v1/runs), which a resume re-drives;
+// owner is the token of the holder driving it, if any.
+const schema = `
+CREATE TABLE IF NOT EXISTS runs (
+	n INTEGER PRIMARY KEY AUTOINCREMENT,
+	id TEXT NOT NULL UNIQUE,
+	flow TEXT NOT NULL,
+	device TEXT NOT NULL DEFAULT '',
+	linked INTEGER NOT NULL DEFAULT 0,
+	source TEXT NOT NULL,
+	status TEXT NOT NULL,
+	labels TEXT,
+	started_at INTEGER NOT NULL,
+	ended_at INTEGER,
+	summary TEXT,
+	event_count INTEGER NOT NULL DEFAULT 0,
+	outcome TEXT,
+	last_at INTEGER,
+	step_count INTEGER NOT NULL DEFAULT 0,
+	attempt INTEGER NOT NULL DEFAULT 1,
+	args TEXT,
+	owner TEXT,
+	lease_until INTEGER
+);
+CREATE TABLE IF NOT EXISTS events (
+	run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	recorded_at INTEGER NOT NULL,
+	kind TEXT NOT NULL,
+	payload TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS meta (
+	key TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs(status, n);
+`
+
+// schemaVersion is the store's PRAGMA user_version: 1 since runs took
+// the states and kinds of docs/control-plane.md, "The run"; 2 since a
+// run's owner holds a lease (upgrade).
+const schemaVersion = 2
+
+func (s *Store) migrate(d *sqliteDB) error {
+	if err := s.upgrade(); err != nil {
+		return err
+	}
+	return s.lowerIDs(d)
+}
+
+// lowerIDs gives the runs a store recorded under an id with upper-case
+// letters (before ids were kept lower-case, docs/control-plane.md, "Run
+// ids") their canonical id, with their events and kept images, so a
+// lookup finds them. A run whose lower-case id another run already holds
+// (the same UUID started twice in two cases) keeps its id.
+func (s *Store) lowerIDs(d *sqliteDB) error {
+	ids, err := s.ids(`SELECT id FROM runs WHERE id != lower(id) AND lower(id) NOT IN (SELECT id FROM runs)`)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		low := CanonicalID(id)
+		tx, err := s.db.Begin()
+		if err != nil {
+			return err
+		}
+		// The events refer to the run's id; the check waits for the commit.
+		_, err = tx.Exec(`PRAGMA defer_foreign_keys = ON`)
+		if err == nil {
+			_, err = tx.Exec(`UPDATE runs SET id = ? WHERE id = ?`, low, id)
+		}
+		if err == nil {
+			_, err = tx.Exec(`UPDATE events SET run_id = ? WHERE run_id = ?`, low, id)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		if err != nil {
+			tx.Rollback()
+			return fmt.Errorf("run %s: keeping it under %s: %w", id, low, err)
+		}
+		if err := os.Rename(d.filesDir(id), d.filesDir(low)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("run %s: moving its images: %w", id, err)
+		}
+	}
+	return nil
+}
 
 // upgrade creates the schema, and brings a store written before runs
 // took the states and kinds of docs/control-plane.md (user_version 0) to
