@@ -164,3 +164,19 @@ func TestStepArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunStandsFor: what the recorder may inline as run: — the flow, the
+// device by any of its names, the platform, the acknowledgement, the
+// derived file input — and nothing a run: cannot say.
+func TestRunStandsFor(t *testing.T) {
+	for _, k := range []string{"name", "project_root", "device", "udid", "device_id", "platform", "prerequisiteAcknowledged", "flow_file"} {
+		if !RunStandsFor(k) {
+			t.Errorf("%s: got false, want true", k)
+		}
+	}
+	for _, k := range []string{"flow_path", "updateBaselines", "updateOnly", "snapshotDefaults", "baseURL", "tunnel", "strict", "delayMs"} {
+		if RunStandsFor(k) {
+			t.Errorf("%s: got true, want false", k)
+		}
+	}
+}
