@@ -2,7 +2,9 @@ package flowtool
 
 import (
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolserver/toolserver/wire"
@@ -17,6 +19,24 @@ func TestExecuteSchemaIsTheArgs(t *testing.T) {
 	want := slices.Sorted(slices.Values(wire.ExecuteArgNames))
 	if !slices.Equal(got, want) {
 		t.Errorf("flow-execute's schema: got %v, want the arguments of wire.ExecuteArgs %v", got, want)
+	}
+	// Field by field, the schema's type is the field's.
+	ty := reflect.TypeFor[wire.ExecuteArgs]()
+	for i := range ty.NumField() {
+		f := ty.Field(i)
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		ps := tl.InputSchema.Properties[name]
+		if !f.IsExported() || ps == nil {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		want := map[reflect.Kind]string{reflect.String: "string", reflect.Bool: "boolean", reflect.Struct: "object"}[ft.Kind()]
+		if ps.Type != want {
+			t.Errorf("%s: the schema's type is %q, the field's %s (want %q)", name, ps.Type, f.Type, want)
+		}
 	}
 	for _, in := range tl.FileInputs {
 		if !slices.Contains(wire.ExecuteArgNames, in.Target) {
