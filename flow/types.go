@@ -38,12 +38,6 @@ const (
 	// MaxWhenDepth bounds nested when: blocks (Argent's MAX_BLOCK_DEPTH); no
 	// real flow comes close.
 	MaxWhenDepth = 20
-	// MaxRunDepth is the deepest level that runs: the flow named by the call
-	// is level 0 and each run: fragment or nested flow adds one
-	// (docs/product.md, "Flow files (YAML)"; docs/link-protocol.md,
-	// "Members"). The parser does not use it; the runner and the link
-	// client share it, the link's vocabulary owns it.
-	MaxRunDepth = wire.MaxDepth
 	// MaxRunSteps bounds the lines of one run's report: every step it runs
 	// or reports, the steps of its run: fragments and nested flows and of
 	// its when: blocks included. A real suite stays far below it (ten

@@ -41,6 +41,13 @@ func (r *Runner) enter(canonical, display string) string {
 	return enterCheck(r.stack, r.displays, canonical, display)
 }
 
+// MaxRunDepth is the deepest level that runs: the flow named by the call
+// is level 0 and each run: fragment or nested flow adds one
+// (docs/product.md, "Flow files (YAML)"; docs/link-protocol.md,
+// "Members"). The runner and the link client share it, the link's
+// vocabulary owns it.
+const MaxRunDepth = wire.MaxDepth
+
 // enterCheck is enter for the files of stack (canonical paths, root
 // first) and their displays.
 func enterCheck(stack, displays []string, canonical, display string) string {
@@ -49,7 +56,7 @@ func enterCheck(stack, displays []string, canonical, display string) string {
 	}
 	// The flow the call names is level 0; level MaxRunDepth is the
 	// deepest that runs.
-	if len(stack) > flow.MaxRunDepth {
+	if len(stack) > MaxRunDepth {
 		return "max run depth exceeded"
 	}
 	return ""

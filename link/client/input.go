@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/wire"
 )
@@ -147,7 +148,7 @@ func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p
 		}
 		abs = a
 	}
-	return st.collectFlowAt(ctx, w, abs, clientfs.RealPath(abs), flow.SpellingAt(abs), data)
+	return st.collectFlowAt(ctx, w, abs, clientfs.RealPath(abs), flowrun.SpellingAt(abs), data)
 }
 
 // collectFlowAt is collectFlow for the flow at abs, whose real path is

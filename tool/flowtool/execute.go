@@ -77,7 +77,7 @@ func (t *Tools) callSource(call *tool.Call, a wire.ExecuteArgs) (runSource, erro
 	if err != nil {
 		return runSource{}, err
 	}
-	return runSource{name: src.name, entry: src.entry, source: flow.Disk{}}, nil
+	return runSource{name: src.name, entry: src.entry, source: run.Disk{}}, nil
 }
 
 // PrerequisiteNotice is what flow-execute answers, without running, for a

@@ -99,7 +99,7 @@ func resolveSource(call *tool.Call, a wire.ExecuteArgs) (source, error) {
 		}
 		return source{}, invalid(wire.CodeFlowFileInvalid, field, "%s: this tool-server answers other machines, so it runs no flow file of its own for a caller: send the flow's bytes with the call (flow_path or flow_file with its content, as a linked or remote-routed client does)", field)
 	}
-	disk := flow.Disk{}
+	disk := run.Disk{}
 	if a.FlowPath != "" {
 		p := a.FlowPath
 		if f, ok := call.Files[wire.ArgFlowPath]; ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/tool"
@@ -464,7 +465,7 @@ func dirOfReal(file string) string {
 }
 
 // reach walks the run: chain of a flow file on this machine, as the runner
-// resolves it (beside each real file, at most flow.MaxRunDepth levels, each
+// resolves it (beside each real file, at most flowrun.MaxRunDepth levels, each
 // (directory, target) once), and tells whether any file of it has a
 // snapshot: step and whether its leading steps reach a launch. A file that
 // cannot be read or parsed counts as having snapshots, so the caller keeps
@@ -473,11 +474,11 @@ func reach(dir, target string) (snapshots, launches bool) {
 	seen := map[string]bool{}
 	var walk func(dir, target string, depth int, leading bool) bool
 	walk = func(dir, target string, depth int, leading bool) bool {
-		if depth > flow.MaxRunDepth || seen[dir+"\x00"+target] {
+		if depth > flowrun.MaxRunDepth || seen[dir+"\x00"+target] {
 			return false
 		}
 		seen[dir+"\x00"+target] = true
-		f, err := flow.Disk{}.Open(dir, target)
+		f, err := flowrun.Disk{}.Open(dir, target)
 		if err != nil || f.Err != nil {
 			return true
 		}
