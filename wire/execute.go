@@ -92,10 +92,18 @@ type SnapshotDefaults struct {
 	Sources       map[string]string `json:"sources,omitempty"`
 }
 
-// ExecuteArgNames are the names of the arguments flow-execute declares, in
-// the order of ExecuteArgs: its schema declares exactly these.
-var ExecuteArgNames = []string{ArgName, ArgProjectRoot, ArgFlowPath, ArgFlowFile, ArgDevice, ArgPlatform,
-	ArgUpdateBaselines, ArgUpdateOnly, ArgPrerequisiteAcknowledged, ArgSnapshotDefaults, ArgBaseURL, ArgTunnel, ArgStrict}
+// ExecuteArgNames returns the names of the arguments flow-execute
+// declares, in the order of ExecuteArgs: its schema declares exactly
+// these.
+func ExecuteArgNames() []string {
+	var a ExecuteArgs
+	fs := a.fields()
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	return names
+}
 
 // ExecuteFileInputs are flow-execute's file inputs exactly as
 // docs/link-protocol.md lists them ("collect in GET /tools").
@@ -214,7 +222,7 @@ type field struct {
 	capped bool
 }
 
-// fields are a's arguments, in the order of ExecuteArgNames.
+// fields are a's arguments, in the order of its fields.
 func (a *ExecuteArgs) fields() []field {
 	return []field{
 		{ArgName, &a.Name, true},

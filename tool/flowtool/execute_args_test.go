@@ -16,7 +16,7 @@ import (
 func TestExecuteSchemaIsTheArgs(t *testing.T) {
 	tl := (&Tools{}).execute()
 	got := slices.Sorted(maps.Keys(tl.InputSchema.Properties))
-	want := slices.Sorted(slices.Values(wire.ExecuteArgNames))
+	want := slices.Sorted(slices.Values(wire.ExecuteArgNames()))
 	if !slices.Equal(got, want) {
 		t.Errorf("flow-execute's schema: got %v, want the arguments of wire.ExecuteArgs %v", got, want)
 	}
@@ -39,12 +39,12 @@ func TestExecuteSchemaIsTheArgs(t *testing.T) {
 		}
 	}
 	for _, in := range tl.FileInputs {
-		if !slices.Contains(wire.ExecuteArgNames, in.Target) {
+		if !slices.Contains(wire.ExecuteArgNames(), in.Target) {
 			t.Errorf("file input %s: not an argument of wire.ExecuteArgs", in.Target)
 		}
 	}
 	for k := range (&Tools{}).readPrerequisite().InputSchema.Properties {
-		if !slices.Contains(wire.ExecuteArgNames, k) {
+		if !slices.Contains(wire.ExecuteArgNames(), k) {
 			t.Errorf("flow-read-prerequisite's %s: not an argument of wire.ExecuteArgs", k)
 		}
 	}
