@@ -19,7 +19,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // Config is what a Plane works with.
@@ -91,10 +91,11 @@ func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started,
 	if req.RunID != "" && !runs.ValidID(req.RunID) {
 		return runs.Started{}, refuse(runs.CodeBadRequest, "run_id %.64q is not a UUID", req.RunID)
 	}
-	b, err := flowargs.Begin(args)
-	if err != nil {
+	a := wire.ReadExecute(args)
+	if err := a.Check(); err != nil {
 		return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %v", err)
 	}
+	b := runs.Begin{Flow: a.FlowName(), Linked: a.SentMembers()}
 	if err := p.cfg.Tools.Check(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: p.cfg.TempDir}); err != nil {
 		if fe := fault.AsError(err); !fe.Internal() {
 			msg := fe.Error()
@@ -202,8 +203,8 @@ func (p *Plane) redrive(ctx context.Context, id string, claim func(context.Conte
 	}
 	var m map[string]json.RawMessage
 	json.Unmarshal(args, &m)
-	b, _ := flowargs.Begin(m)
-	p.drive(rec, args, b.Linked)
+	a := wire.ReadExecute(m)
+	p.drive(rec, args, a.Check() == nil && a.SentMembers())
 	return nil
 }
 

@@ -34,10 +34,12 @@
 // exact compare, no Enter), so set those.
 //
 // Beside the language: the project configuration (.argent/toolserver.yaml,
-// LoadConfig), how a flow file is read from a project with its spelling
-// (File, Disk), and the result of a run as it crosses the wire and is stored
-// (Report, StepReport and the types they hold), which the report, the run
-// store and the link read without the runner.
+// LoadConfig, the one file this package reads itself), the model of a flow
+// file as a source answers for it (File; reading one from disk, with its
+// spelling, is flow/run's Disk), and the result of a run as it crosses the
+// wire and is stored (Report, StepReport and the types they hold), which the
+// report, the run store and the link read without the runner. The package
+// writes no file.
 //
 // Schema returns a JSON Schema (draft 2020-12) of the file format for
 // editors; a test keeps its directive and option lists equal to the parser's.

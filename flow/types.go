@@ -38,12 +38,6 @@ const (
 	// MaxWhenDepth bounds nested when: blocks (Argent's MAX_BLOCK_DEPTH); no
 	// real flow comes close.
 	MaxWhenDepth = 20
-	// MaxRunDepth is the deepest level that runs: the flow named by the call
-	// is level 0 and each run: fragment or nested flow adds one
-	// (docs/product.md, "Flow files (YAML)"; docs/link-protocol.md,
-	// "Members"). The parser does not use it; the runner and the link
-	// client share it, the link's vocabulary owns it.
-	MaxRunDepth = wire.MaxDepth
 	// MaxRunSteps bounds the lines of one run's report: every step it runs
 	// or reports, the steps of its run: fragments and nested flows and of
 	// its when: blocks included. A real suite stays far below it (ten
@@ -561,23 +555,60 @@ func (f *Flow) ToolSteps() []ToolStep {
 	return out
 }
 
-// NestedFlow is one tool: flow-execute step found by NestedFlows, with the
-// arguments that name its flow. A string field is "" when the argument is
-// absent or not a string.
+// NestedFlow is the flow a flow-execute call names: a tool: step's (found
+// by NestedFlows), or a recorded step's. A string field is "" when the
+// argument is absent or not a string.
 type NestedFlow struct {
-	Step            *Step
-	Name            string // args.name
-	ProjectRoot     string // args.project_root
-	FlowPath        string // args.flow_path
-	UpdateBaselines *bool  // args.updateBaselines; nil when absent or not a bool
+	Step            *Step // the tool: step; nil for a recorded step's
+	Name            string
+	ProjectRoot     string
+	FlowPath        string
+	UpdateBaselines *bool // nil when absent or not a bool
+	// PrerequisiteAcknowledged is the step's prerequisiteAcknowledged:
+	// true, which a nested flow with an execution prerequisite needs.
+	PrerequisiteAcknowledged bool
+}
+
+// NestedOf reads the flow a flow-execute call's arguments name (wire's
+// ExecuteArgs, as YAML or a client's map holds them).
+func NestedOf(args map[string]any) NestedFlow {
+	a := wire.StepArgs(args)
+	return NestedFlow{Name: a.Name, ProjectRoot: a.ProjectRoot, FlowPath: a.FlowPath,
+		UpdateBaselines: a.UpdateBaselines, PrerequisiteAcknowledged: a.PrerequisiteAcknowledged}
+}
+
+// Target is where the nested flow's file is: the name a run gives it, the
+// directory and the file to open there; msg is the step's error when the
+// arguments name no flow it may run. It is the one rule of a nested
+// flow's reference: exactly one of name and flow_path; a valid name under
+// an absolute project_root without a ".." segment; or an absolute
+// flow_path without one, which only a run of this machine's files
+// (linked false) may follow.
+func (n NestedFlow) Target(linked bool) (name, dir, file, msg string) {
+	switch {
+	case (n.Name == "") == (n.FlowPath == ""):
+		return "", "", "", "Pass exactly one flow source: name or flow_path."
+	case n.FlowPath != "":
+		if linked || !clientpath.IsAbs(n.FlowPath) || clientpath.HasDotDot(n.FlowPath) {
+			return "", "", "", fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", n.FlowPath)
+		}
+		return strings.TrimSuffix(path.Base(n.FlowPath), ".yaml"), clientpath.Dir(n.FlowPath), clientpath.Base(n.FlowPath), ""
+	case !ValidName(n.Name):
+		return "", "", "", fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", n.Name)
+	case !clientpath.IsAbs(n.ProjectRoot) || clientpath.HasDotDot(n.ProjectRoot):
+		return "", "", "", fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", n.ProjectRoot)
+	}
+	return n.Name, n.FlowsDir(), n.FileName(), ""
 }
 
 // Followable reports whether the step names its flow the way a client can
-// follow (docs/link-protocol.md, "Members"): a valid name, an absolute
-// project_root without a ".." segment, and no flow_path. A flow-execute step
-// that is not followable stops a run over a link before its first step.
+// follow (docs/link-protocol.md, "Members"): Target over a link, a valid
+// name under an absolute project_root without a ".." segment. A
+// flow-execute step that is not followable stops a run over a link before
+// its first step.
 func (n NestedFlow) Followable() bool {
-	return ValidName(n.Name) && n.FlowPath == "" && clientpath.IsAbs(n.ProjectRoot) && !clientpath.HasDotDot(n.ProjectRoot)
+	_, _, _, msg := n.Target(true)
+	return msg == ""
 }
 
 // FlowsDir returns <project_root>/.argent/flows, the directory half of the
@@ -597,13 +628,8 @@ func (f *Flow) NestedFlows() []NestedFlow {
 		if ts.Tool.Name != ToolFlowExecute {
 			continue
 		}
-		n := NestedFlow{Step: ts.Step}
-		n.Name, _ = ts.Tool.Args["name"].(string)
-		n.ProjectRoot, _ = ts.Tool.Args["project_root"].(string)
-		n.FlowPath, _ = ts.Tool.Args["flow_path"].(string)
-		if b, ok := ts.Tool.Args["updateBaselines"].(bool); ok {
-			n.UpdateBaselines = &b
-		}
+		n := NestedOf(ts.Tool.Args)
+		n.Step = ts.Step
 		out = append(out, n)
 	}
 	return out

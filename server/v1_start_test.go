@@ -12,7 +12,7 @@ import (
 	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool/flowtool"
-	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // list returns the runs the rig's store lists.
@@ -64,9 +64,9 @@ func TestV1RefusesOverlongArguments(t *testing.T) {
 	for _, tc := range []struct {
 		arg, args, want string
 	}{
-		{"name", fmt.Sprintf(`{"name":"<%s","project_root":%q}`, big, root), fmt.Sprintf("name is %d bytes; a flow name has at most %d", len(big)+1, flowargs.MaxNameBytes)},
-		{"device", fmt.Sprintf(`{"name":"home","project_root":%q,"device":%q}`, root, big), fmt.Sprintf("device is %d bytes; a device id has at most %d", len(big), flowargs.MaxDeviceBytes)},
-		{"flow_path", fmt.Sprintf(`{"flow_path":"/%s.yaml","project_root":"/p"}`, big), fmt.Sprintf("flow_path is %d bytes; a path has at most %d", len(big)+6, flowargs.MaxPathBytes)},
+		{"name", fmt.Sprintf(`{"name":"<%s","project_root":%q}`, big, root), fmt.Sprintf("name is %d bytes; a flow name has at most %d", len(big)+1, wire.MaxNameBytes)},
+		{"device", fmt.Sprintf(`{"name":"home","project_root":%q,"device":%q}`, root, big), fmt.Sprintf("device is %d bytes; a device id has at most %d", len(big), wire.MaxDeviceBytes)},
+		{"flow_path", fmt.Sprintf(`{"flow_path":"/%s.yaml","project_root":"/p"}`, big), fmt.Sprintf("flow_path is %d bytes; a path has at most %d", len(big)+6, wire.MaxPathBytes)},
 		{"project_root", fmt.Sprintf(`{"name":"home","project_root":"/%s"}`, big), fmt.Sprintf("project_root is %d bytes", len(big)+1)},
 		{"flow_file", fmt.Sprintf(`{"name":"home","project_root":%q,"flow_file":%s}`, root, input("/"+big+".yaml")), fmt.Sprintf("flow_file's path is %d bytes", len(big)+6)},
 	} {
@@ -96,7 +96,7 @@ func TestV1BadDeviceBeforeTheRun(t *testing.T) {
 	r := newV1Rig(t, "", "")
 	root := t.TempDir()
 	writeFlow(t, root, "home", "steps:\n  - launch: \"{{URL}}/app.html\"\n")
-	bad := strings.Repeat("A", flowargs.MaxDeviceBytes)
+	bad := strings.Repeat("A", wire.MaxDeviceBytes)
 	code, b := r.do(t, "POST", "/v1/runs", fmt.Sprintf(`{"tool_args":{"name":"home","project_root":%q,"device":%q}}`, root, bad))
 	if code != 400 || !strings.Contains(string(b), `"bad_request"`) || !strings.Contains(string(b), `bad device id \"`+bad+`\"`) || len(b) > 400 {
 		t.Errorf("a bad device: %d %s; want 400 quoting the id, in at most 400 bytes", code, b)

@@ -5,8 +5,11 @@
 // and states, keys, Spelling, the file-input rules both ends decide by
 // (SetFileInputs, FileArguments), DecodeBase64, the client-file directive
 // of a result (ClientFile), the sentences and codes
-// the protocol fixes, the recorder's tool names, the limits, and the
-// grammar of what a tunnel exposes (Target, ParseTargets, Match).
+// the protocol fixes, the recorder's tool names, the limits, the
+// grammar of what a tunnel exposes (Target, ParseTargets, Match), and the
+// run request itself: flow-execute's arguments (ExecuteArgs), their names,
+// caps and decoders, which the client, the tool, the plane and the readers
+// of a nested flow share.
 //
 // It is the ground floor: it imports only internal/clientpath (whose rule
 // IsAbs the file-input rules use), so any package may import it: the

@@ -481,7 +481,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 	}
 	opts := flowrun.Options{
 		Device:   cdprun.Device{D: d},
-		Source:   flow.Disk{},
+		Source:   flowrun.Disk{},
 		Update:   o.update,
 		DryRun:   o.dryRun,
 		Strict:   o.strict,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -29,7 +30,7 @@ type flowTarget struct {
 // open reads the target's flow file: its bytes in memory, or the file.
 func (t flowTarget) open() (*flow.File, error) {
 	if t.data == nil {
-		return flow.Disk{}.OpenFile(t.path)
+		return flowrun.Disk{}.OpenFile(t.path)
 	}
 	return &flow.File{Path: t.path, Canonical: t.path, Spelling: wire.Spelling{State: wire.SpellListed}, Data: t.data}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // The environment a linked command reads: the tool-server's URL (the
@@ -79,39 +80,34 @@ func (lr *linkedRun) warn(line string) {
 // args are flow-execute's arguments for one target: the flow by name
 // (with project_root) or by its absolute path.
 func (lr *linkedRun) args(t flowTarget) map[string]any {
-	args := map[string]any{
-		"project_root":             lr.project,
-		"device":                   t.deviceOr(lr.flags.device),
-		"prerequisiteAcknowledged": true,
+	a := wire.ExecuteArgs{
+		ProjectRoot:              lr.project,
+		Device:                   t.deviceOr(lr.flags.device),
+		PrerequisiteAcknowledged: true,
+		SnapshotDefaults:         flowtool.DefaultsArg(lr.flags.snapshot),
+		// Our extension: sent only when set, as strict is.
+		BaseURL: lr.flags.baseURL,
+		// Sent only when set: a tool-server without strict mode refuses
+		// the unknown argument rather than running the flow leniently.
+		Strict: lr.flags.strict,
 	}
 	switch u := lr.flags.update; u {
 	case flowrun.UpdateAll:
-		args["updateBaselines"] = true
+		all := true
+		a.UpdateBaselines = &all
 	case flowrun.UpdateNone:
 	default:
 		// Our extension (docs/link.md, "Our extensions"): alone, so a
 		// tool-server that does not know it refuses the argument or
 		// compares, and never adopts every capture.
-		args["updateOnly"] = string(u)
-	}
-	if d := flowtool.DefaultsArg(lr.flags.snapshot); d != nil {
-		args["snapshotDefaults"] = d
-	}
-	if lr.flags.baseURL != "" {
-		// Our extension: sent only when set, as strict is.
-		args["baseURL"] = lr.flags.baseURL
-	}
-	if lr.flags.strict {
-		// Sent only when set: a tool-server without strict mode refuses
-		// the unknown argument rather than running the flow leniently.
-		args["strict"] = true
+		a.UpdateOnly = string(u)
 	}
 	if lr.byName {
-		args["name"] = t.name
+		a.Name = t.name
 	} else {
-		args["flow_path"] = t.path
+		a.FlowPath = t.path
 	}
-	return args
+	return a.Map()
 }
 
 // run runs one flow over the link and returns its report, how many of

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdprun"
-	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	linkclient "github.com/toolserver/toolserver/link/client"
 	"github.com/toolserver/toolserver/server"
@@ -58,8 +57,8 @@ func BenchmarkLinkedVsLocal(b *testing.B) {
 		b.Fatal(err)
 	}
 	local := func(update bool) {
-		f, _ := flow.Disk{}.Open(dir, "bench.yaml")
-		rep, err := flowrun.Execute(ctx, flowrun.Options{Device: cdprun.Device{D: d}, Source: flow.Disk{}, UpdateBaselines: update}, flowrun.Entry{File: f, Name: "bench", StemFallback: "bench"})
+		f, _ := flowrun.Disk{}.Open(dir, "bench.yaml")
+		rep, err := flowrun.Execute(ctx, flowrun.Options{Device: cdprun.Device{D: d}, Source: flowrun.Disk{}, UpdateBaselines: update}, flowrun.Entry{File: f, Name: "bench", StemFallback: "bench"})
 		if err != nil || !rep.OK {
 			b.Fatalf("local run: %v %+v", err, rep)
 		}

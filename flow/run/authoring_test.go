@@ -103,11 +103,11 @@ func (p *project) runOpts(t *testing.T, dev run.Device, name string, opts run.Op
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
+	f, err := run.Disk{}.Open(p.flows(), name+".yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Device, opts.Source = dev, flow.Disk{}
+	opts.Device, opts.Source = dev, run.Disk{}
 	rep, err := run.Execute(ctx, opts, run.Entry{File: f, Name: name, StemFallback: name})
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)

@@ -121,7 +121,7 @@ func ProjectBaselines(project string) (BaselineUse, error) {
 
 // root walks a flow file as the root of a run.
 func (u *usage) root(dir, name string) {
-	f, _ := flow.Disk{}.Open(dir, name)
+	f, _ := Disk{}.Open(dir, name)
 	stem := strings.TrimSuffix(name, ".yaml")
 	u.walk(f, baselineDir(f.Canonical, stem), 0)
 }
@@ -152,17 +152,17 @@ func (u *usage) walk(f *flow.File, bdir string, depth int) {
 			}
 			u.reads[bdir] = append(u.reads[bdir], r)
 		case *flow.Run:
-			next, _ := flow.Disk{}.Open(f.Dir(), d.File())
+			next, _ := Disk{}.Open(f.Dir(), d.File())
 			u.walk(next, bdir, depth+1)
 		}
 	}
 	for _, n := range fl.NestedFlows() {
 		switch {
 		case n.FlowPath != "" && clientpath.IsAbs(n.FlowPath):
-			next, _ := flow.Disk{}.Open(clientpath.Dir(n.FlowPath), clientpath.Base(n.FlowPath))
+			next, _ := Disk{}.Open(clientpath.Dir(n.FlowPath), clientpath.Base(n.FlowPath))
 			u.walk(next, baselineDir(next.Canonical, strings.TrimSuffix(clientpath.Base(n.FlowPath), ".yaml")), depth+1)
 		case n.Followable():
-			next, _ := flow.Disk{}.Open(n.FlowsDir(), n.FileName())
+			next, _ := Disk{}.Open(n.FlowsDir(), n.FileName())
 			u.walk(next, baselineDir(next.Canonical, n.Name), depth+1)
 		}
 	}

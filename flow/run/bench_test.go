@@ -29,7 +29,7 @@ func benchProject(b *testing.B) (string, *flow.File) {
   - snapshot: mini
 `, "{{URL}}", cdptest.Pages(b))
 	os.WriteFile(filepath.Join(dir, "mini.yaml"), []byte(body), 0o644)
-	f, err := flow.Disk{}.Open(dir, "mini.yaml")
+	f, err := run.Disk{}.Open(dir, "mini.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func BenchmarkMiniFlow(b *testing.B) {
 	dev := devAdapter(cdptest.Device(b, "chromium-cdp-1280x800"))
 	entry := run.Entry{File: f, Name: "mini", StemFallback: "mini"}
 	run := func(update bool) *flow.Report {
-		rep, err := run.Execute(context.Background(), run.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, entry)
+		rep, err := run.Execute(context.Background(), run.Options{Device: dev, Source: run.Disk{}, UpdateBaselines: update}, entry)
 		if err != nil || !rep.OK {
 			b.Fatalf("run: %v %+v", err, rep)
 		}
@@ -87,11 +87,11 @@ func BenchmarkStepOverhead(b *testing.B) {
 	if err := d.Launch(context.Background(), cdptest.Pages(b)+"/app.html"); err != nil {
 		b.Fatal(err)
 	}
-	f, _ := flow.Disk{}.Open(dir, "steps.yaml")
+	f, _ := run.Disk{}.Open(dir, "steps.yaml")
 	entry := run.Entry{File: f, Name: "steps", StemFallback: "steps"}
 	dev := devAdapter(d)
 	for b.Loop() {
-		rep, err := run.Execute(context.Background(), run.Options{Device: dev, Source: flow.Disk{}}, entry)
+		rep, err := run.Execute(context.Background(), run.Options{Device: dev, Source: run.Disk{}}, entry)
 		if err != nil || !rep.OK {
 			b.Fatalf("run: %v %+v", err, rep)
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/wire"
 )
@@ -42,6 +41,13 @@ func (r *Runner) enter(canonical, display string) string {
 	return enterCheck(r.stack, r.displays, canonical, display)
 }
 
+// MaxRunDepth is the deepest level that runs: the flow named by the call
+// is level 0 and each run: fragment or nested flow adds one
+// (docs/product.md, "Flow files (YAML)"; docs/link-protocol.md,
+// "Members"). The runner and the link client share it, the link's
+// vocabulary owns it.
+const MaxRunDepth = wire.MaxDepth
+
 // enterCheck is enter for the files of stack (canonical paths, root
 // first) and their displays.
 func enterCheck(stack, displays []string, canonical, display string) string {
@@ -50,7 +56,7 @@ func enterCheck(stack, displays []string, canonical, display string) string {
 	}
 	// The flow the call names is level 0; level MaxRunDepth is the
 	// deepest that runs.
-	if len(stack) > flow.MaxRunDepth {
+	if len(stack) > MaxRunDepth {
 		return "max run depth exceeded"
 	}
 	return ""
@@ -112,7 +118,8 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 		sr.Status, sr.Reason, sr.DurationMs = status, reason, ms(time.Since(start))
 		r.emit(sr)
 	}
-	name, dir, file, msg := r.nestedTarget(d)
+	n := flow.NestedOf(d.Args)
+	name, dir, file, msg := n.Target(r.opts.Linked)
 	if msg != "" {
 		done(flow.StatusError, msg)
 		return
@@ -140,44 +147,20 @@ func (r *Runner) nested(ctx context.Context, fr *frame, s *flow.Step, d *flow.To
 		done(flow.StatusError, fmt.Sprintf("could not load flow %q: %v", name, err))
 		return
 	}
-	if ack, _ := d.Args["prerequisiteAcknowledged"].(bool); fl.ExecutionPrerequisite != "" && !ack {
+	if fl.ExecutionPrerequisite != "" && !n.PrerequisiteAcknowledged {
 		done(flow.StatusError, fmt.Sprintf("flow %q did not run — its execution prerequisite was not acknowledged: %s. Add prerequisiteAcknowledged: true to the step's args, or compose with run: instead.", name, fl.ExecutionPrerequisite))
 		return
 	}
 	// A nested run updates baselines when its step says so, or when the step is
 	// silent and the run that starts it updates (docs/link-protocol.md,
 	// "Baselines").
-	u, set := d.Args["updateBaselines"].(bool)
-	update := nestedUpdate(fr.scope.update, u, set)
+	update := nestedUpdate(fr.scope.update, n.UpdateBaselines)
 	done(flow.StatusPass, "")
 	sc := &runScope{name: name, baselineDir: baselineDir(f.Canonical, name), update: update}
 	r.runFile(ctx, &frame{file: f, flow: fl, display: name, depth: depth + 1, scope: sc})
 	if d.Delay > 0 && !r.stopped {
 		sleep(ctx, d.Delay)
 	}
-}
-
-// nestedTarget returns the name a flow-execute step runs and where its
-// file is (the directory and the target to open there), or the message of
-// the step's error when its arguments name no flow it may run.
-func (r *Runner) nestedTarget(d *flow.Tool) (name, dir, file, msg string) {
-	name, _ = d.Args["name"].(string)
-	root, _ := d.Args["project_root"].(string)
-	flowPath, _ := d.Args["flow_path"].(string)
-	switch {
-	case (name == "") == (flowPath == ""):
-		return "", "", "", "Pass exactly one flow source: name or flow_path."
-	case flowPath != "":
-		if r.opts.Linked || !clientpath.IsAbs(flowPath) || clientpath.HasDotDot(flowPath) {
-			return "", "", "", fmt.Sprintf("Invalid flow_path %q: a nested flow-execute names its flow with name and an absolute project_root; flow_path must be an absolute path without \"..\" and works only in a local run", flowPath)
-		}
-		return strings.TrimSuffix(path.Base(flowPath), ".yaml"), clientpath.Dir(flowPath), clientpath.Base(flowPath), ""
-	case !flow.ValidName(name):
-		return "", "", "", fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
-	case !clientpath.IsAbs(root) || clientpath.HasDotDot(root):
-		return "", "", "", fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", root)
-	}
-	return name, clientpath.FlowsDir(root), name + ".yaml", ""
 }
 
 // sleep waits d or until ctx ends, and reports whether it waited it out.

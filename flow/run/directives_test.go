@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
-	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -48,8 +47,8 @@ console.log("script says hi");
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	f, _ := flow.Disk{}.Open(p.flows(), "all.yaml")
-	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, Tools: caller}, run.Entry{File: f, Name: "all", StemFallback: "all"})
+	f, _ := run.Disk{}.Open(p.flows(), "all.yaml")
+	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: run.Disk{}, Tools: caller}, run.Entry{File: f, Name: "all", StemFallback: "all"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (c *fanOut) count(file *flow.File, steps []*flow.Step) bool {
 			if d.Name != flow.ToolFlowExecute {
 				continue
 			}
-			if name, dir, target, msg := c.r.nestedTarget(d); msg == "" && !c.enter(c.open(dir, target), name) {
+			if name, dir, target, msg := flow.NestedOf(d.Args).Target(c.r.opts.Linked); msg == "" && !c.enter(c.open(dir, target), name) {
 				return false
 			}
 		}

@@ -46,8 +46,8 @@ func TestStepErrorsStayTyped(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		f, _ := flow.Disk{}.Open(p.flows(), name+".yaml")
-		rep, err := run.Execute(ctx, run.Options{Device: cdprun.Device{D: d}, Source: flow.Disk{}, Progress: progress}, run.Entry{File: f, Name: name, StemFallback: name})
+		f, _ := run.Disk{}.Open(p.flows(), name+".yaml")
+		rep, err := run.Execute(ctx, run.Options{Device: cdprun.Device{D: d}, Source: run.Disk{}, Progress: progress}, run.Entry{File: f, Name: name, StemFallback: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,11 +26,11 @@ func writeFanOut(p *project) {
 // execute runs <flows>/<name>.yaml from the disk with opts, without a
 // device unless opts has one (echo, wait, run: and tool: steps need none).
 func (p *project) execute(ctx context.Context, name string, opts run.Options) (*flow.Report, error) {
-	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
+	f, err := run.Disk{}.Open(p.flows(), name+".yaml")
 	if err != nil {
 		return nil, err
 	}
-	opts.Source = flow.Disk{}
+	opts.Source = run.Disk{}
 	return run.Execute(ctx, opts, run.Entry{File: f, Name: name, StemFallback: name})
 }
 

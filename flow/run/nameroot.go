@@ -6,6 +6,7 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/wire"
 )
 
 // CheckNameRoot validates the flow a tool call names by a flow name and a
@@ -18,13 +19,13 @@ func CheckNameRoot(name, root string) error {
 		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if !flow.ValidName(name) {
-		return invalid("FLOW_NAME_INVALID", "name", "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
+		return invalid("FLOW_NAME_INVALID", wire.ArgName, "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
 	}
 	if !clientpath.IsAbs(root) {
-		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)
+		return invalid("FLOW_PROJECT_ROOT_INVALID", wire.ArgProjectRoot, "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)
 	}
 	if clientpath.HasDotDot(root) {
-		return invalid("FLOW_PROJECT_ROOT_INVALID", "project_root", "project_root must not contain \"..\" segments (got %q).", root)
+		return invalid("FLOW_PROJECT_ROOT_INVALID", wire.ArgProjectRoot, "project_root must not contain \"..\" segments (got %q).", root)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func TestRunParsesEachFileOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { parseFlow = flow.Parse })
 
-	f, err := flow.Disk{}.OpenFile(main)
+	f, err := Disk{}.OpenFile(main)
 	if err != nil || f.Err != nil {
 		t.Fatalf("open: %v %v", err, f.Err)
 	}
@@ -39,7 +39,7 @@ func TestRunParsesEachFileOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, _, err := Run(t.Context(), Options{Source: flow.Disk{}}, p)
+	rep, _, err := Run(t.Context(), Options{Source: Disk{}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,11 +95,11 @@ func (p *project) startAtOnce(t *testing.T, devs []run.Device, names ...string) 
 func (p *project) runErr(dev run.Device, name string, update bool) (*flow.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
+	f, err := run.Disk{}.Open(p.flows(), name+".yaml")
 	if err != nil {
 		return nil, err
 	}
-	return run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update}, run.Entry{File: f, Name: name, StemFallback: name})
+	return run.Execute(ctx, run.Options{Device: dev, Source: run.Disk{}, UpdateBaselines: update}, run.Entry{File: f, Name: name, StemFallback: name})
 }
 
 // lines renders a report compactly: "kind:status[:flow@depth]" per step.
@@ -362,8 +362,8 @@ func TestHungPageNeverHangsTheRun(t *testing.T) {
   - tap: Freeze
   - assert: { visible: { text: Freeze } }
 `)
-	f, _ := flow.Disk{}.Open(p.flows(), "hang.yaml")
-	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, StepTimeout: time.Second}, run.Entry{File: f, Name: "hang", StemFallback: "hang"})
+	f, _ := run.Disk{}.Open(p.flows(), "hang.yaml")
+	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: run.Disk{}, StepTimeout: time.Second}, run.Entry{File: f, Name: "hang", StemFallback: "hang"})
 	if err != nil {
 		t.Fatal(err)
 	}

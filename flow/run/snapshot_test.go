@@ -27,8 +27,8 @@ func (p *project) runWith(t *testing.T, dev run.Device, name string, update bool
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	f, _ := flow.Disk{}.Open(p.flows(), name+".yaml")
-	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: flow.Disk{}, UpdateBaselines: update, Artifacts: sink}, run.Entry{File: f, Name: name, StemFallback: name})
+	f, _ := run.Disk{}.Open(p.flows(), name+".yaml")
+	rep, err := run.Execute(ctx, run.Options{Device: dev, Source: run.Disk{}, UpdateBaselines: update, Artifacts: sink}, run.Entry{File: f, Name: name, StemFallback: name})
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)
 	}

@@ -49,7 +49,7 @@ func (p styleProject) put(t *testing.T, rel, data string) string {
 // frameOf is the frame of the flow file at rel, as the runner has it.
 func (p styleProject) frameOf(t *testing.T, rel string) *frame {
 	t.Helper()
-	f, err := flow.Disk{}.OpenFile(filepath.Join(p.flows, rel))
+	f, err := Disk{}.OpenFile(filepath.Join(p.flows, rel))
 	if err != nil || f.Err != nil {
 		t.Fatalf("open %s: %v %v", rel, err, f.Err)
 	}
@@ -70,7 +70,7 @@ func TestSnapshotCSS(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(p.flows, "dir.css"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{opts: Options{Source: flow.Disk{}}}
+	r := &Runner{opts: Options{Source: Disk{}}}
 	home, frag := p.frameOf(t, "home.yaml"), p.frameOf(t, "sub/frag.yaml")
 	cases := []struct {
 		name    string
@@ -138,21 +138,21 @@ func TestReadStyleFilePolicy(t *testing.T) {
 		{"../../../absent.css", "../../../absent.css is outside every root this client serves (" + proj + ")"},
 	}
 	for _, c := range cases {
-		f, mt := flow.Disk{Policy: policy}.ReadStyleFile(p.flows, c.target)
+		f, mt := Disk{Policy: policy}.ReadStyleFile(p.flows, c.target)
 		var refused *flow.RefusedError
 		if !errors.As(f.Err, &refused) || refused.Reason != c.refused || f.Data != nil || mt != 0 {
 			t.Errorf("%s with the policy: got %v, want refused %q", c.target, f.Err, c.refused)
 		}
 	}
-	if b, err := (flow.Disk{}).ReadStyle(p.flows, "env.css"); err != nil || string(b) != "TOKEN=1\n" {
+	if b, err := (Disk{}).ReadStyle(p.flows, "env.css"); err != nil || string(b) != "TOKEN=1\n" {
 		t.Errorf("env.css without a policy: got %q, %v, want the file (a local run reads what it names)", b, err)
 	}
-	f, mt := flow.Disk{Policy: policy}.ReadStyleFile(p.flows, "../home.css")
+	f, mt := Disk{Policy: policy}.ReadStyleFile(p.flows, "../home.css")
 	if !flow.IsMissing(f.Err) || mt != 0 || f.Canonical != filepath.Join(proj, ".argent", "home.css") || f.Path != p.flows+"/../home.css" {
 		t.Errorf("missing inside the roots: got %+v, want missing with the clean canonical", f)
 	}
 	p.put(t, "ok.css", "b {}")
-	if f, mt = (flow.Disk{Policy: policy}).ReadStyleFile(p.flows, "ok.css"); f.Err != nil || string(f.Data) != "b {}" || mt == 0 {
+	if f, mt = (Disk{Policy: policy}).ReadStyleFile(p.flows, "ok.css"); f.Err != nil || string(f.Data) != "b {}" || mt == 0 {
 		t.Errorf("ok.css: got %+v (mtime %v), want its bytes and mtime", f, mt)
 	}
 }

@@ -52,14 +52,14 @@ func (o Options) update() Update {
 }
 
 // nestedUpdate is the update of a nested run whose step has
-// updateBaselines (set tells it does): true adopts every capture, false
+// updateBaselines step (nil when it says nothing): true adopts every capture, false
 // compares, and a silent step inherits the update of the run that
 // starts it (docs/link-protocol.md, "Baselines").
-func nestedUpdate(parent Update, step, set bool) Update {
+func nestedUpdate(parent Update, step *bool) Update {
 	switch {
-	case !set:
+	case step == nil:
 		return parent
-	case step:
+	case *step:
 		return UpdateAll
 	}
 	return UpdateNone

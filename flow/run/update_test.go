@@ -19,7 +19,7 @@ func (p *project) runUpdate(t *testing.T, dev run.Device, name string, u run.Upd
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	f, err := flow.Disk{}.Open(p.flows(), name+".yaml")
+	f, err := run.Disk{}.Open(p.flows(), name+".yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func (p *project) runUpdate(t *testing.T, dev run.Device, name string, u run.Upd
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, plans, err := run.Run(ctx, run.Options{Device: dev, Source: flow.Disk{}, Update: u, DryRun: dry, Artifacts: sink}, prep)
+	rep, plans, err := run.Run(ctx, run.Options{Device: dev, Source: run.Disk{}, Update: u, DryRun: dry, Artifacts: sink}, prep)
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)
 	}

@@ -100,6 +100,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "internal/clientpath", only: []string{}, why: "the ground floor imports nothing above it"},
 		{pkg: "snapshot", only: []string{}, why: "the image code is pure"},
 		{pkg: "flow", none: []string{"snapshot", "flow/run", "device", "link", "tool", "server", "runs", "store", "report"}, why: "the flow language needs no runner, image code or surface"},
+		{pkg: "flow", none: []string{"internal/atomicfile"}, why: "the language writes no file (flow/run's Disk writes baselines)"},
 		{pkg: "link/client", none: []string{"link/server", "server", "store", "tool"}, why: "the link's client never reaches the server's end, nor the registry"},
 		{pkg: "link/server", none: []string{"link/client", "server", "tool"}, why: "the link's server end never reaches the client, nor the registry above it"},
 		{pkg: "tool", none: []string{"link/client", "link/server", "flow", "server"}, why: "the registry is below the link's ends and the runner"},
@@ -140,6 +141,28 @@ func TestImportRules(t *testing.T) {
 	for pkg, got := range all {
 		if slices.Contains(got, "tool/recordtool") && pkg != "cmd/toolserver" {
 			t.Errorf("%s imports tool/recordtool: only the composition root (cmd/toolserver) registers the recorder", pkg)
+		}
+	}
+	// The language reads no flow file, baseline or stylesheet: flow/run's
+	// Disk does. Of package flow, only the project config's loader opens a
+	// file itself (LoadConfig, config.go).
+	flowDir := filepath.Join("../..", "flow")
+	entries, err := os.ReadDir(flowDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") || e.Name() == "config.go" {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(flowDir, e.Name()), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range f.Imports {
+			if ip, _ := strconv.Unquote(spec.Path.Value); ip == "os" {
+				t.Errorf("flow/%s imports %s: the language reads no file; a disk source is flow/run's Disk", e.Name(), ip)
+			}
 		}
 	}
 	// The link's root holds only the package comment (the table of the

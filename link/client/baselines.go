@@ -24,12 +24,11 @@ type baselineSet struct {
 
 // callPlatform is the platform whose baselines a compare run reads: a
 // chromium-cdp- device's, else the call's platform; "" for all.
-func callPlatform(args map[string]any) string {
-	if d, ok := args["device"].(string); ok && strings.HasPrefix(d, "chromium-cdp-") {
+func callPlatform(a wire.ExecuteArgs) string {
+	if strings.HasPrefix(a.Device, "chromium-cdp-") {
 		return "chromium"
 	}
-	p, _ := args["platform"].(string)
-	return p
+	return a.Platform
 }
 
 // noteBaselines records that a run keys the snapshots snaps in dir. A

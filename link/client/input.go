@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/wire"
 )
@@ -147,14 +148,14 @@ func (st *callState) collectFlow(ctx context.Context, w *wire.FileInputObject, p
 		}
 		abs = a
 	}
-	return st.collectFlowAt(ctx, w, abs, clientfs.RealPath(abs), flow.SpellingAt(abs), data)
+	return st.collectFlowAt(ctx, w, abs, clientfs.RealPath(abs), flowrun.SpellingAt(abs), data)
 }
 
 // collectFlowAt is collectFlow for the flow at abs, whose real path is
 // canonical and whose directory lists it as sp.
 func (st *callState) collectFlowAt(ctx context.Context, w *wire.FileInputObject, abs, canonical string, sp wire.Spelling, data []byte) error {
-	projectRoot, _ := st.args["project_root"].(string)
-	pol := clientfs.ClientRoots(abs, canonical, projectRoot)
+	a := wire.StepArgs(st.args)
+	pol := clientfs.ClientRoots(abs, canonical, a.ProjectRoot)
 	if st.opts.Tunnel != nil {
 		// The pages of the run read the files beside the flow through
 		// the tunnel, under the same policy as its members.
@@ -162,10 +163,9 @@ func (st *callState) collectFlowAt(ctx context.Context, w *wire.FileInputObject,
 	}
 	c := st.newCollector(pol)
 	if fl, err := flow.Parse(canonical, data); err == nil {
-		update, _ := st.args["updateBaselines"].(bool)
-		only, _ := st.args["updateOnly"].(string)
+		update, narrow := a.Update()
 		root := memberRun{canonical: canonical, fl: fl, name: strings.TrimSuffix(filepath.Base(abs), ".yaml"),
-			update: update || only != "", narrow: only != "", platform: callPlatform(st.args)}
+			update: update, narrow: narrow, platform: callPlatform(a)}
 		if err := c.walk(ctx, root); err != nil {
 			return err
 		}

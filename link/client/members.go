@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/snapshot"
 	"github.com/toolserver/toolserver/wire"
@@ -176,14 +177,14 @@ func (c *memberCollector) nestedRun(ctx context.Context, n flow.NestedFlow, hop 
 // flowMember sends the flow that target names beside dir, once per key: with
 // its bytes when it is a YAML file under the roots within the cap, else missing
 // or refused with the reason of the policy table of docs/link-protocol.md
-// ("Client policy"). The file is read as a local run reads it (flow.Disk),
+// ("Client policy"). The file is read as a local run reads it (flowrun.Disk),
 // under the call's policy, so both ends agree on what it is.
 func (c *memberCollector) flowMember(ctx context.Context, dir, target string) (*walkedFlow, error) {
 	key := wire.Key(dir, target)
 	if f, ok := c.flows[key]; ok {
 		return f, nil
 	}
-	file, mt := flow.Disk{Policy: c.policy}.Read(dir, target)
+	file, mt := flowrun.Disk{Policy: c.policy}.Read(dir, target)
 	sp := file.Spelling
 	m := wire.Member{Role: wire.RoleFlow, Key: key, Path: file.Path, Canonical: file.Canonical, Spelling: &sp}
 	f := &walkedFlow{canonical: file.Canonical}

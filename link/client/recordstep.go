@@ -16,12 +16,13 @@ import (
 // recordingFile is <project_root>/.argent/flows/<name>.yaml of a call
 // with a valid name and an absolute project_root, "" otherwise.
 func recordingFile(args map[string]any) string {
-	name, _ := args["name"].(string)
-	root, _ := args["project_root"].(string)
-	if !flow.ValidName(name) || !filepath.IsAbs(root) {
+	// The recorder's tools name their recording as flow-execute names
+	// its flow.
+	a := wire.StepArgs(args)
+	if !flow.ValidName(a.Name) || !filepath.IsAbs(a.ProjectRoot) {
 		return ""
 	}
-	return clientpath.FlowsDir(root) + "/" + name + ".yaml"
+	return clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
 }
 
 // recordedStep is the step a flow-add-step call runs and records: its
@@ -64,7 +65,7 @@ func (st *callState) stepMembers(ctx context.Context) ([]wire.Member, error) {
 	if rec == "" || !ok {
 		return []wire.Member{}, nil
 	}
-	projectRoot, _ := st.args["project_root"].(string)
+	projectRoot := wire.StepArgs(st.args).ProjectRoot
 	c := st.newCollector(clientfs.ClientRoots(rec, clientfs.RealPath(rec), projectRoot))
 	if err := c.toolFiles(ctx, command, args); err != nil {
 		return nil, err
@@ -75,14 +76,14 @@ func (st *callState) stepMembers(ctx context.Context) ([]wire.Member, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := nestedOf(args)
+		n := flow.NestedOf(args)
 		if n.FlowPath != "" && n.Name == "" {
 			if stem, beside := besideRecording(n.FlowPath, recDir); beside {
 				if _, err := c.flowMember(ctx, recDir, filepath.Base(n.FlowPath)); err != nil {
 					return nil, err
 				}
 				// The recorder runs it as name + the recording's project_root.
-				n.Name, n.FlowPath, n.ProjectRoot = stem, "", st.args["project_root"].(string)
+				n.Name, n.FlowPath, n.ProjectRoot = stem, "", projectRoot
 			}
 		}
 		if n.Followable() {
@@ -91,7 +92,7 @@ func (st *callState) stepMembers(ctx context.Context) ([]wire.Member, error) {
 			}
 			// Only the step's own updateBaselines: true updates here.
 			update := n.UpdateBaselines != nil && *n.UpdateBaselines
-			run, err := c.nestedRun(ctx, n, 0, update, callPlatform(args))
+			run, err := c.nestedRun(ctx, n, 0, update, callPlatform(wire.StepArgs(args)))
 			if err != nil {
 				return nil, err
 			}
@@ -106,18 +107,6 @@ func (st *callState) stepMembers(ctx context.Context) ([]wire.Member, error) {
 		return nil, err
 	}
 	return c.members, nil
-}
-
-// nestedOf reads the arguments that name a recorded flow-execute's flow.
-func nestedOf(args map[string]any) flow.NestedFlow {
-	var n flow.NestedFlow
-	n.Name, _ = args["name"].(string)
-	n.ProjectRoot, _ = args["project_root"].(string)
-	n.FlowPath, _ = args["flow_path"].(string)
-	if b, ok := args["updateBaselines"].(bool); ok {
-		n.UpdateBaselines = &b
-	}
-	return n
 }
 
 // besideRecording reports whether flowPath is a flow file in the

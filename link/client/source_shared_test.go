@@ -18,7 +18,7 @@ import (
 )
 
 // The shared behaviour of the two run.Source implementations: the local
-// disk (flow.Disk), and the members a linked client sends, as the
+// disk (run.Disk), and the members a linked client sends, as the
 // tool-server receives them (server.Source). One table of cases runs on
 // both; each must open the same file with the same canonical, spelling,
 // bytes and error, and a run over each must report the same steps with
@@ -87,7 +87,7 @@ func TestSourcesAgree(t *testing.T) {
 			}
 			mainPath := f.put("main.yaml", tc.main)
 			policy := clientfs.ClientRoots(mainPath, clientfs.RealPath(mainPath), f.proj)
-			disk := flow.Disk{Policy: policy}
+			disk := flowrun.Disk{Policy: policy}
 			members, entry := linkedSource(t, f, mainPath)
 
 			// The same file, opened by the key the runner uses.
@@ -95,7 +95,7 @@ func TestSourcesAgree(t *testing.T) {
 			if got := describe(t, members, f.flows, tc.target); got != want {
 				t.Errorf("link members open %s:\ngot  %s\nwant %s (disk)", tc.target, got, want)
 			}
-			local := describe(t, flow.Disk{}, f.flows, tc.target)
+			local := describe(t, flowrun.Disk{}, f.flows, tc.target)
 			if agree := local == want; agree == tc.policyOnly {
 				t.Errorf("disk without a policy opens %s:\ngot  %s\nagreement with the policy %v, want %v", tc.target, local, agree, !tc.policyOnly)
 			}

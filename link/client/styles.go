@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -23,7 +24,7 @@ import (
 
 // styleFiles sends the stylePath files of the snapshots of one flow file,
 // each resolved beside the flow's real file, once per key. A file is read
-// as a local run reads it (flow.Disk.ReadStyleFile) under the call's
+// as a local run reads it (flowrun.Disk.ReadStyleFile) under the call's
 // policy: missing, or refused outside the roots, for a .css name that
 // links to another kind of file, a directory, a file over the 64 KiB cap
 // or one the client cannot read.
@@ -35,7 +36,7 @@ func (c *memberCollector) styleFiles(ctx context.Context, canonical string, fl *
 			continue
 		}
 		c.styles[key] = true
-		file, mt := flow.Disk{Policy: c.policy}.ReadStyleFile(dir, target)
+		file, mt := flowrun.Disk{Policy: c.policy}.ReadStyleFile(dir, target)
 		m := wire.Member{Role: wire.RoleStyle, Key: key, Path: file.Path, Canonical: file.Canonical}
 		var refused *flow.RefusedError
 		switch {

@@ -107,7 +107,7 @@ func TestStyleSourcesAgree(t *testing.T) {
 	policy := clientfs.ClientRoots(mainPath, clientfs.RealPath(mainPath), f.proj)
 	members, _ := linkedSource(t, f, mainPath)
 	for _, target := range targets {
-		want := describeStyle(flow.Disk{Policy: policy}, f.flows, target)
+		want := describeStyle(flowrun.Disk{Policy: policy}, f.flows, target)
 		if got := describeStyle(members, f.flows, target); got != want {
 			t.Errorf("%s from the members:\ngot  %s\nwant %s (disk)", target, got, want)
 		}

@@ -26,7 +26,7 @@ func OlderClient(fl *flow.Flow, canonical string, tools ToolInfo) error {
 			why = wire.OlderSnapshot
 		case *flow.Tool:
 			if d.Name == flow.ToolFlowExecute {
-				if _, named := d.Args["name"]; named {
+				if _, named := d.Args[wire.ArgName]; named {
 					why = wire.OlderNested
 				}
 			} else if inputs, ok := tools(d.Name); ok && hasFileArg(d.Args, inputs) {

@@ -15,10 +15,21 @@ import (
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
-	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
+	"github.com/toolserver/toolserver/wire"
 )
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// decodeArgs decodes a call's arguments, once per handler, after the
+// registry unwrapped their file inputs and checked them against the
+// schema.
+func decodeArgs(call *tool.Call) (wire.ExecuteArgs, error) {
+	var a wire.ExecuteArgs
+	if err := a.Decode(call.Args); err != nil {
+		return a, &fault.Error{Kind: fault.Validation, Message: "arguments: " + err.Error()}
+	}
+	return a, nil
+}
 
 // runSource is where one call's flow and its files come from.
 type runSource struct {
@@ -36,14 +47,11 @@ type runSource struct {
 // callSource decides how a call's flow is read: from the members a linked
 // client sent; from the bytes alone when a client that sends no members
 // is on another machine; else from this machine's disk.
-func (t *Tools) callSource(call *tool.Call) (runSource, error) {
-	name, _ := tool.Decode[struct {
-		Name string `json:"name"`
-	}](call)
+func (t *Tools) callSource(call *tool.Call, a wire.ExecuteArgs) (runSource, error) {
 	lc, _ := call.Values[linkedKey].(*linkedCall)
 	switch {
 	case lc != nil && lc.members != nil:
-		entry, err := linkedEntry(lc, name.Name)
+		entry, err := linkedEntry(lc, a.Name)
 		if err != nil {
 			return runSource{}, err
 		}
@@ -55,7 +63,7 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 			writes: src.BaselineWrites,
 		}, nil
 	case lc != nil && lc.in.Content != nil && (t.NoHostFiles || call.Remote || !hostCopy(lc.in)):
-		entry, err := linkedEntry(lc, name.Name)
+		entry, err := linkedEntry(lc, a.Name)
 		if err != nil {
 			return runSource{}, err
 		}
@@ -66,11 +74,11 @@ func (t *Tools) callSource(call *tool.Call) (runSource, error) {
 			check: func(fl *flow.Flow) error { return linkserver.OlderClient(fl, entry.File.Canonical, t.toolInfo) },
 		}, nil
 	}
-	src, err := resolveSource(call)
+	src, err := resolveSource(call, a)
 	if err != nil {
 		return runSource{}, err
 	}
-	return runSource{name: src.name, entry: src.entry, source: flow.Disk{}}, nil
+	return runSource{name: src.name, entry: src.entry, source: flowrun.Disk{}}, nil
 }
 
 // PrerequisiteNotice is what flow-execute answers, without running, for a
@@ -79,20 +87,20 @@ const PrerequisiteNotice = "This flow has an execution prerequisite that must be
 
 func (t *Tools) execute() *tool.Tool {
 	props := flowSourceProps()
-	props["device"] = tool.String("Device id, e.g. chromium-cdp-1280x800. Default: the single booted device, else chromium-cdp-1280x800.")
-	props["platform"] = tool.Enum("Platform of the run; only chromium runs here.", "ios", "android", "chromium", "vega")
-	props["updateBaselines"] = tool.Bool("Adopt the current screens as the snapshot baselines instead of comparing.")
-	props["updateOnly"] = tool.Enum("Compare, and adopt only the current screens that failed their comparison or have no baseline (changed), or only those with no baseline (missing). Our extension; it overrides updateBaselines.", "changed", "missing")
-	props["prerequisiteAcknowledged"] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
-	props["snapshotDefaults"] = snapshotDefaultsSchema()
-	props["baseURL"] = tool.String("What a launch: /path resolves against (http or https, at most 2048 bytes). Our extension; flow run --base-url sends it.")
-	props["tunnel"] = tool.String("The id of the tunnel (GET /tunnels) through which the run's browser reaches the client's exposed localhost targets and files. Our extension; flow run --expose sends it.")
-	props["strict"] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
+	props[wire.ArgDevice] = tool.String("Device id, e.g. chromium-cdp-1280x800. Default: the single booted device, else chromium-cdp-1280x800.")
+	props[wire.ArgPlatform] = tool.Enum("Platform of the run; only chromium runs here.", "ios", "android", "chromium", "vega")
+	props[wire.ArgUpdateBaselines] = tool.Bool("Adopt the current screens as the snapshot baselines instead of comparing.")
+	props[wire.ArgUpdateOnly] = tool.Enum("Compare, and adopt only the current screens that failed their comparison or have no baseline (changed), or only those with no baseline (missing). Our extension; it overrides updateBaselines.", "changed", "missing")
+	props[wire.ArgPrerequisiteAcknowledged] = tool.Bool("Confirm the flow's executionPrerequisite holds.")
+	props[wire.ArgSnapshotDefaults] = snapshotDefaultsSchema()
+	props[wire.ArgBaseURL] = tool.String("What a launch: /path resolves against (http or https, at most 2048 bytes). Our extension; flow run --base-url sends it.")
+	props[wire.ArgTunnel] = tool.String("The id of the tunnel (GET /tunnels) through which the run's browser reaches the client's exposed localhost targets and files. Our extension; flow run --expose sends it.")
+	props[wire.ArgStrict] = tool.Bool("Strict mode (Playwright's): a step whose selector matches several elements fails instead of acting on the first with a warning, and equals/contains compare case. Nested flows run strictly too.")
 	return &tool.Tool{
 		Name:        flow.ToolFlowExecute,
 		Description: "Run a saved flow (.argent/flows/<name>.yaml) on a Chromium device and return its report: each step's status, reasons, snapshot comparisons. Streams one progress event per finished step.",
-		InputSchema: tool.Object(props, "project_root"),
-		FileInputs:  flowFileInputs(),
+		InputSchema: tool.Object(props, wire.ArgProjectRoot),
+		FileInputs:  wire.ExecuteFileInputs(),
 		LongRunning: true,
 		Prepare:     t.prepareLinked,
 		Run:         t.runRecorded,
@@ -103,7 +111,7 @@ func (t *Tools) execute() *tool.Tool {
 // checkPlatform refuses a platform other than chromium.
 func checkPlatform(p string) error {
 	if p != "" && p != "chromium" {
-		return &fault.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: "platform", Message: "this tool-server runs chromium devices only (platform " + p + ")"}
+		return &fault.Error{Kind: fault.Validation, Code: "FLOW_DEVICE_RESOLUTION", Field: wire.ArgPlatform, Message: "this tool-server runs chromium devices only (platform " + p + ")"}
 	}
 	return nil
 }
@@ -113,14 +121,10 @@ func checkPlatform(p string) error {
 // would fail on at once (a flow that does not exist or does not parse,
 // a member missing, another platform).
 func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
-	a, err := tool.Decode[struct {
-		Platform string `json:"platform"`
-		Device   string `json:"device"`
-		Tunnel   string `json:"tunnel"`
-	}](call)
-	if err != nil {
-		return err
-	}
+	// A value the schema lets through and the decoder refuses (1.0 for
+	// an integer of snapshotDefaults) fails the run, as it always has, not
+	// the check.
+	a, _ := decodeArgs(call)
 	if err := checkPlatform(a.Platform); err != nil {
 		return err
 	}
@@ -134,7 +138,7 @@ func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
 			return devicetool.DeviceError(err)
 		}
 	}
-	src, err := t.callSource(call)
+	src, err := t.callSource(call, a)
 	if err != nil {
 		return err
 	}
@@ -159,7 +163,7 @@ func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
 	rec := runs.FromContext(ctx)
 	if rec == nil && t.Runs != nil {
 		var err error
-		rec, err = t.Runs.Start(ctx, runs.Begin{Flow: flowargs.FlowName(call.Args), Linked: call.Linked || sentMembers(call), Source: "tools"})
+		rec, err = t.Runs.Start(ctx, runs.Begin{Flow: wire.ReadExecute(call.Args).FlowName(), Linked: call.Linked || sentMembers(call), Source: "tools"})
 		if err != nil {
 			return nil, fmt.Errorf("run store: %w", err)
 		}
@@ -175,7 +179,7 @@ func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
 	if rep == nil && err == nil {
 		// The call's answer is the prerequisite's notice; only the
 		// record says why the flow did not run.
-		why = &fault.Error{Kind: fault.Validation, Field: "prerequisiteAcknowledged", Message: "not run: the flow has an execution prerequisite the call did not acknowledge"}
+		why = &fault.Error{Kind: fault.Validation, Field: wire.ArgPrerequisiteAcknowledged, Message: "not run: the flow has an execution prerequisite the call did not acknowledge"}
 	}
 	if eerr := rec.End(rep, why, context.Cause(ctx)); eerr != nil && err == nil {
 		return res, fmt.Errorf("run store: %w", eerr)
@@ -184,19 +188,7 @@ func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
 }
 
 func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recorder) (any, error) {
-	a, err := tool.Decode[struct {
-		Device                   string `json:"device"`
-		Platform                 string `json:"platform"`
-		UpdateBaselines          bool   `json:"updateBaselines"`
-		UpdateOnly               string `json:"updateOnly"`
-		PrerequisiteAcknowledged bool   `json:"prerequisiteAcknowledged"`
-		ProjectRoot              string `json:"project_root"`
-
-		SnapshotDefaults *SnapshotDefaultsArg `json:"snapshotDefaults"`
-		Strict           bool                 `json:"strict"`
-		BaseURL          string               `json:"baseURL"`
-		Tunnel           string               `json:"tunnel"`
-	}](call)
+	a, err := decodeArgs(call)
 	if err != nil {
 		return nil, err
 	}
@@ -209,13 +201,13 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	}
 	if a.BaseURL != "" {
 		if err := flow.CheckBaseURL(a.BaseURL); err != nil {
-			return nil, &fault.Error{Kind: fault.Validation, Field: "baseURL", Message: "baseURL: " + err.Error()}
+			return nil, &fault.Error{Kind: fault.Validation, Field: wire.ArgBaseURL, Message: "baseURL: " + err.Error()}
 		}
 	}
 	if err := checkPlatform(a.Platform); err != nil {
 		return nil, err
 	}
-	src, err := t.callSource(call)
+	src, err := t.callSource(call, a)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +223,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	}
 	fl := p.Flow
 	if err := flowrun.CheckBaseURL(fl, src.name, a.BaseURL, src.linked); err != nil {
-		return nil, &fault.Error{Kind: fault.Validation, Field: "baseURL", Message: err.Error()}
+		return nil, &fault.Error{Kind: fault.Validation, Field: wire.ArgBaseURL, Message: err.Error()}
 	}
 	if src.check != nil {
 		if err := src.check(fl); err != nil {
@@ -249,7 +241,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		Source:          src.source,
 		Tools:           src.tools,
 		Linked:          src.linked,
-		UpdateBaselines: a.UpdateBaselines,
+		UpdateBaselines: a.UpdateBaselines != nil && *a.UpdateBaselines,
 		Update:          flowrun.Update(a.UpdateOnly),
 		Strict:          a.Strict,
 		BaseURL:         a.BaseURL,
@@ -302,11 +294,15 @@ func (t *Tools) readPrerequisite() *tool.Tool {
 	return &tool.Tool{
 		Name:        "flow-read-prerequisite",
 		Description: "Read a saved flow's executionPrerequisite (the state its first step assumes) without running it.",
-		InputSchema: tool.Object(flowSourceProps(), "project_root"),
-		FileInputs:  flowFileInputs(),
+		InputSchema: tool.Object(flowSourceProps(), wire.ArgProjectRoot),
+		FileInputs:  wire.ExecuteFileInputs(),
 		Prepare:     t.prepareLinked,
 		Run: func(ctx context.Context, call *tool.Call) (any, error) {
-			src, err := t.callSource(call)
+			a, err := decodeArgs(call)
+			if err != nil {
+				return nil, err
+			}
+			src, err := t.callSource(call, a)
 			if err != nil {
 				return nil, err
 			}

@@ -60,21 +60,12 @@ func (t *Tools) Register(r *tool.Registry) {
 	r.Add(t.readPrerequisite())
 }
 
-// flowFileInputs are flow-execute's file inputs exactly as
-// docs/link-protocol.md lists them ("collect in GET /tools").
-func flowFileInputs() []wire.FileInput {
-	return []wire.FileInput{
-		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},
-		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path", Collect: "flow"},
-	}
-}
-
 func flowSourceProps() map[string]*tool.Schema {
 	return map[string]*tool.Schema{
-		"name":         tool.String("The flow's name: runs <project_root>/.argent/flows/<name>.yaml. Letters, digits, _ and -."),
-		"project_root": tool.String("Absolute path of the project holding .argent/flows."),
-		"flow_path":    tool.String("Absolute path of a flow file (instead of name)."),
-		"flow_file":    tool.String("Internal: the flow file the client derives from project_root and name; leave it unset."),
+		wire.ArgName:        tool.String("The flow's name: runs <project_root>/.argent/flows/<name>.yaml. Letters, digits, _ and -."),
+		wire.ArgProjectRoot: tool.String("Absolute path of the project holding .argent/flows."),
+		wire.ArgFlowPath:    tool.String("Absolute path of a flow file (instead of name)."),
+		wire.ArgFlowFile:    tool.String("Internal: the flow file the client derives from project_root and name; leave it unset."),
 	}
 }
 
@@ -86,41 +77,33 @@ type source struct {
 
 // resolveSource finds the flow a call names: exactly one of name (with
 // project_root) or flow_path.
-func resolveSource(call *tool.Call) (source, error) {
-	a, err := tool.Decode[struct {
-		Name        string `json:"name"`
-		ProjectRoot string `json:"project_root"`
-		FlowPath    string `json:"flow_path"`
-	}](call)
-	if err != nil {
-		return source{}, err
-	}
+func resolveSource(call *tool.Call, a wire.ExecuteArgs) (source, error) {
 	invalid := func(code, field, format string, v ...any) error {
 		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if (a.Name == "") == (a.FlowPath == "") {
-		return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Pass exactly one flow source: name or flow_path.")
+		return source{}, invalid(wire.CodeFlowFileInvalid, wire.ArgFlowPath, "Pass exactly one flow source: name or flow_path.")
 	}
 	if call.Remote {
-		field := "name"
+		field := wire.ArgName
 		if a.FlowPath != "" {
-			field = "flow_path"
+			field = wire.ArgFlowPath
 		}
 		return source{}, invalid(wire.CodeFlowFileInvalid, field, "%s: this tool-server answers other machines, so it runs no flow file of its own for a caller: send the flow's bytes with the call (flow_path or flow_file with its content, as a linked or remote-routed client does)", field)
 	}
-	disk := flow.Disk{}
+	disk := flowrun.Disk{}
 	if a.FlowPath != "" {
 		p := a.FlowPath
-		if f, ok := call.Files["flow_path"]; ok {
+		if f, ok := call.Files[wire.ArgFlowPath]; ok {
 			p = f.Path
 		}
 		if !filepath.IsAbs(p) {
-			return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Invalid flow_path %q: flow paths must be absolute — a relative path is resolved against the tool server's working directory, not the caller's. Pass the absolute path to the flow's YAML.", p)
+			return source{}, invalid(wire.CodeFlowFileInvalid, wire.ArgFlowPath, "Invalid flow_path %q: flow paths must be absolute — a relative path is resolved against the tool server's working directory, not the caller's. Pass the absolute path to the flow's YAML.", p)
 		}
 		if !strings.HasSuffix(p, ".yaml") {
-			return source{}, invalid(wire.CodeFlowFileInvalid, "flow_path", "Invalid flow_path %q: flow files must use the .yaml extension.", p)
+			return source{}, invalid(wire.CodeFlowFileInvalid, wire.ArgFlowPath, "Invalid flow_path %q: flow files must use the .yaml extension.", p)
 		}
-		if err := nameTooLong("flow_path", p); err != nil {
+		if err := nameTooLong(wire.ArgFlowPath, p); err != nil {
 			return source{}, err
 		}
 		f, err := disk.OpenFile(p)
@@ -133,7 +116,7 @@ func resolveSource(call *tool.Call) (source, error) {
 	if err := flowrun.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
 	}
-	if err := nameTooLong("project_root", filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
+	if err := nameTooLong(wire.ArgProjectRoot, filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
 		return source{}, err
 	}
 	f, err := disk.Open(filepath.Join(a.ProjectRoot, ".argent", "flows"), a.Name+".yaml")

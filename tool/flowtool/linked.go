@@ -2,6 +2,7 @@ package flowtool
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/tool"
-	"github.com/toolserver/toolserver/tool/flowtool/flowargs"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -30,10 +30,11 @@ const linkedKey = "link"
 // (docs/link-protocol.md, "What the tool-server does with the members"),
 // once the arguments a run records are within their caps.
 func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
-	if err := flowargs.Check(call.Args); err != nil {
-		return err
+	a := wire.ReadExecute(call.Args)
+	if err := a.Check(); err != nil {
+		return capError(err)
 	}
-	target, in, ok := flowargs.FlowInput(call.Args)
+	target, in, ok := a.FlowInput()
 	if !ok {
 		return nil
 	}
@@ -47,6 +48,14 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 	}
 	call.Values[linkedKey] = lc
 	return nil
+}
+
+// capError is the validation error of an argument over its cap.
+func capError(err error) error {
+	if ae, ok := errors.AsType[*wire.ArgError](err); ok {
+		return &fault.Error{Kind: fault.Validation, Field: ae.Field, Message: ae.Message}
+	}
+	return err
 }
 
 // sentMembers reports whether the call's flow file input carried members.

@@ -4,44 +4,28 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/tool"
+	"github.com/toolserver/toolserver/wire"
 )
-
-// SnapshotDefaultsArg is flow-execute's optional snapshotDefaults
-// argument, this project's addition to Argent's tool: the project's
-// snapshot limits (its .argent/toolserver.yaml under the flags of flow
-// run) as a client resolved them, with where each came from. A client
-// that does not send it (Argent's) gets the defaults of the flow's
-// project on this machine when the flow is read from this machine's disk,
-// and none over a link.
-type SnapshotDefaultsArg struct {
-	MaxMismatch   *float64 `json:"maxMismatch,omitempty"`
-	MaxDiffPixels *int     `json:"maxDiffPixels,omitempty"`
-	Threshold     *float64 `json:"threshold,omitempty"`
-	Metric        *string  `json:"metric,omitempty"`
-	WindowSize    *int     `json:"windowSize,omitempty"`
-	// StopOnFailure is the project's stopOnFailure: true makes a failed
-	// snapshot stop the flow.
-	StopOnFailure *bool             `json:"stopOnFailure,omitempty"`
-	Sources       map[string]string `json:"sources,omitempty"`
-}
 
 // maxSourceText bounds a source's text: it is a few words for a report
 // ("flag --max-mismatch").
 const maxSourceText = 200
 
 // DefaultsArg is the snapshotDefaults argument of d, nil when d sets
-// nothing.
-func DefaultsArg(d flow.SnapshotDefaults) *SnapshotDefaultsArg {
+// nothing. A client that does not send it (Argent's) gets the defaults of
+// the flow's project on this machine when the flow is read from this
+// machine's disk, and none over a link.
+func DefaultsArg(d flow.SnapshotDefaults) *wire.SnapshotDefaults {
 	if d.MaxMismatch == nil && d.MaxDiffPixels == nil && d.Threshold == nil && d.Metric == nil && d.WindowSize == nil && d.StopOnFailure == nil {
 		return nil
 	}
-	return &SnapshotDefaultsArg{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, Metric: d.Metric, WindowSize: d.WindowSize, StopOnFailure: d.StopOnFailure, Sources: d.Sources}
+	return &wire.SnapshotDefaults{MaxMismatch: d.MaxMismatch, MaxDiffPixels: d.MaxDiffPixels, Threshold: d.Threshold, Metric: d.Metric, WindowSize: d.WindowSize, StopOnFailure: d.StopOnFailure, Sources: d.Sources}
 }
 
-// Defaults returns the limits the argument sets. A limit without a
+// argDefaults returns the limits the argument a sets. A limit without a
 // source is named after the argument; a source of a limit it does not set
 // is dropped.
-func (a *SnapshotDefaultsArg) Defaults() flow.SnapshotDefaults {
+func argDefaults(a *wire.SnapshotDefaults) flow.SnapshotDefaults {
 	var d flow.SnapshotDefaults
 	if a == nil {
 		return d
@@ -96,16 +80,16 @@ func snapshotDefaultsSchema() *tool.Schema {
 // sends one; else, for a flow read from this machine's disk, the config
 // file of its project_root; else (a linked flow, whose project is on the
 // client) none. A config file that does not parse rejects the run.
-func snapshotDefaults(arg *SnapshotDefaultsArg, linked bool, projectRoot string) (flow.SnapshotDefaults, error) {
+func snapshotDefaults(arg *wire.SnapshotDefaults, linked bool, projectRoot string) (flow.SnapshotDefaults, error) {
 	switch {
 	case arg != nil:
-		return arg.Defaults(), nil
+		return argDefaults(arg), nil
 	case linked || projectRoot == "":
 		return flow.SnapshotDefaults{}, nil
 	}
 	d, err := flow.LoadConfig(projectRoot)
 	if err != nil {
-		return flow.SnapshotDefaults{}, &fault.Error{Kind: fault.Validation, Code: "FLOW_CONFIG_INVALID", Field: "project_root", Message: err.Error(), Err: err}
+		return flow.SnapshotDefaults{}, &fault.Error{Kind: fault.Validation, Code: "FLOW_CONFIG_INVALID", Field: wire.ArgProjectRoot, Message: err.Error(), Err: err}
 	}
 	return d, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/wire"
 )
 
 func TestSnapshotDefaultsArg(t *testing.T) {
@@ -27,17 +28,17 @@ func TestSnapshotDefaultsArg(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("the argument: got %s, want %s", b, want)
 	}
-	var back SnapshotDefaultsArg
+	var back wire.SnapshotDefaults
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	got := back.Defaults()
+	got := argDefaults(&back)
 	if *got.MaxMismatch != 0.01 || *got.MaxDiffPixels != 100 || got.Threshold != nil || !maps.Equal(got.Sources, d.Sources) {
 		t.Errorf("Defaults after the wire: got %+v, want %+v", got, d)
 	}
 	th := 0.2
-	odd := SnapshotDefaultsArg{Threshold: &th, Sources: map[string]string{"maxMismatch": "flag --max-mismatch"}}
-	if got := odd.Defaults(); !maps.Equal(got.Sources, map[string]string{"threshold": "flow-execute snapshotDefaults"}) {
+	odd := &wire.SnapshotDefaults{Threshold: &th, Sources: map[string]string{"maxMismatch": "flag --max-mismatch"}}
+	if got := argDefaults(odd); !maps.Equal(got.Sources, map[string]string{"threshold": "flow-execute snapshotDefaults"}) {
 		t.Errorf("sources: got %v, want the unset limit's dropped and the set one named after the argument", got.Sources)
 	}
 }
@@ -51,7 +52,7 @@ func TestSnapshotDefaultsOfARun(t *testing.T) {
 	bad := t.TempDir()
 	writeFile(t, filepath.Join(bad, ".argent", "toolserver.yaml"), "snapshot:\n  maxMismatch: 0.02\n  treshold: 0.1\n")
 	th := 0.3
-	arg := &SnapshotDefaultsArg{Threshold: &th, Sources: map[string]string{"threshold": "flag --threshold"}}
+	arg := &wire.SnapshotDefaults{Threshold: &th, Sources: map[string]string{"threshold": "flag --threshold"}}
 
 	d, err := snapshotDefaults(arg, false, bad)
 	if err != nil || d.MaxMismatch != nil || *d.Threshold != 0.3 || d.Sources["threshold"] != "flag --threshold" {

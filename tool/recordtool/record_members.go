@@ -17,7 +17,7 @@ const stepMembersKey = "link.step"
 // flow-add-step's project_root (docs/link-protocol.md, "Members of a recorded
 // step"), before the arguments are checked.
 func (t *Tools) prepareStepMembers(ctx context.Context, call *tool.Call) error {
-	raw, ok := call.Args["project_root"]
+	raw, ok := call.Args[wire.ArgProjectRoot]
 	if !ok {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 	}
 	if command == flow.ToolFlowExecute {
 		name, _ := args["name"].(string)
-		root, _ := args["project_root"].(string)
+		root, _ := args[wire.ArgProjectRoot].(string)
 		if name == "" || root == "" {
 			return nil
 		}
@@ -57,7 +57,7 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 				in.Content = &c
 			}
 		}
-		args["flow_file"] = in
+		args[wire.ArgFlowFile] = in
 		return nil
 	}
 	inputs, _ := t.fileInputs(command)

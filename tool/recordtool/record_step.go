@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/tool"
@@ -242,7 +243,7 @@ func toolStep(command string, args map[string]any, delay time.Duration) *flow.St
 		delete(clean, k)
 	}
 	if command == flow.ToolFlowExecute {
-		delete(clean, "flow_file") // internal: the client derives it
+		delete(clean, wire.ArgFlowFile) // internal: the client derives it
 	}
 	return &flow.Step{Directive: &flow.Tool{Name: command, Args: clean, Delay: delay}}
 }
@@ -314,7 +315,7 @@ func olderClientError(rc *recording, what string) error {
 // link and works only on one machine.
 func planFlowExecute(rc *recording, call *tool.Call, args map[string]any) (map[string]any, error) {
 	name, _ := args["name"].(string)
-	fp, _ := args["flow_path"].(string)
+	fp, _ := args[wire.ArgFlowPath].(string)
 	if fp != "" && name == "" {
 		dir, base := clientpath.Split(fp)
 		stem := strings.TrimSuffix(base, ".yaml")
@@ -339,8 +340,8 @@ func planFlowExecute(rc *recording, call *tool.Call, args map[string]any) (map[s
 		for k, v := range args {
 			out[k] = v
 		}
-		delete(out, "flow_path")
-		out["name"], out["project_root"] = stem, rc.root
+		delete(out, wire.ArgFlowPath)
+		out[wire.ArgName], out[wire.ArgProjectRoot] = stem, rc.root
 		return out, nil
 	}
 	if name != "" && olderClient(rc, call) {
@@ -421,8 +422,8 @@ func stepFailed(command string, res any) error {
 // leading run: reaching a launch is refused in a flow that declares an
 // executionPrerequisite.
 func nestedStep(rc *recording, fl *flow.Flow, args map[string]any, delay time.Duration, raw *flow.Step) (*flow.Step, string) {
-	name, _ := args["name"].(string)
-	root, _ := args["project_root"].(string)
+	name, _ := args[wire.ArgName].(string)
+	root, _ := args[wire.ArgProjectRoot].(string)
 	keep := func(why string) (*flow.Step, string) {
 		return raw, "kept the raw flow-execute step — " + why
 	}
@@ -430,9 +431,7 @@ func nestedStep(rc *recording, fl *flow.Flow, args map[string]any, delay time.Du
 		return raw, ""
 	}
 	for k := range args {
-		switch k {
-		case "name", "project_root", "device", "udid", "device_id", "platform", "prerequisiteAcknowledged", "flow_file":
-		default:
+		if !wire.RunStandsFor(k) {
 			return keep(fmt.Sprintf("run: has no spelling of its %s argument", k))
 		}
 	}
@@ -464,7 +463,7 @@ func dirOfReal(file string) string {
 }
 
 // reach walks the run: chain of a flow file on this machine, as the runner
-// resolves it (beside each real file, at most flow.MaxRunDepth levels, each
+// resolves it (beside each real file, at most flowrun.MaxRunDepth levels, each
 // (directory, target) once), and tells whether any file of it has a
 // snapshot: step and whether its leading steps reach a launch. A file that
 // cannot be read or parsed counts as having snapshots, so the caller keeps
@@ -473,11 +472,11 @@ func reach(dir, target string) (snapshots, launches bool) {
 	seen := map[string]bool{}
 	var walk func(dir, target string, depth int, leading bool) bool
 	walk = func(dir, target string, depth int, leading bool) bool {
-		if depth > flow.MaxRunDepth || seen[dir+"\x00"+target] {
+		if depth > flowrun.MaxRunDepth || seen[dir+"\x00"+target] {
 			return false
 		}
 		seen[dir+"\x00"+target] = true
-		f, err := flow.Disk{}.Open(dir, target)
+		f, err := flowrun.Disk{}.Open(dir, target)
 		if err != nil || f.Err != nil {
 			return true
 		}

@@ -94,8 +94,8 @@ func (t *Tools) noRecording(tg target) error {
 
 func recorderProps(extra map[string]*tool.Schema) map[string]*tool.Schema {
 	p := map[string]*tool.Schema{
-		"name":         tool.String("The flow's name: the recording writes <project_root>/.argent/flows/<name>.yaml. Letters, digits, _ and -."),
-		"project_root": tool.String("Absolute path of the project (the directory that holds .argent/flows), as the calling agent sees it."),
+		wire.ArgName:        tool.String("The flow's name: the recording writes <project_root>/.argent/flows/<name>.yaml. Letters, digits, _ and -."),
+		wire.ArgProjectRoot: tool.String("Absolute path of the project (the directory that holds .argent/flows), as the calling agent sees it."),
 	}
 	for k, v := range extra {
 		p[k] = v
@@ -110,10 +110,10 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			Description: "Start recording a flow: creates (or truncates) <project_root>/.argent/flows/<name>.yaml with no steps. Then call flow-add-step for each action, flow-add-echo for notes, and flow-finish-recording. A recording whose project is not on the tool-server's machine (or that is started over a link) keeps its file on the client: results carry savedTo for the client to write.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"executionPrerequisite": tool.String("For a fragment: one sentence naming the state its first step assumes (a flow that starts with a launch takes none)."),
-			}), "name", "project_root"),
+			}), "name", wire.ArgProjectRoot),
 			// The probe tells the client to send project_root as a file
 			// input (Argent's registry entry), path only.
-			FileInputs: []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe"}},
+			FileInputs: []wire.FileInput{{Target: wire.ArgProjectRoot, Path: "${project_root}", Kind: "probe"}},
 			Run:        t.startRecording,
 		},
 		{
@@ -123,10 +123,10 @@ func (t *Tools) recorderTools() []*tool.Tool {
 				"command": tool.String("The tool to run and record, e.g. gesture-tap, keyboard, open-url, await-ui-element, flow-execute; or snapshot, to record a snapshot: step with the options in args."),
 				"args":    {AnyType: []string{"string", "object"}, Description: "The tool's arguments as the JSON text of an object (an object is accepted too), e.g. {\"device\":\"chromium-cdp-1280x800\",\"x\":0.5,\"y\":0.3}."},
 				"delayMs": tool.Integer("Pause after the step on replay, in ms.", 0, 600000),
-			}), "name", "project_root", "command"),
+			}), "name", wire.ArgProjectRoot, "command"),
 			// Exactly as docs/link-protocol.md shows: the client sends the
 			// files the recorded step makes the tool-server read as members.
-			FileInputs:  []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}},
+			FileInputs:  []wire.FileInput{{Target: wire.ArgProjectRoot, Path: "${project_root}", Kind: "probe", Collect: "step"}},
 			LongRunning: true,
 			Prepare:     t.prepareStepMembers,
 			Run:         t.addStep,
@@ -136,7 +136,7 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			Description: "Append an echo: step (a message the report prints) to a recording.",
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"message": tool.String("The message."),
-			}), "name", "project_root", "message"),
+			}), "name", wire.ArgProjectRoot, "message"),
 			Run: t.addEcho,
 		},
 		{
@@ -145,13 +145,13 @@ func (t *Tools) recorderTools() []*tool.Tool {
 			InputSchema: tool.Object(recorderProps(map[string]*tool.Schema{
 				"path":    tool.String("The script: relative to the flow file's directory (e.g. scripts/seed.mjs), or an absolute path."),
 				"timeout": tool.Integer("The script's time limit in ms (default 60000).", 1, 3600000),
-			}), "name", "project_root", "path"),
+			}), "name", wire.ArgProjectRoot, "path"),
 			Run: t.addScript,
 		},
 		{
 			Name:        wire.ToolFinishRecording,
 			Description: "Finish a recording: checks that the flow file parses, returns its steps, and ends the recording.",
-			InputSchema: tool.Object(recorderProps(nil), "name", "project_root"),
+			InputSchema: tool.Object(recorderProps(nil), "name", wire.ArgProjectRoot),
 			Run:         t.finishRecording,
 		},
 	}
