@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -105,6 +105,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "tool", none: []string{"link/client", "link/server", "flow", "server"}, why: "the registry is below the link's ends and the runner"},
 		{pkg: "report", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the report needs only the language"},
 		{pkg: "runs", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the run store needs only the language"},
+		{pkg: "storybook", none: []string{"cmd", "device", "tool", "server", "runs", "link", "flow/run", "report", "store"}, why: "a Storybook's stories, their selection and their flows are rules over data; the CLI and the tool read the Storybook"},
 	}
 	for _, r := range rules {
 		got, ok := all[r.pkg]
