@@ -17,6 +17,7 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/report"
+	"github.com/toolserver/toolserver/report/junit"
 	"github.com/toolserver/toolserver/tool/flowtool"
 	"github.com/toolserver/toolserver/wire"
 )
@@ -424,7 +425,7 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 		return err
 	}
 	if o.junit != "" {
-		if err := writeJUnit(o.junit, flowReports(reports)); err != nil {
+		if err := junit.Write(o.junit, flowReports(reports)); err != nil {
 			return fmt.Errorf("--junit %s: %w", o.junit, err)
 		}
 	}

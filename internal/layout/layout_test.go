@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
