@@ -131,9 +131,9 @@ func (t *Tools) handler(script func(args) string, decode func(args, json.RawMess
 
 // pageAnswer is what the scripts hand back: a state and its details.
 type pageAnswer struct {
-	State   string           `json:"state"`
-	Message string           `json:"message"`
-	Phase   string           `json:"phase"`
+	State   string                         `json:"state"`
+	Message string                         `json:"message"`
+	Phase   string                         `json:"phase"`
 	Stories map[string]storybook.Extracted `json:"stories"`
 }
 
