@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/internal/printable"
 )
 
@@ -66,7 +67,7 @@ func runFlowList(ctx context.Context, opts flowListOptions, args []string) error
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(opts.project, ".argent", "flows")
+	dir := clientpath.LocalFlowsDir(opts.project)
 	rows, err := listFlows(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -16,6 +16,7 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
 	"github.com/toolserver/toolserver/storybook"
+	"github.com/toolserver/toolserver/suite"
 	"github.com/toolserver/toolserver/tool/storybooktool"
 )
 
@@ -142,8 +143,8 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if opts.timeout <= 0 || opts.timeout > storybooktool.MaxTimeout {
 		return usageError("storybook: --timeout %s: want more than 0 and at most %s", opts.timeout, storybooktool.MaxTimeout)
 	}
-	if o.workers < 1 || o.workers > maxWorkers {
-		return usageError("storybook: --workers %d: want 1 to %d", o.workers, maxWorkers)
+	if o.workers < 1 || o.workers > suite.MaxWorkers {
+		return usageError("storybook: --workers %d: want 1 to %d", o.workers, suite.MaxWorkers)
 	}
 	o.device = opts.devices[0]
 	if o.snapshot, err = o.limits.snapshotDefaults(o.project); err != nil {
@@ -220,9 +221,9 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if len(skipped) > 0 {
 		out.note(fmt.Sprintf("skipping %d %s: %s", len(skipped), plural(len(skipped), "story", "stories"), strings.Join(skipped, ", ")))
 	}
-	if o.shard.n > 0 {
+	if o.shard.N > 0 {
 		all := len(targets)
-		if targets = o.shard.of(targets); len(targets) == 0 {
+		if targets = o.shard.Of(targets); len(targets) == 0 {
 			out.note(fmt.Sprintf("shard %s has no stories (%d in all): nothing to run", o.shard.String(), all))
 			return nil
 		}
@@ -232,7 +233,7 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 		return nil
 	}
 	checked := func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {
-		if err := invalid[t.name]; err != nil {
+		if err := invalid[t.Name]; err != nil {
 			return nil, 0, nil, err
 		}
 		return runOne(ctx, t, worker, out)
@@ -261,7 +262,7 @@ func readStoryParams(ctx context.Context, src *storybookSource, virtual string, 
 		return nil, err
 	}
 	quiet := newRenderer(io.Discard, io.Discard, false)
-	rep, _, _, err := runOne(ctx, flowTarget{name: "storybook-stories", path: virtual, data: data}, 0, quiet)
+	rep, _, _, err := runOne(ctx, flowTarget{Name: "storybook-stories", Path: virtual, Data: data}, 0, quiet)
 	if err != nil {
 		return nil, fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: %w", src.base, err)
 	}
@@ -302,7 +303,7 @@ func (opts *storybookOptions) storyTargets(src *storybookSource, virtual string,
 			devices = devices[:1]
 		}
 		for _, d := range devices {
-			targets = append(targets, flowTarget{name: s.ID, path: virtual, data: data, device: d})
+			targets = append(targets, flowTarget{Name: s.ID, Path: virtual, Data: data, Device: d})
 		}
 	}
 	return targets, invalid

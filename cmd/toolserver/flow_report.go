@@ -8,7 +8,9 @@ import (
 	"time"
 
 	flowrun "github.com/toolserver/toolserver/flow/run"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/report"
+	"github.com/toolserver/toolserver/suite"
 )
 
 // envReport names the report directory when --report is not given.
@@ -51,7 +53,7 @@ func (o *flowRunOptions) startReport(ctx context.Context, out *renderer) (*repor
 
 // finishReport adds the run's flows to the report and writes it; a nil
 // builder is no report.
-func finishReport(rb *report.Builder, reports []runReport, unused []string, out *renderer) error {
+func finishReport(rb *report.Builder, reports []suite.Report, unused []string, out *renderer) error {
 	if rb == nil {
 		return nil
 	}
@@ -77,7 +79,7 @@ func finishReport(rb *report.Builder, reports []runReport, unused []string, out 
 // flow. Any other run, or a project whose baselines cannot be listed,
 // has none to tell.
 func (o *flowRunOptions) unusedBaselines(arg string) []string {
-	if !o.recursive || o.shard.n > 0 || !sameDir(arg, filepath.Join(o.project, ".argent", "flows")) {
+	if !o.recursive || o.shard.N > 0 || !sameDir(arg, clientpath.LocalFlowsDir(o.project)) {
 		return nil
 	}
 	use, err := flowrun.ProjectBaselines(o.project)

@@ -55,7 +55,7 @@ func (o *flowRunOptions) writeSummary(rb *report.Builder, reps []*flow.Report) e
 	if o.command == storybookCommand {
 		opts.Unit = mdsummary.Stories
 	}
-	if o.shard.n > 0 {
+	if o.shard.N > 0 {
 		opts.Command += " (shard " + o.shard.String() + ")"
 	}
 	if rb != nil {

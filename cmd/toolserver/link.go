@@ -81,7 +81,7 @@ func (lr *linkedRun) warn(line string) {
 func (lr *linkedRun) args(t flowTarget) map[string]any {
 	args := map[string]any{
 		"project_root":             lr.project,
-		"device":                   t.deviceOr(lr.flags.device),
+		"device":                   t.DeviceOr(lr.flags.device),
 		"prerequisiteAcknowledged": true,
 	}
 	switch u := lr.flags.update; u {
@@ -107,9 +107,9 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 		args["strict"] = true
 	}
 	if lr.byName {
-		args["name"] = t.name
+		args["name"] = t.Name
 	} else {
-		args["flow_path"] = t.path
+		args["flow_path"] = t.Path
 	}
 	return args
 }
@@ -126,13 +126,13 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 			lr.out.progress(s)
 		}
 	}, DryRun: lr.flags.dryRun, Waiting: lr.waiting}
-	if t.data != nil {
-		opts.Flow = &linkclient.FlowBytes{Path: t.path, Data: t.data}
+	if t.Data != nil {
+		opts.Flow = &linkclient.FlowBytes{Path: t.Path, Data: t.Data}
 	}
 	if lr.flags.filesLogOn() {
 		opts.FilesLog = lr.warn
 	}
-	lr.out.start(t.name, t.deviceOr(lr.flags.device))
+	lr.out.start(t.Name, t.DeviceOr(lr.flags.device))
 	tun, err := lr.useTunnel(ctx)
 	if err != nil {
 		return nil, 0, nil, err
@@ -145,20 +145,20 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	}
 	var rep flow.Report
 	if err := json.Unmarshal(res, &rep); err != nil {
-		return nil, 0, nil, fault.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
+		return nil, 0, nil, fault.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.Name, err))
 	}
 	if rep.Steps == nil {
 		// No report: the tool-server answered something else (a notice).
-		return nil, 0, nil, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.name, bytes.TrimSpace(res))
+		return nil, 0, nil, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.Name, bytes.TrimSpace(res))
 	}
 	if lr.flags.artifacts != "" {
 		lr.keepArtifacts(ctx, t, &rep)
 	}
-	if t.data != nil {
+	if t.Data != nil {
 		// A flow held in memory is named by its target (a story id), not
 		// by the stem of the path it stands at, which the server names it
 		// by.
-		rep.Flow = t.name
+		rep.Flow = t.Name
 	}
 	var plans []flowrun.Plan
 	if lr.flags.dryRun {
@@ -190,7 +190,7 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 			}
 			// The store names an artifact <run>-<key>-<role>.png; a nested
 			// run's images go under its own name, as locally.
-			dir := t.name
+			dir := t.Name
 			if run := strings.TrimSuffix(filename, "-"+name); run != filename && run != rep.Flow && flow.ValidName(run) {
 				dir = run
 			}

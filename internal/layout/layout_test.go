@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -105,6 +105,8 @@ func TestImportRules(t *testing.T) {
 		{pkg: "tool", none: []string{"link/client", "link/server", "flow", "server"}, why: "the registry is below the link's ends and the runner"},
 		{pkg: "report", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the report needs only the language"},
 		{pkg: "runs", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the run store needs only the language"},
+		{pkg: "suite", none: []string{"cmd", "device", "tool", "server", "runs", "link", "store", "report"}, why: "the suite engine runs each flow through the caller's function: it knows no device, link, store or surface"},
+		{pkg: "report/junit", only: []string{"flow", "internal/atomicfile"}, why: "a report format needs only the language's reports"},
 		{pkg: "storybook", none: []string{"cmd", "device", "tool", "server", "runs", "link", "flow/run", "report", "store"}, why: "a Storybook's stories, their selection and their flows are rules over data; the CLI and the tool read the Storybook"},
 	}
 	for _, r := range rules {
@@ -150,6 +152,45 @@ func TestImportRules(t *testing.T) {
 				if ip, _ := strconv.Unquote(spec.Path.Value); strings.HasPrefix(ip, "github.com/chromedp/") {
 					t.Errorf("%s imports %s: only device/cdp speaks CDP", path.Join(pkg, e.Name()), ip)
 				}
+			}
+		}
+	}
+}
+
+// TestCLIWires holds the composition root to wiring (P4 of the review of
+// 2026-12-07): the product logic it once held lives in packages with
+// their own tests, and the CLI uses them rather than a copy. The files
+// that held that logic must not come back, and package main writes no
+// JUnit XML of its own.
+func TestCLIWires(t *testing.T) {
+	const cli = "cmd/toolserver"
+	all := imports(t)
+	for _, want := range []string{"storybook", "suite", "report/junit"} {
+		if !slices.Contains(all[cli], want) {
+			t.Errorf("%s does not import %s: the CLI runs its %s through it", cli, want, path.Base(want))
+		}
+	}
+	dir := filepath.Join("../..", filepath.FromSlash(cli))
+	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go"} {
+		if _, err := os.Stat(filepath.Join(dir, gone)); err == nil {
+			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit and suite", cli, gone)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range f.Imports {
+			if ip, _ := strconv.Unquote(spec.Path.Value); ip == "encoding/xml" {
+				t.Errorf("%s/%s imports encoding/xml: JUnit XML is report/junit's", cli, e.Name())
 			}
 		}
 	}
