@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/internal/printable"
 )
 
@@ -301,7 +302,7 @@ func (w *initWriter) create(name string, data []byte) error {
 			return fmt.Errorf("init: %s: %w", w.shown(name), err)
 		}
 	}
-	switch err := createIn(w.root, filepath.FromSlash(name), data, 0o644); {
+	switch err := atomicfile.CreateIn(w.root, filepath.FromSlash(name), data, 0o644); {
 	case errors.Is(err, fs.ErrExist):
 		// Made by someone else since we looked: theirs stays.
 		fmt.Fprintf(w.out, "left %s (exists)\n", w.shown(name))
@@ -356,7 +357,7 @@ func (w *initWriter) appendLines(name string, lines []byte) error {
 			add.WriteString(l + "\n")
 		}
 	}
-	if err := replaceIn(w.root, filepath.FromSlash(name), append(old, add.Bytes()...), st.Mode().Perm()); err != nil {
+	if err := atomicfile.ReplaceIn(w.root, filepath.FromSlash(name), append(old, add.Bytes()...), st.Mode().Perm()); err != nil {
 		return fmt.Errorf("init: %s: %w", w.shown(name), err)
 	}
 	fmt.Fprintf(w.out, "appended to %s: %s\n", w.shown(name), strings.Join(missing, ", "))
@@ -398,65 +399,6 @@ func missingIgnores(old []byte, want []string) []string {
 		}
 	}
 	return out
-}
-
-// createIn writes name inside root only when it does not exist, and
-// atomically: a temporary file beside it, synced, then hard-linked to
-// name, which fails with fs.ErrExist rather than replace a file that
-// appeared meanwhile.
-func createIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
-	tmp, err := writeTemp(root, name, data, perm)
-	if err != nil {
-		return err
-	}
-	defer root.Remove(tmp)
-	return root.Link(tmp, name)
-}
-
-// replaceIn replaces name inside root with data atomically (temporary
-// file and rename), with mode perm: the .gitignore init appends to keeps
-// its mode.
-func replaceIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
-	tmp, err := writeTemp(root, name, data, perm)
-	if err != nil {
-		return err
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// writeTemp writes data to a new temporary file beside name and syncs it.
-func writeTemp(root *os.Root, name string, data []byte, perm fs.FileMode) (tmp string, err error) {
-	dir, base := filepath.Split(name)
-	var f *os.File
-	for i := 0; ; i++ {
-		tmp = filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), i))
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if err == nil || !errors.Is(err, fs.ErrExist) || i == 100 {
-			break
-		}
-	}
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm) // past the umask: the mode the file had
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		root.Remove(tmp)
-		return "", err
-	}
-	return tmp, nil
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
