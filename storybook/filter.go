@@ -54,3 +54,17 @@ func (f Filter) Skip(s Story, resolved bool) string {
 	}
 	return ""
 }
+
+// Select is the stories of ix that f and the test-runner's rule leave in,
+// in id order, and each one left out as "<id> (<why>)".
+func (f Filter) Select(ix *Index) (run []Story, skipped []string) {
+	resolved := ix.TagsResolved()
+	for _, s := range ix.Stories {
+		if why := f.Skip(s, resolved); why != "" {
+			skipped = append(skipped, s.ID+" ("+why+")")
+			continue
+		}
+		run = append(run, s)
+	}
+	return run, skipped
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -150,12 +151,16 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if o.snapshot, err = o.limits.snapshotDefaults(o.project); err != nil {
 		return err
 	}
-	src, err := openStorybook(arg)
-	if err != nil {
-		return err
+	src, err := storybook.Open(arg)
+	var ae *storybook.ArgError
+	switch {
+	case errors.As(err, &ae):
+		return usageError("storybook: %v", err)
+	case err != nil:
+		return fmt.Errorf("storybook: %w", err)
 	}
-	defer src.close()
-	if src.srv != nil && o.linkURL(o.link) != "" {
+	defer src.Close()
+	if src.Served() && o.linkURL(o.link) != "" {
 		// The tool-server's browser reaches the build this command serves
 		// through the run's tunnel, beside what --expose (else the config
 		// file's expose:) names.
@@ -166,13 +171,13 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 			}
 			o.expose, o.exposeOnly = c.Expose, c.ExposeOnly
 		}
-		o.expose = append(o.expose, fmt.Sprintf("127.0.0.1:%d", src.port))
+		o.expose = append(o.expose, fmt.Sprintf("127.0.0.1:%d", src.Port))
 		o.exposeSet = true
 	}
 	if err := o.resolveExpose(); err != nil {
 		return err
 	}
-	data, err := src.readIndex(ctx)
+	data, err := src.ReadIndex(ctx)
 	if err != nil {
 		return usageError("storybook: %v", err)
 	}
@@ -186,19 +191,10 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	}
 	virtual := filepath.Join(clientfs.RealPath(project), storybook.FlowFile)
 
-	stories := index.Stories
-	resolved := index.TagsResolved()
-	var run []storybook.Story
-	var skipped []string
-	for _, s := range stories {
-		if why := opts.filter.Skip(s, resolved); why != "" {
-			skipped = append(skipped, s.ID+" ("+why+")")
-			continue
-		}
-		run = append(run, s)
-	}
+	run, skipped := opts.filter.Select(index)
 	if len(run) == 0 {
-		out.note(fmt.Sprintf("%d %s in %sindex.json, none selected: nothing to run", len(stories), plural(len(stories), "story", "stories"), src.base))
+		n := len(index.Stories)
+		out.note(fmt.Sprintf("%d %s in %sindex.json, none selected: nothing to run", n, plural(n, "story", "stories"), src.Base))
 		return nil
 	}
 
@@ -215,9 +211,17 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if err != nil {
 		return err
 	}
-	targets, invalid := opts.storyTargets(src, virtual, run, params, func(id string) {
+	planner := storybook.Planner{Base: src.Base, Devices: opts.devices, Timeout: opts.timeout, Device: checkDevice}
+	var targets []flowTarget
+	invalid := map[string]error{}
+	for _, p := range planner.Plan(run, params, func(id string) {
 		skipped = append(skipped, id+" (parameters.toolserver.skip)")
-	})
+	}) {
+		targets = append(targets, flowTarget{Name: p.ID, Path: virtual, Data: p.Flow, Device: p.Device})
+		if p.Err != nil {
+			invalid[p.ID] = p.Err
+		}
+	}
 	if len(skipped) > 0 {
 		out.note(fmt.Sprintf("skipping %d %s: %s", len(skipped), plural(len(skipped), "story", "stories"), strings.Join(skipped, ", ")))
 	}
@@ -256,19 +260,19 @@ func checkDevice(id string) error {
 // preview: a flow that opens iframe.html and calls storybook-stories on
 // the run's first device, run by the run's own runner (in-process or
 // over the link, through its tunnel).
-func readStoryParams(ctx context.Context, src *storybookSource, virtual string, runOne runFlow) (map[string]storybook.Extracted, error) {
-	data, err := storybook.StoriesFlow(src.base)
+func readStoryParams(ctx context.Context, src *storybook.Source, virtual string, runOne runFlow) (map[string]storybook.Extracted, error) {
+	data, err := storybook.StoriesFlow(src.Base)
 	if err != nil {
 		return nil, err
 	}
 	quiet := newRenderer(io.Discard, io.Discard, false)
 	rep, _, _, err := runOne(ctx, flowTarget{Name: "storybook-stories", Path: virtual, Data: data}, 0, quiet)
 	if err != nil {
-		return nil, fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: %w", src.base, err)
+		return nil, fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: %w", src.Base, err)
 	}
 	for _, s := range rep.Steps {
 		if s.Status != flow.StatusPass {
-			return nil, failed(fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: step %d (%s): %s", src.base, s.Index+1, s.Kind, printableLines(s.Reason)))
+			return nil, failed(fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: step %d (%s): %s", src.Base, s.Index+1, s.Kind, printableLines(s.Reason)))
 		}
 	}
 	var res storybook.Stories
@@ -276,35 +280,4 @@ func readStoryParams(ctx context.Context, src *storybookSource, virtual string, 
 		return nil, failed(fmt.Errorf("storybook: %s answered no stories", storybooktool.ToolStories))
 	}
 	return res.Stories, nil
-}
-
-// storyTargets makes each story's flows, one per device; invalid holds
-// the error of each story whose parameters.toolserver is invalid (it is
-// reported as a flow not run). skip is told the stories whose parameters
-// skip them.
-func (opts *storybookOptions) storyTargets(src *storybookSource, virtual string, stories []storybook.Story, params map[string]storybook.Extracted, skip func(id string)) (targets []flowTarget, invalid map[string]error) {
-	invalid = map[string]error{}
-	for _, s := range stories {
-		p, err := storybook.ParamsOf(s.ID, params, checkDevice)
-		devices := opts.devices
-		if err == nil && p.Skip {
-			skip(s.ID)
-			continue
-		}
-		if err == nil && len(p.Devices) > 0 {
-			devices = p.Devices
-		}
-		var data []byte
-		if err == nil {
-			data, err = storybook.Flow(storybook.StoryURL(src.base, s.ID), s.ID, p, opts.timeout)
-		}
-		if err != nil {
-			invalid[s.ID] = err
-			devices = devices[:1]
-		}
-		for _, d := range devices {
-			targets = append(targets, flowTarget{Name: s.ID, Path: virtual, Data: data, Device: d})
-		}
-	}
-	return targets, invalid
 }
