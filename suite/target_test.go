@@ -129,3 +129,36 @@ func TestTargetOpen(t *testing.T) {
 		t.Errorf("DeviceOr: got %s", got)
 	}
 }
+
+// TestList: each .yaml file directly in the directory, in name order,
+// with its kind; one that does not parse says why on one line.
+func TestList(t *testing.T) {
+	root := tree(t, map[string]string{
+		"b.yaml":     e2e,
+		"a.yaml":     fragment,
+		"bad.yaml":   "steps:\n  - nosuch: x\n",
+		"sub/c.yaml": e2e,
+		"notes.md":   "",
+	})
+	got, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a", "b", "bad"}; !slices.Equal(listedNames(got), want) {
+		t.Fatalf("got %v, want %v", listedNames(got), want)
+	}
+	if got[0].Kind != KindFragment || got[1].Kind != KindFlow || got[1].Steps != 1 || got[2].Kind != KindInvalid || got[2].Error == "" || strings.Contains(got[2].Error, "\n") {
+		t.Errorf("got %+v", got)
+	}
+	if _, err := List(filepath.Join(root, "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("no directory: got %v", err)
+	}
+}
+
+func listedNames(ls []Listed) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	return out
+}

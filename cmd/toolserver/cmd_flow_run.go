@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -475,12 +474,6 @@ func (s *shardFlag) Set(v string) (err error) {
 }
 
 func (s *shardFlag) Type() string { return "i/n" }
-
-// firstLine is s up to its first newline.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
 
 // outputSink writes the images of failed snapshots to DIR/<flow>/.
 type outputSink struct{ dir string }
