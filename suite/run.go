@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
+
+	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/internal/clientpath"
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
@@ -155,4 +160,44 @@ func Collect(targets []Target, results []Result, device string, dryRun bool) (Ou
 		}
 	}
 	return o, nil
+}
+
+// ArtifactDir is the flowrun.ArtifactSink of --artifacts DIR: the images
+// of a failed snapshot go to DIR/<flow>/<name>, each written atomically.
+type ArtifactDir string
+
+// Put writes one image of flow fl.
+func (d ArtifactDir) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
+	p := filepath.Join(string(d), filepath.FromSlash(fl), name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return flow.Artifact{}, err
+	}
+	if err := atomicfile.WriteFile(p, data); err != nil {
+		return flow.Artifact{}, err
+	}
+	return flow.Artifact{Path: p}, nil
+}
+
+var _ flowrun.ArtifactSink = ArtifactDir("")
+
+// Unused are the project's baselines no snapshot step reads, told only
+// by a run of all its flows (-r over <project>/.argent/flows, not a
+// shard): only such a run has read every flow. Any other run, or a
+// project whose baselines cannot be listed, has none to tell.
+func Unused(project, arg string, recursive bool, shard Shard) []string {
+	if !recursive || shard.N > 0 || !sameDir(arg, clientpath.LocalFlowsDir(project)) {
+		return nil
+	}
+	use, err := flowrun.ProjectBaselines(project)
+	if err != nil {
+		return nil
+	}
+	return use.Unused()
+}
+
+// sameDir tells that a and b are one directory.
+func sameDir(a, b string) bool {
+	fa, erra := os.Stat(a)
+	fb, errb := os.Stat(b)
+	return erra == nil && errb == nil && os.SameFile(fa, fb)
 }

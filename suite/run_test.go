@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -153,5 +156,40 @@ func TestSpread(t *testing.T) {
 	other := errors.New("may have run")
 	if err := s.Do(context.Background(), func(at int) error { got = append(got, at); return other }, isRefused, nil); err != other || len(got) != 1 {
 		t.Errorf("an error after the call: got %v, tried %v", err, got)
+	}
+}
+
+// TestArtifactDir: a failed snapshot's image goes to DIR/<flow>/<name>.
+func TestArtifactDir(t *testing.T) {
+	dir := t.TempDir()
+	a, err := ArtifactDir(dir).Put("sub/checkout", "cart-diff.png", "image/png", []byte("png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "sub", "checkout", "cart-diff.png")
+	if got, _ := os.ReadFile(want); a.Path != want || string(got) != "png" {
+		t.Errorf("got %s holding %q, want %s", a.Path, got, want)
+	}
+}
+
+// TestUnused: only a recursive run of the project's flows directory,
+// not a shard, tells the baselines no flow reads.
+func TestUnused(t *testing.T) {
+	root := tree(t, map[string]string{
+		".argent/flows/a.yaml":                                 e2e,
+		".argent/flows/__baselines__/a/gone__chromium-4x4.png": "png",
+	})
+	flows := filepath.Join(root, ".argent", "flows")
+	if got := Unused(root, flows, true, Shard{}); len(got) != 1 || !strings.HasSuffix(got[0], "gone__chromium-4x4.png") {
+		t.Errorf("a run of all the flows: got %v, want the unread baseline", got)
+	}
+	for _, c := range []struct {
+		arg       string
+		recursive bool
+		shard     Shard
+	}{{flows, false, Shard{}}, {flows, true, Shard{1, 2}}, {filepath.Join(flows, "a.yaml"), true, Shard{}}} {
+		if got := Unused(root, c.arg, c.recursive, c.shard); got != nil {
+			t.Errorf("%+v: got %v, want none told", c, got)
+		}
 	}
 }

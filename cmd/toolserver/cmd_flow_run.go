@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/report/junit"
 	"github.com/toolserver/toolserver/suite"
@@ -335,7 +333,7 @@ func (o *flowRunOptions) runAll(ctx context.Context, arg string, targets []flowT
 	}
 	var unused []string
 	if rb != nil {
-		unused = o.unusedBaselines(arg)
+		unused = suite.Unused(o.project, arg, o.recursive, o.shard.Shard)
 	}
 	if err := o.writeOutputs(format, out, rb, res.Reports, res.Plans, unused); err != nil {
 		return err
@@ -456,7 +454,7 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		BaseURL:  o.baseURL,
 	}
 	if o.artifacts != "" {
-		opts.Artifacts = outputSink{dir: o.artifacts}
+		opts.Artifacts = suite.ArtifactDir(o.artifacts)
 	}
 	out.start(t.Name, d.ID())
 	return flowrun.Run(ctx, opts, p)
@@ -474,20 +472,6 @@ func (s *shardFlag) Set(v string) (err error) {
 }
 
 func (s *shardFlag) Type() string { return "i/n" }
-
-// outputSink writes the images of failed snapshots to DIR/<flow>/.
-type outputSink struct{ dir string }
-
-func (s outputSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
-	p := filepath.Join(s.dir, filepath.FromSlash(fl), name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return flow.Artifact{}, err
-	}
-	if err := atomicfile.WriteFile(p, data); err != nil {
-		return flow.Artifact{}, err
-	}
-	return flow.Artifact{Path: p}, nil
-}
 
 // seconds renders a duration in milliseconds as 1.2s.
 func seconds(ms float64) string {

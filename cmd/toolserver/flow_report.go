@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	flowrun "github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/suite"
 )
@@ -71,27 +69,4 @@ func finishReport(rb *report.Builder, reports []suite.Report, unused []string, o
 		fmt.Fprintf(out.stderr, "Report: %s (toolserver report serve %s to review and approve)\n", filepath.Join(rb.Dir(), report.PageFile), rb.Dir())
 	}
 	return nil
-}
-
-// unusedBaselines are the project's baselines no snapshot step reads,
-// for the report of a run of all its flows (-r over
-// <project>/.argent/flows, not a shard): only such a run has read every
-// flow. Any other run, or a project whose baselines cannot be listed,
-// has none to tell.
-func (o *flowRunOptions) unusedBaselines(arg string) []string {
-	if !o.recursive || o.shard.N > 0 || !sameDir(arg, clientpath.LocalFlowsDir(o.project)) {
-		return nil
-	}
-	use, err := flowrun.ProjectBaselines(o.project)
-	if err != nil {
-		return nil
-	}
-	return use.Unused()
-}
-
-// sameDir tells that a and b are one directory.
-func sameDir(a, b string) bool {
-	fa, erra := os.Stat(a)
-	fb, errb := os.Stat(b)
-	return erra == nil && errb == nil && os.SameFile(fa, fb)
 }
