@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/snapshot"
 )
 
 // Selection picks the snapshots of a report that approve adopts: every
@@ -198,7 +199,7 @@ func checkProject(r *Report, proj *os.Root, project string, picks []pick) error 
 // project's root.
 func flowsDirOf(p string) string {
 	parts := strings.Split(path.Dir(p), "/")
-	i := slices.Index(parts, "__baselines__")
+	i := slices.Index(parts, snapshot.BaselinesDirName)
 	return path.Join(parts[:i]...)
 }
 
@@ -277,7 +278,7 @@ func baselineTarget(run *Run, p string) (string, string) {
 		return "", "not a .png file; approve writes only baseline images"
 	}
 	dir := path.Dir(p)
-	if !slices.Contains(run.BaselineDirs, dir) || !slices.Contains(strings.Split(dir, "/"), "__baselines__") {
+	if !slices.Contains(run.BaselineDirs, dir) || !slices.Contains(strings.Split(dir, "/"), snapshot.BaselinesDirName) {
 		return "", fmt.Sprintf("not in a baseline directory of the run (%s); approve writes only there", strings.Join(run.BaselineDirs, ", "))
 	}
 	return filepath.FromSlash(p), ""

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/internal/atomicfile"
+	"github.com/toolserver/toolserver/snapshot"
 )
 
 // ApprovedDir holds, beside a report, what its last approve replaced:
@@ -179,7 +180,7 @@ func Undo(dir, project string) ([]UndoResult, error) {
 func undoOne(report, proj *os.Root, a approved) (action, why string) {
 	p := a.Path
 	if !filepath.IsLocal(filepath.FromSlash(p)) || path.Clean(p) != p || strings.Contains(p, `\`) ||
-		!strings.HasSuffix(p, ".png") || !slices.Contains(strings.Split(path.Dir(p), "/"), "__baselines__") {
+		!strings.HasSuffix(p, ".png") || !slices.Contains(strings.Split(path.Dir(p), "/"), snapshot.BaselinesDirName) {
 		return "", "not a baseline path inside the project; undo writes only baseline images"
 	}
 	target := filepath.FromSlash(p)

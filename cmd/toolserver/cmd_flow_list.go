@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	"github.com/toolserver/toolserver/internal/printable"
+	"github.com/toolserver/toolserver/suite"
 )
 
 // flowListOptions are the flags of flow list.
@@ -44,30 +42,14 @@ invalid (with the first line of the parse error).`,
 	return cmd
 }
 
-// flowRow is one flow of flow list.
-type flowRow struct {
-	Name                  string `json:"name"`
-	Kind                  string `json:"kind"`
-	Steps                 int    `json:"steps"`
-	ExecutionPrerequisite string `json:"executionPrerequisite,omitempty"`
-	Error                 string `json:"error,omitempty"`
-}
-
-// The kinds of flowRow.
-const (
-	kindFlow     = "flow"
-	kindFragment = "fragment"
-	kindInvalid  = "invalid"
-)
-
 // runFlowList lists the flows of a project.
 func runFlowList(ctx context.Context, opts flowListOptions, args []string) error {
 	format, err := opts.output.resolve()
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(opts.project, ".argent", "flows")
-	rows, err := listFlows(dir)
+	dir := clientpath.LocalFlowsDir(opts.project)
+	rows, err := suite.List(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageError("flow list: %s does not exist; record a flow or pass --project", dir)
@@ -76,7 +58,7 @@ func runFlowList(ctx context.Context, opts flowListOptions, args []string) error
 	}
 	if format != "" {
 		if rows == nil {
-			rows = []flowRow{}
+			rows = []suite.Listed{}
 		}
 		return printData(opts.stdout, format, rows)
 	}
@@ -91,36 +73,4 @@ func runFlowList(ctx context.Context, opts flowListOptions, args []string) error
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", printable.String(r.Name), r.Kind, r.Steps, printable.String(note))
 	}
 	return tw.Flush()
-}
-
-// listFlows reads and parses the flow files directly in dir, in name
-// order.
-func listFlows(dir string) ([]flowRow, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var rows []flowRow
-	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		r := flowRow{Name: strings.TrimSuffix(e.Name(), ".yaml")}
-		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
-		if err == nil {
-			var fl *flow.Flow
-			if fl, err = flow.Parse(p, data); err == nil {
-				r.Kind, r.Steps, r.ExecutionPrerequisite = kindFragment, len(fl.Steps), fl.ExecutionPrerequisite
-				if fl.IsEndToEnd() {
-					r.Kind = kindFlow
-				}
-			}
-		}
-		if err != nil {
-			r.Kind, r.Error = kindInvalid, firstLine(err.Error())
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
 }

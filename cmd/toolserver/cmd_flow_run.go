@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,9 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
-	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/report"
+	"github.com/toolserver/toolserver/report/junit"
+	"github.com/toolserver/toolserver/suite"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -243,9 +245,13 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 		opts.artifacts = opts.outputDir
 	}
 	out.dryRun = opts.dryRun
-	targets, err := resolveTargets(opts.project, args[0], opts.recursive, out.note)
-	if err != nil {
-		return err
+	targets, err := suite.Resolve(opts.project, args[0], opts.recursive, out.note)
+	var te *suite.TargetError
+	switch {
+	case errors.As(err, &te):
+		return usageError("flow run: %v", err)
+	case err != nil:
+		return fmt.Errorf("flow run: %w", err)
 	}
 	if opts.snapshot, err = opts.limits.snapshotDefaults(opts.project); err != nil {
 		return err
@@ -259,12 +265,12 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	if err := opts.checkSummary(); err != nil {
 		return err
 	}
-	if opts.workers < 1 || opts.workers > maxWorkers {
-		return usageError("flow run: --workers %d: want 1 to %d", opts.workers, maxWorkers)
+	if opts.workers < 1 || opts.workers > suite.MaxWorkers {
+		return usageError("flow run: --workers %d: want 1 to %d", opts.workers, suite.MaxWorkers)
 	}
-	if opts.shard.n > 0 {
+	if opts.shard.N > 0 {
 		all := len(targets)
-		if targets = opts.shard.of(targets); len(targets) == 0 {
+		if targets = opts.shard.Of(targets); len(targets) == 0 {
 			out.note(fmt.Sprintf("shard %s has no flows (%d %s in all): nothing to run", opts.shard.String(), all, plural(all, "flow", "flows")))
 			return nil
 		}
@@ -284,39 +290,58 @@ func runFlowRun(ctx context.Context, opts flowRunOptions, args []string) error {
 	return opts.runAll(ctx, args[0], targets, runOne, rb, out, format)
 }
 
-// runAll runs the targets, workers at a time, with runOne, then prints
-// and writes the run's outputs (the data of -o or the totals, the HTML
-// report rb, JUnit) and returns what the run ends with: flow run's and
-// toolserver storybook's one way of running and reporting flows.
+// flowTarget is one flow file a run names.
+type flowTarget = suite.Target
+
+// runAll runs the targets, workers at a time, with runOne (suite.Run),
+// then prints and writes the run's outputs (the data of -o or the totals,
+// the HTML report rb, JUnit) and returns what the run ends with: flow
+// run's and toolserver storybook's one way of running and reporting
+// flows. With one worker each flow's lines go to out as they happen; with
+// several, each flow prints to a buffer of its own, which goes to out
+// whole when the flow ends, so two flows' lines never interleave.
 func (o *flowRunOptions) runAll(ctx context.Context, arg string, targets []flowTarget, runOne runFlow, rb *report.Builder, out *renderer, format string) error {
-	results := runTargets(ctx, targets, o.workers, out, func(ctx context.Context, t flowTarget, worker int, out *renderer) flowResult {
-		rep, notWritten, planned, err := runOne(ctx, t, worker, out)
+	var mu sync.Mutex // out, while a flow's block is printed
+	results := suite.Run(ctx, targets, o.workers, func(ctx context.Context, t flowTarget, worker int) suite.Result {
+		mine := out
+		var stdout, stderr bytes.Buffer
+		if o.workers > 1 {
+			mine = newRenderer(&stdout, &stderr, out.asJSON)
+			mine.dryRun = out.dryRun
+		}
+		rep, notWritten, planned, err := runOne(ctx, t, worker, mine)
 		switch {
 		case isUsage(err):
 		case fault.IsInfrastructure(err):
-			out.broke(t.name, err)
+			mine.broke(t.Name, err)
 		case err != nil:
-			out.rejected(t.name, err)
+			mine.rejected(t.Name, err)
 		default:
-			out.finished(rep)
+			mine.finished(rep)
 		}
-		return flowResult{ran: true, rep: rep, notWritten: notWritten, plans: planned, err: err}
+		if o.workers > 1 {
+			mu.Lock()
+			out.stdout.Write(stdout.Bytes())
+			out.stderr.Write(stderr.Bytes())
+			mu.Unlock()
+		}
+		return suite.Result{Report: rep, NotWritten: notWritten, Plans: planned, Err: err, Stop: isUsage(err)}
 	})
-	reports, plans, failure, broken, err := o.collect(targets, results)
+	res, err := suite.Collect(targets, results, o.device, o.dryRun)
 	if err != nil {
 		return err
 	}
 	var unused []string
 	if rb != nil {
-		unused = o.unusedBaselines(arg)
+		unused = suite.Unused(o.project, arg, o.recursive, o.shard.Shard)
 	}
-	if err := o.writeOutputs(format, out, rb, reports, plans, unused); err != nil {
+	if err := o.writeOutputs(format, out, rb, res.Reports, res.Plans, unused); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return errors.New("interrupted")
 	}
-	return flowRunError(flowReports(reports), cmp.Or(broken, failure))
+	return flowRunError(suite.Reports(res.Reports), cmp.Or(res.Broken, res.Failure))
 }
 
 // resolveFormat is the output format -o and --json ask for.
@@ -361,49 +386,10 @@ func (o *flowRunOptions) flowRunner(arg string, out *renderer) (runFlow, func(),
 	}, a.Close, nil
 }
 
-// collect turns the flows' results into the run's reports, in the
-// targets' order, and the baselines a dry run would have written. failure
-// fails the run outside its reports: a baseline the client did not write
-// (docs/link-protocol.md, "Baselines in the result"); broken is the first
-// flow whose machinery failed (the run went on with the others). A usage
-// error (a bad --device) is returned as the error.
-func (o *flowRunOptions) collect(targets []flowTarget, results []flowResult) (reports []runReport, plans []flowrun.Plan, failure, broken, err error) {
-	for i, r := range results {
-		if !r.ran {
-			continue
-		}
-		t := targets[i]
-		switch {
-		case isUsage(r.err):
-			return nil, nil, nil, nil, r.err
-		case r.err != nil:
-			reports = append(reports, runReport{Report: rejectedReport(t.name, t.deviceOr(o.device), r.err)})
-			if broken == nil && fault.IsInfrastructure(r.err) {
-				broken = fmt.Errorf("flow %s: %w", t.name, r.err)
-			}
-			continue
-		}
-		rr := runReport{Report: r.rep}
-		if o.dryRun {
-			planned := r.plans
-			if planned == nil {
-				planned = []flowrun.Plan{}
-			}
-			rr.WouldWrite = &planned
-			plans = append(plans, planned...)
-		}
-		reports = append(reports, rr)
-		if r.notWritten > 0 {
-			failure = errors.New("a baseline was not written")
-		}
-	}
-	return reports, plans, failure, broken, nil
-}
-
 // writeOutputs prints the reports (as data with -o, else the totals and
 // the dry run's plans) and writes the HTML report, ending with the unused
 // baselines, the JUnit file and the Markdown summary.
-func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []runReport, plans []flowrun.Plan, unused []string) error {
+func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.Builder, reports []suite.Report, plans []flowrun.Plan, unused []string) error {
 	if format != "" {
 		var v any = reports
 		if len(reports) == 1 {
@@ -424,34 +410,11 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 		return err
 	}
 	if o.junit != "" {
-		if err := writeJUnit(o.junit, flowReports(reports)); err != nil {
+		if err := junit.Write(o.junit, suite.Reports(reports)); err != nil {
 			return fmt.Errorf("--junit %s: %w", o.junit, err)
 		}
 	}
-	return o.writeSummary(rb, flowReports(reports))
-}
-
-// runReport is a flow's report as flow run prints it: the report, and in
-// a dry run the baselines it would have written.
-type runReport struct {
-	*flow.Report
-	WouldWrite *[]flowrun.Plan `json:"wouldWriteBaselines,omitempty"`
-}
-
-// flowReports are the reports of a run, without the dry run's plans.
-func flowReports(reports []runReport) []*flow.Report {
-	out := make([]*flow.Report, len(reports))
-	for i, r := range reports {
-		out[i] = r.Report
-	}
-	return out
-}
-
-// rejectedReport stands for a flow rejected before its first step in the
-// JSON and JUnit outputs.
-func rejectedReport(name, device string, err error) *flow.Report {
-	return &flow.Report{Flow: name, Device: device, Errored: 1, Steps: []flow.StepReport{},
-		Warnings: []string{"not run: " + err.Error()}}
+	return o.writeSummary(rb, suite.Reports(reports))
 }
 
 // runLocalFlow runs one flow in-process on the app's device pool: the
@@ -459,18 +422,18 @@ func rejectedReport(name, device string, err error) *flow.Report {
 // run the flow-execute tool also calls (flowrun.Run). In a dry run it
 // returns the baselines it would have written.
 func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flowRunOptions, out *renderer) (*flow.Report, []flowrun.Plan, error) {
-	file, err := t.open()
+	file, err := t.Open()
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := flowrun.Prepare(flowrun.Entry{File: file, Name: t.name, StemFallback: filepath.Base(t.name)})
+	p, err := flowrun.Prepare(flowrun.Entry{File: file, Name: t.Name, StemFallback: filepath.Base(t.Name)})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := flowrun.CheckBaseURL(p.Flow, t.name, o.baseURL, false); err != nil {
+	if err := flowrun.CheckBaseURL(p.Flow, t.Name, o.baseURL, false); err != nil {
 		return nil, nil, err
 	}
-	d, err := a.pool.Instance(ctx, t.deviceOr(o.device), worker)
+	d, err := a.pool.Instance(ctx, t.DeviceOr(o.device), worker)
 	if err != nil {
 		if errors.Is(err, cdp.ErrBadID) {
 			return nil, nil, badInput(fmt.Errorf("--device: %w", err))
@@ -491,25 +454,24 @@ func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flow
 		BaseURL:  o.baseURL,
 	}
 	if o.artifacts != "" {
-		opts.Artifacts = outputSink{dir: o.artifacts}
+		opts.Artifacts = suite.ArtifactDir(o.artifacts)
 	}
-	out.start(t.name, d.ID())
+	out.start(t.Name, d.ID())
 	return flowrun.Run(ctx, opts, p)
 }
 
-// outputSink writes the images of failed snapshots to DIR/<flow>/.
-type outputSink struct{ dir string }
+// defaultMaxDevices is the in-process pool's device cap of a flow run.
+const defaultMaxDevices = 4
 
-func (s outputSink) Put(fl, name, mime string, data []byte) (flow.Artifact, error) {
-	p := filepath.Join(s.dir, filepath.FromSlash(fl), name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return flow.Artifact{}, err
-	}
-	if err := atomicfile.WriteFile(p, data); err != nil {
-		return flow.Artifact{}, err
-	}
-	return flow.Artifact{Path: p}, nil
+// shardFlag is --shard i/n.
+type shardFlag struct{ suite.Shard }
+
+func (s *shardFlag) Set(v string) (err error) {
+	s.Shard, err = suite.ParseShard(v)
+	return err
 }
+
+func (s *shardFlag) Type() string { return "i/n" }
 
 // seconds renders a duration in milliseconds as 1.2s.
 func seconds(ms float64) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/snapshot"
 )
@@ -167,7 +168,7 @@ func (opts snapshotDiffOptions) compareOptions(co *snapshot.Options) error {
 	for _, v := range opts.ignore {
 		r, err := parseRect(v)
 		if err != nil {
-			return usageError("snapshot diff: --ignore %q: %v", clip(v, 64), err)
+			return usageError("snapshot diff: --ignore %q: %v", fault.Clip(v, 64, fault.Beyond, fault.Bytewise), err)
 		}
 		co.Ignore = append(co.Ignore, r)
 	}
@@ -184,7 +185,7 @@ func parseRect(v string) (image.Rectangle, error) {
 	for i, p := range parts {
 		x, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || x < 0 || x > maxIgnoreValue {
-			return image.Rectangle{}, fmt.Errorf("%s must be a whole number of pixels 0..%d, got %q", "XYWH"[i:i+1], maxIgnoreValue, clip(p, 24))
+			return image.Rectangle{}, fmt.Errorf("%s must be a whole number of pixels 0..%d, got %q", "XYWH"[i:i+1], maxIgnoreValue, fault.Clip(p, 24, fault.Beyond, fault.Bytewise))
 		}
 		if i >= 2 && x == 0 {
 			return image.Rectangle{}, fmt.Errorf("%s must be at least 1", "XYWH"[i:i+1])
@@ -192,14 +193,6 @@ func parseRect(v string) (image.Rectangle, error) {
 		n[i] = x
 	}
 	return image.Rect(n[0], n[1], n[0]+n[2], n[1]+n[3]), nil
-}
-
-// clip shortens s to at most n bytes for a message, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // summaryLine is the human answer of snapshot diff, for example

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,12 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientfs"
+	"github.com/toolserver/toolserver/storybook"
+	"github.com/toolserver/toolserver/suite"
 	"github.com/toolserver/toolserver/tool/storybooktool"
 )
 
@@ -26,22 +26,9 @@ import (
 type storybookOptions struct {
 	flowRunOptions
 	devices []string
-	filter  storyFilter
+	filter  storybook.Filter
 	timeout time.Duration
 }
-
-// Bounds of parameters.toolserver.
-const (
-	// maxStoryDelay bounds parameters.toolserver.delay.
-	maxStoryDelay = 10 * time.Second
-	// maxStoryDevices bounds the devices a run or a story names.
-	maxStoryDevices = 16
-)
-
-// storybookFlowFile is the virtual flow file of the generated flows,
-// under the project: its stem keys the baselines,
-// <project>/__baselines__/storybook/<story id>__chromium-<W>x<H>.png.
-const storybookFlowFile = "storybook.yaml"
 
 const storybookLong = `Snapshot every story of a Storybook (8 to 10) and compare each with its
 baseline, <project>/__baselines__/storybook/<story id>__chromium-<W>x<H>.png.
@@ -97,9 +84,9 @@ func newStorybookCommand(s streams) *cobra.Command {
 	o := &opts.flowRunOptions
 	f.StringVar(&o.project, "project", ".", "the project `DIR`: baselines go to DIR/__baselines__/storybook/")
 	f.StringArrayVar(&opts.devices, "device", []string{"chromium-cdp-1280x800"}, "the device `ID` chromium-cdp-<W>x<H> (repeatable: each story on each)")
-	f.StringArrayVar(&opts.filter.include, "include", nil, "run only the stories whose id or title/name matches `GLOB` (repeatable)")
-	f.StringArrayVar(&opts.filter.exclude, "exclude", nil, "leave out the stories whose id or title/name matches `GLOB` (repeatable)")
-	f.StringArrayVar(&opts.filter.tags, "tag", nil, "run only the stories tagged `TAG` (repeatable: all of them)")
+	f.StringArrayVar(&opts.filter.Include, "include", nil, "run only the stories whose id or title/name matches `GLOB` (repeatable)")
+	f.StringArrayVar(&opts.filter.Exclude, "exclude", nil, "leave out the stories whose id or title/name matches `GLOB` (repeatable)")
+	f.StringArrayVar(&opts.filter.Tags, "tag", nil, "run only the stories tagged `TAG` (repeatable: all of them)")
 	f.DurationVar(&opts.timeout, "timeout", storybooktool.DefaultTimeout, "how long a story may take to render")
 	f.Var(updateFlag{&o.update}, "update-baselines", "adopt the current screens as baselines: all (a bare flag), changed (the failed and missing ones) or missing")
 	f.Lookup("update-baselines").NoOptDefVal = string(flowrun.UpdateAll)
@@ -148,8 +135,8 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if err := o.checkSummary(); err != nil {
 		return err
 	}
-	if err := opts.filter.check(); err != nil {
-		return err
+	if err := opts.filter.Check(); err != nil {
+		return usageError("storybook: %v", err)
 	}
 	if err := checkDevices("--device", opts.devices); err != nil {
 		return usageError("storybook: %v", err)
@@ -157,19 +144,23 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if opts.timeout <= 0 || opts.timeout > storybooktool.MaxTimeout {
 		return usageError("storybook: --timeout %s: want more than 0 and at most %s", opts.timeout, storybooktool.MaxTimeout)
 	}
-	if o.workers < 1 || o.workers > maxWorkers {
-		return usageError("storybook: --workers %d: want 1 to %d", o.workers, maxWorkers)
+	if o.workers < 1 || o.workers > suite.MaxWorkers {
+		return usageError("storybook: --workers %d: want 1 to %d", o.workers, suite.MaxWorkers)
 	}
 	o.device = opts.devices[0]
 	if o.snapshot, err = o.limits.snapshotDefaults(o.project); err != nil {
 		return err
 	}
-	src, err := openStorybook(arg)
-	if err != nil {
-		return err
+	src, err := storybook.Open(arg)
+	var ae *storybook.ArgError
+	switch {
+	case errors.As(err, &ae):
+		return usageError("storybook: %v", err)
+	case err != nil:
+		return fmt.Errorf("storybook: %w", err)
 	}
-	defer src.close()
-	if src.srv != nil && o.linkURL(o.link) != "" {
+	defer src.Close()
+	if src.Served() && o.linkURL(o.link) != "" {
 		// The tool-server's browser reaches the build this command serves
 		// through the run's tunnel, beside what --expose (else the config
 		// file's expose:) names.
@@ -180,17 +171,17 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 			}
 			o.expose, o.exposeOnly = c.Expose, c.ExposeOnly
 		}
-		o.expose = append(o.expose, fmt.Sprintf("127.0.0.1:%d", src.port))
+		o.expose = append(o.expose, fmt.Sprintf("127.0.0.1:%d", src.Port))
 		o.exposeSet = true
 	}
 	if err := o.resolveExpose(); err != nil {
 		return err
 	}
-	data, err := src.readIndex(ctx)
+	data, err := src.ReadIndex(ctx)
 	if err != nil {
 		return usageError("storybook: %v", err)
 	}
-	stories, err := parseIndex(data, out.note)
+	index, err := storybook.Parse(data, out.note)
 	if err != nil {
 		return usageError("storybook: %s: %v", arg, err)
 	}
@@ -198,20 +189,12 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if err != nil {
 		return err
 	}
-	virtual := filepath.Join(clientfs.RealPath(project), storybookFlowFile)
+	virtual := filepath.Join(clientfs.RealPath(project), storybook.FlowFile)
 
-	resolved := tagsResolved(stories)
-	var run []story
-	var skipped []string
-	for _, s := range stories {
-		if why := opts.filter.skipReason(s, resolved); why != "" {
-			skipped = append(skipped, s.ID+" ("+why+")")
-			continue
-		}
-		run = append(run, s)
-	}
+	run, skipped := opts.filter.Select(index)
 	if len(run) == 0 {
-		out.note(fmt.Sprintf("%d %s in %sindex.json, none selected: nothing to run", len(stories), plural(len(stories), "story", "stories"), src.base))
+		n := len(index.Stories)
+		out.note(fmt.Sprintf("%d %s in %sindex.json, none selected: nothing to run", n, plural(n, "story", "stories"), src.Base))
 		return nil
 	}
 
@@ -228,15 +211,23 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 	if err != nil {
 		return err
 	}
-	targets, invalid := opts.storyTargets(src, virtual, run, params, func(id string) {
+	planner := storybook.Planner{Base: src.Base, Devices: opts.devices, Timeout: opts.timeout, Device: checkDevice}
+	var targets []flowTarget
+	invalid := map[string]error{}
+	for _, p := range planner.Plan(run, params, func(id string) {
 		skipped = append(skipped, id+" (parameters.toolserver.skip)")
-	})
+	}) {
+		targets = append(targets, flowTarget{Name: p.ID, Path: virtual, Data: p.Flow, Device: p.Device})
+		if p.Err != nil {
+			invalid[p.ID] = p.Err
+		}
+	}
 	if len(skipped) > 0 {
 		out.note(fmt.Sprintf("skipping %d %s: %s", len(skipped), plural(len(skipped), "story", "stories"), strings.Join(skipped, ", ")))
 	}
-	if o.shard.n > 0 {
+	if o.shard.N > 0 {
 		all := len(targets)
-		if targets = o.shard.of(targets); len(targets) == 0 {
+		if targets = o.shard.Of(targets); len(targets) == 0 {
 			out.note(fmt.Sprintf("shard %s has no stories (%d in all): nothing to run", o.shard.String(), all))
 			return nil
 		}
@@ -246,7 +237,7 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 		return nil
 	}
 	checked := func(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {
-		if err := invalid[t.name]; err != nil {
+		if err := invalid[t.Name]; err != nil {
 			return nil, 0, nil, err
 		}
 		return runOne(ctx, t, worker, out)
@@ -256,153 +247,37 @@ func runStorybook(ctx context.Context, opts storybookOptions, arg string) error 
 
 // checkDevices checks a list of device ids.
 func checkDevices(what string, ids []string) error {
-	if len(ids) == 0 || len(ids) > maxStoryDevices {
-		return fmt.Errorf("%s: want 1 to %d devices, got %d", what, maxStoryDevices, len(ids))
-	}
-	for _, id := range ids {
-		if _, _, err := cdp.ParseID(id); err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-	}
-	return nil
+	return storybook.CheckDevices(what, ids, checkDevice)
 }
 
-// storyParams is a story's parameters.toolserver.
-type storyParams struct {
-	Skip    bool     `json:"skip"`
-	Devices []string `json:"devices"`
-	Mask    []any    `json:"mask"`
-	Ignore  []any    `json:"ignore"`
-	// Delay is milliseconds before the snapshot.
-	Delay float64 `json:"delay"`
+// checkDevice checks a device id as the pool will read it.
+func checkDevice(id string) error {
+	_, _, err := cdp.ParseID(id)
+	return err
 }
 
 // readStoryParams reads every story's parameters.toolserver from the
 // preview: a flow that opens iframe.html and calls storybook-stories on
 // the run's first device, run by the run's own runner (in-process or
 // over the link, through its tunnel).
-func readStoryParams(ctx context.Context, src *storybookSource, virtual string, runOne runFlow) (map[string]storybooktool.Story, error) {
-	fl := map[string]any{"steps": []any{
-		map[string]any{"launch": src.base + "iframe.html"},
-		map[string]any{"tool": storybooktool.ToolStories},
-	}}
-	data, err := yaml.Marshal(fl)
+func readStoryParams(ctx context.Context, src *storybook.Source, virtual string, runOne runFlow) (map[string]storybook.Extracted, error) {
+	data, err := storybook.StoriesFlow(src.Base)
 	if err != nil {
 		return nil, err
 	}
 	quiet := newRenderer(io.Discard, io.Discard, false)
-	rep, _, _, err := runOne(ctx, flowTarget{name: "storybook-stories", path: virtual, data: data}, 0, quiet)
+	rep, _, _, err := runOne(ctx, flowTarget{Name: "storybook-stories", Path: virtual, Data: data}, 0, quiet)
 	if err != nil {
-		return nil, fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: %w", src.base, err)
+		return nil, fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: %w", src.Base, err)
 	}
 	for _, s := range rep.Steps {
 		if s.Status != flow.StatusPass {
-			return nil, failed(fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: step %d (%s): %s", src.base, s.Index+1, s.Kind, printableLines(s.Reason)))
+			return nil, failed(fmt.Errorf("storybook: reading the stories' parameters from %siframe.html: step %d (%s): %s", src.Base, s.Index+1, s.Kind, printableLines(s.Reason)))
 		}
 	}
-	var res storybooktool.Stories
+	var res storybook.Stories
 	if n := len(rep.Steps); n == 0 || json.Unmarshal(rep.Steps[n-1].Result, &res) != nil {
 		return nil, failed(fmt.Errorf("storybook: %s answered no stories", storybooktool.ToolStories))
 	}
 	return res.Stories, nil
-}
-
-// storyTargets makes each story's flows, one per device; invalid holds
-// the error of each story whose parameters.toolserver is invalid (it is
-// reported as a flow not run). skip is told the stories whose parameters
-// skip them.
-func (opts *storybookOptions) storyTargets(src *storybookSource, virtual string, stories []story, params map[string]storybooktool.Story, skip func(id string)) (targets []flowTarget, invalid map[string]error) {
-	invalid = map[string]error{}
-	for _, s := range stories {
-		p, err := storyParamsOf(s.ID, params)
-		devices := opts.devices
-		if err == nil && p.Skip {
-			skip(s.ID)
-			continue
-		}
-		if err == nil && len(p.Devices) > 0 {
-			devices = p.Devices
-		}
-		var data []byte
-		if err == nil {
-			data, err = storyFlow(src.storyURL(s.ID), s.ID, p, opts.timeout)
-		}
-		if err != nil {
-			invalid[s.ID] = err
-			devices = devices[:1]
-		}
-		for _, d := range devices {
-			targets = append(targets, flowTarget{name: s.ID, path: virtual, data: data, device: d})
-		}
-	}
-	return targets, invalid
-}
-
-// storyParamsOf reads and checks the parameters.toolserver of story id.
-func storyParamsOf(id string, params map[string]storybooktool.Story) (storyParams, error) {
-	var p storyParams
-	got, ok := params[id]
-	switch {
-	case !ok:
-		return p, nil
-	case got.Error != "":
-		return p, fmt.Errorf("story %s: %s", id, got.Error)
-	case len(got.Toolserver) == 0 || string(got.Toolserver) == "null":
-		return p, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(got.Toolserver))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return p, fmt.Errorf("story %s: parameters.toolserver: %v (it takes skip, devices, mask, ignore and delay)", id, err)
-	}
-	if len(p.Devices) > 0 {
-		if err := checkDevices("parameters.toolserver.devices", p.Devices); err != nil {
-			return p, fmt.Errorf("story %s: %w", id, err)
-		}
-	}
-	if p.Delay < 0 || p.Delay > float64(maxStoryDelay/time.Millisecond) {
-		return p, fmt.Errorf("story %s: parameters.toolserver.delay %v: want 0 to %d milliseconds", id, p.Delay, maxStoryDelay/time.Millisecond)
-	}
-	for _, l := range []struct {
-		name string
-		sels []any
-	}{{"mask", p.Mask}, {"ignore", p.Ignore}} {
-		if len(l.sels) > flow.MaxSnapshotSelectors {
-			return p, fmt.Errorf("story %s: parameters.toolserver.%s has %d selectors, over the cap of %d", id, l.name, len(l.sels), flow.MaxSnapshotSelectors)
-		}
-	}
-	return p, nil
-}
-
-// storyFlow is the flow of one story: open it alone, wait for the
-// preview's render, snapshot it. The flow is parsed here, so a mask or
-// ignore selector the flow language refuses is the story's error.
-func storyFlow(pageURL, id string, p storyParams, timeout time.Duration) ([]byte, error) {
-	ready := map[string]any{"tool": storybooktool.ToolReady, "args": map[string]any{"id": id, "timeoutMs": timeout.Milliseconds()}}
-	if p.Delay > 0 {
-		ready["delayMs"] = p.Delay
-	}
-	snap := map[string]any{"name": id}
-	if len(p.Mask) > 0 {
-		snap["mask"] = p.Mask
-	}
-	if len(p.Ignore) > 0 {
-		snap["ignore"] = p.Ignore
-	}
-	data, err := yaml.Marshal(map[string]any{"steps": []any{
-		map[string]any{"launch": pageURL},
-		ready,
-		map[string]any{"snapshot": snap},
-	}})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := flow.Parse(storybookFlowFile, data); err != nil {
-		var fe *flow.Error
-		if errors.As(err, &fe) {
-			return nil, fmt.Errorf("story %s: parameters.toolserver: %s", id, fe.Msg)
-		}
-		return nil, fmt.Errorf("story %s: parameters.toolserver: %v", id, err)
-	}
-	return data, nil
 }

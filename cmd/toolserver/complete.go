@@ -1,10 +1,12 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
+	"github.com/toolserver/toolserver/suite"
 )
 
 // commonDevices are the device ids --device completes to: the viewports
@@ -42,10 +44,10 @@ func completeFlowNames(cmd *cobra.Command, args []string, toComplete string) ([]
 		return nil, cobra.ShellCompDirectiveDefault
 	}
 	project, _ := cmd.Flags().GetString("project")
-	rows, _ := listFlows(filepath.Join(project, ".argent", "flows"))
+	rows, _ := suite.List(clientpath.LocalFlowsDir(project))
 	var out []cobra.Completion
 	for _, r := range rows {
-		if r.Kind == kindFragment || !strings.HasPrefix(r.Name, toComplete) {
+		if r.Kind == suite.KindFragment || !strings.HasPrefix(r.Name, toComplete) {
 			continue
 		}
 		desc := r.Kind

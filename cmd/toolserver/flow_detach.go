@@ -56,19 +56,19 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	for _, t := range targets {
 		args, err := lr.client.Prepare(ctx, flow.ToolFlowExecute, lr.args(t))
 		if err != nil {
-			return fault.Infrastructure(fmt.Errorf("%s: %w", t.name, err))
+			return fault.Infrastructure(fmt.Errorf("%s: %w", t.Name, err))
 		}
 		toolArgs, err := json.Marshal(args)
 		if err != nil {
-			return apiError("flow run --detach "+t.name, err)
+			return apiError("flow run --detach "+t.Name, err)
 		}
 		st, err := c.Start(ctx, runs.StartRequest{ToolArgs: toolArgs, Labels: labels})
 		if err != nil {
-			return apiError("flow run --detach "+t.name, err)
+			return apiError("flow run --detach "+t.Name, err)
 		}
-		all = append(all, started{Flow: t.name, Run: st.Run})
+		all = append(all, started{Flow: t.Name, Run: st.Run})
 		if format == "" {
-			fmt.Fprintf(opts.stdout, "%s\t%s\n", printable.String(st.Run), printable.String(t.name))
+			fmt.Fprintf(opts.stdout, "%s\t%s\n", printable.String(st.Run), printable.String(t.Name))
 		}
 	}
 	if format != "" {
@@ -93,7 +93,7 @@ func printDetachPlan(opts flowRunOptions, targets []flowTarget, labels map[strin
 	}
 	plan := make([]detachPlan, 0, len(targets))
 	for _, t := range targets {
-		plan = append(plan, detachPlan{Flow: t.name, Device: opts.device, Labels: labels})
+		plan = append(plan, detachPlan{Flow: t.Name, Device: opts.device, Labels: labels})
 	}
 	if format != "" {
 		return printData(opts.stdout, format, map[string]any{"dry_run": true, "runs": plan})

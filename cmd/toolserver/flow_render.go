@@ -10,6 +10,7 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/printable"
+	"github.com/toolserver/toolserver/suite"
 )
 
 // renderer prints a run's progress: one line per step for people, or
@@ -174,7 +175,7 @@ func (r *renderer) broke(name string, err error) {
 	fmt.Fprintf(r.stderr, "toolserver: flow %s: %s\n\n", printable.String(name), printableLines(err.Error()))
 }
 
-func (r *renderer) total(reps []runReport) {
+func (r *renderer) total(reps []suite.Report) {
 	passed := 0
 	for _, rep := range reps {
 		if rep.OK {

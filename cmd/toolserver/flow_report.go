@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/report"
+	"github.com/toolserver/toolserver/suite"
 )
 
 // envReport names the report directory when --report is not given.
@@ -51,7 +51,7 @@ func (o *flowRunOptions) startReport(ctx context.Context, out *renderer) (*repor
 
 // finishReport adds the run's flows to the report and writes it; a nil
 // builder is no report.
-func finishReport(rb *report.Builder, reports []runReport, unused []string, out *renderer) error {
+func finishReport(rb *report.Builder, reports []suite.Report, unused []string, out *renderer) error {
 	if rb == nil {
 		return nil
 	}
@@ -69,27 +69,4 @@ func finishReport(rb *report.Builder, reports []runReport, unused []string, out 
 		fmt.Fprintf(out.stderr, "Report: %s (toolserver report serve %s to review and approve)\n", filepath.Join(rb.Dir(), report.PageFile), rb.Dir())
 	}
 	return nil
-}
-
-// unusedBaselines are the project's baselines no snapshot step reads,
-// for the report of a run of all its flows (-r over
-// <project>/.argent/flows, not a shard): only such a run has read every
-// flow. Any other run, or a project whose baselines cannot be listed,
-// has none to tell.
-func (o *flowRunOptions) unusedBaselines(arg string) []string {
-	if !o.recursive || o.shard.n > 0 || !sameDir(arg, filepath.Join(o.project, ".argent", "flows")) {
-		return nil
-	}
-	use, err := flowrun.ProjectBaselines(o.project)
-	if err != nil {
-		return nil
-	}
-	return use.Unused()
-}
-
-// sameDir tells that a and b are one directory.
-func sameDir(a, b string) bool {
-	fa, erra := os.Stat(a)
-	fb, errb := os.Stat(b)
-	return erra == nil && errb == nil && os.SameFile(fa, fb)
 }

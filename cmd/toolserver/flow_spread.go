@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	linkclient "github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/suite"
 )
 
 // linkURLs splits a --link value (or $ARGENT_TOOLS_URL) into its
@@ -23,18 +23,17 @@ func linkURLs(v string) []string {
 	return out
 }
 
-// spread runs flows over several tool-servers: each flow goes to the next in
-// turn, and a flow a server refused before running it (it is stopping, its
-// queue is full, or it cannot be reached) goes to the next one. A call that may
-// have run is never sent again (docs/link-protocol.md, "The call").
+// spread runs flows over several tool-servers, dealt by suite.Spread:
+// each flow goes to the next in turn, and one a server refused before
+// running it goes to the next one.
 type spread struct {
 	urls []string
 	runs []*linkedRun
-	next atomic.Int64
+	deal *suite.Spread
 }
 
 func newSpread(urls []string, arg string, opts flowRunOptions, out *renderer) (*spread, error) {
-	s := &spread{urls: urls}
+	s := &spread{urls: urls, deal: suite.NewSpread(len(urls))}
 	for _, u := range urls {
 		lr, err := newLinkedRun(u, arg, opts, out)
 		if err != nil {
@@ -54,18 +53,15 @@ func (s *spread) close() {
 
 // run runs one flow on the next tool-server, and on the ones after it
 // while they refuse it before running it.
-func (s *spread) run(ctx context.Context, t flowTarget, worker int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {
-	n := len(s.runs)
-	at := int(s.next.Add(1)-1) % n
-	for tries := 1; ; tries++ {
+func (s *spread) run(ctx context.Context, t flowTarget, worker int, out *renderer) (rep *flow.Report, notWritten int, plans []flowrun.Plan, err error) {
+	err = s.deal.Do(ctx, func(at int) error {
 		mine := *s.runs[at]
 		mine.out = out
-		rep, notWritten, plans, err := mine.run(ctx, t)
-		if err == nil || !linkclient.NotRun(err) || tries == n || ctx.Err() != nil {
-			return rep, notWritten, plans, err
-		}
-		next := (at + 1) % n
-		out.warn(fmt.Sprintf("%s: %s did not run it (%v); sending it to %s", t.name, s.urls[at], err, s.urls[next]))
-		at = next
-	}
+		var err error
+		rep, notWritten, plans, err = mine.run(ctx, t)
+		return err
+	}, linkclient.NotRun, func(from, to int, err error) {
+		out.warn(fmt.Sprintf("%s: %s did not run it (%v); sending it to %s", t.Name, s.urls[from], err, s.urls[to]))
+	})
+	return rep, notWritten, plans, err
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/toolserver/toolserver/flow"
-	"github.com/toolserver/toolserver/internal/atomicfile"
 	"github.com/toolserver/toolserver/report"
 	mdsummary "github.com/toolserver/toolserver/report/summary"
 )
@@ -55,7 +52,7 @@ func (o *flowRunOptions) writeSummary(rb *report.Builder, reps []*flow.Report) e
 	if o.command == storybookCommand {
 		opts.Unit = mdsummary.Stories
 	}
-	if o.shard.n > 0 {
+	if o.shard.N > 0 {
 		opts.Command += " (shard " + o.shard.String() + ")"
 	}
 	if rb != nil {
@@ -67,51 +64,12 @@ func (o *flowRunOptions) writeSummary(rb *report.Builder, reps []*flow.Report) e
 	md := mdsummary.Markdown(reps, opts)
 	var err error
 	if o.summary != "" {
-		err = writeFileIn(path, md)
+		err = mdsummary.WriteFile(path, md)
 	} else {
-		err = appendFile(path, md)
+		err = mdsummary.AppendFile(path, md)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", from, path, err)
 	}
 	return nil
-}
-
-// writeFileIn writes data to path atomically, making its directory when
-// it does not exist.
-func writeFileIn(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, data)
-}
-
-// appendFile appends data to the file at path in one write, after a
-// blank line when the file does not end with one, so the summary starts
-// a block of its own after what an earlier step wrote. The file is
-// created when it does not exist; its directory must.
-func appendFile(path string, data []byte) (err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, f.Close()) }()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if n := min(st.Size(), 2); n > 0 {
-		end := make([]byte, n)
-		if _, err := f.ReadAt(end, st.Size()-n); err != nil {
-			return err
-		}
-		switch {
-		case end[n-1] != '\n':
-			data = append([]byte("\n\n"), data...)
-		case n == 2 && end[0] != '\n':
-			data = append([]byte("\n"), data...)
-		}
-	}
-	_, err = f.Write(data)
-	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/treetest"
+	"github.com/toolserver/toolserver/scaffold"
 )
 
 // nextSteps are the commands init printed after "Next", each as the
@@ -105,7 +106,7 @@ type githubFile struct {
 func githubWorkflow(t *testing.T, dir string) githubFile {
 	t.Helper()
 	var f githubFile
-	decodeYAMLFile(t, filepath.Join(dir, initGitHubFile), &f)
+	decodeYAMLFile(t, filepath.Join(dir, scaffold.GitHubFile), &f)
 	if len(f.Jobs) != 1 || f.Jobs["flows"].RunsOn == "" {
 		t.Fatalf("github workflow: got jobs %v, want one, flows, with runs-on", f.Jobs)
 	}
@@ -177,7 +178,7 @@ type gitlabFile struct {
 func gitlabJob(t *testing.T, dir string) gitlabFile {
 	t.Helper()
 	var f gitlabFile
-	decodeYAMLFile(t, filepath.Join(dir, initGitLabFile), &f)
+	decodeYAMLFile(t, filepath.Join(dir, scaffold.GitLabFile), &f)
 	return f
 }
 
@@ -294,7 +295,7 @@ func TestInitCITemplates(t *testing.T) {
 			t.Fatal(err)
 		}
 		report, _, _ := flowArgs(t, githubWorkflow(t, dir).flowRunArgs(t))
-		if missing := missingIgnores(b, []string{report}); len(missing) > 0 {
+		if missing := scaffold.MissingIgnores(b, []string{report}); len(missing) > 0 {
 			t.Errorf("got .gitignore\n%s\nwant the report directory %s in it", b, report)
 		}
 	})
@@ -345,13 +346,13 @@ func TestInitLeavesFiles(t *testing.T) {
 	dir := t.TempDir()
 	outside := t.TempDir()
 	mine := map[string]string{
-		flow.ConfigFile:   "snapshot:\n  maxMismatch: 1\n",
-		initPageFile:      "<p>my app</p>\n",
-		initGitHubFile:    "name: mine\n",
-		initGitLabFile:    "stages: [build]\n",
-		".gitignore":      "node_modules", // no final newline
-		"src/app.js":      "console.log(1)\n",
-		".gitlab/keep.md": "mine\n",
+		flow.ConfigFile:     "snapshot:\n  maxMismatch: 1\n",
+		scaffold.PageFile:   "<p>my app</p>\n",
+		scaffold.GitHubFile: "name: mine\n",
+		scaffold.GitLabFile: "stages: [build]\n",
+		".gitignore":        "node_modules", // no final newline
+		"src/app.js":        "console.log(1)\n",
+		".gitlab/keep.md":   "mine\n",
 	}
 	for name, data := range mine {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -368,7 +369,7 @@ func TestInitLeavesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := filepath.Join(outside, "example.yaml")
-	if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(initFlowFile))); err != nil {
+	if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(scaffold.FlowFile))); err != nil {
 		t.Fatal(err)
 	}
 	before := treetest.Of(t, dir)
@@ -534,7 +535,7 @@ func TestInitDocsShowTemplates(t *testing.T) {
 			t.Fatalf("init --ci %s: exit %d, want 0\n%s%s", ci, code, out, errOut)
 		}
 	}
-	for _, name := range []string{initGitHubFile, initGitLabFile} {
+	for _, name := range []string{scaffold.GitHubFile, scaffold.GitLabFile} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)

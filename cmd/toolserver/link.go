@@ -82,7 +82,7 @@ func (lr *linkedRun) warn(line string) {
 func (lr *linkedRun) args(t flowTarget) map[string]any {
 	a := wire.ExecuteArgs{
 		ProjectRoot:              lr.project,
-		Device:                   t.deviceOr(lr.flags.device),
+		Device:                   t.DeviceOr(lr.flags.device),
 		PrerequisiteAcknowledged: true,
 		SnapshotDefaults:         flowtool.DefaultsArg(lr.flags.snapshot),
 		// Our extension: sent only when set, as strict is.
@@ -103,9 +103,9 @@ func (lr *linkedRun) args(t flowTarget) map[string]any {
 		a.UpdateOnly = string(u)
 	}
 	if lr.byName {
-		a.Name = t.name
+		a.Name = t.Name
 	} else {
-		a.FlowPath = t.path
+		a.FlowPath = t.Path
 	}
 	return a.Map()
 }
@@ -122,13 +122,13 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 			lr.out.progress(s)
 		}
 	}, DryRun: lr.flags.dryRun, Waiting: lr.waiting}
-	if t.data != nil {
-		opts.Flow = &linkclient.FlowBytes{Path: t.path, Data: t.data}
+	if t.Data != nil {
+		opts.Flow = &linkclient.FlowBytes{Path: t.Path, Data: t.Data}
 	}
 	if lr.flags.filesLogOn() {
 		opts.FilesLog = lr.warn
 	}
-	lr.out.start(t.name, t.deviceOr(lr.flags.device))
+	lr.out.start(t.Name, t.DeviceOr(lr.flags.device))
 	tun, err := lr.useTunnel(ctx)
 	if err != nil {
 		return nil, 0, nil, err
@@ -141,20 +141,20 @@ func (lr *linkedRun) run(ctx context.Context, t flowTarget) (*flow.Report, int, 
 	}
 	var rep flow.Report
 	if err := json.Unmarshal(res, &rep); err != nil {
-		return nil, 0, nil, fault.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.name, err))
+		return nil, 0, nil, fault.Infrastructure(fmt.Errorf("%s: the result is not a flow report: %w", t.Name, err))
 	}
 	if rep.Steps == nil {
 		// No report: the tool-server answered something else (a notice).
-		return nil, 0, nil, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.name, bytes.TrimSpace(res))
+		return nil, 0, nil, fmt.Errorf("%s: the tool-server did not run the flow: %s", t.Name, bytes.TrimSpace(res))
 	}
 	if lr.flags.artifacts != "" {
 		lr.keepArtifacts(ctx, t, &rep)
 	}
-	if t.data != nil {
+	if t.Data != nil {
 		// A flow held in memory is named by its target (a story id), not
 		// by the stem of the path it stands at, which the server names it
 		// by.
-		rep.Flow = t.name
+		rep.Flow = t.Name
 	}
 	var plans []flowrun.Plan
 	if lr.flags.dryRun {
@@ -186,7 +186,7 @@ func (lr *linkedRun) keepArtifacts(ctx context.Context, t flowTarget, rep *flow.
 			}
 			// The store names an artifact <run>-<key>-<role>.png; a nested
 			// run's images go under its own name, as locally.
-			dir := t.name
+			dir := t.Name
 			if run := strings.TrimSuffix(filename, "-"+name); run != filename && run != rep.Flow && flow.ValidName(run) {
 				dir = run
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 )
@@ -56,7 +57,7 @@ func (f storeFlags) resolve(cmd string, getenv func(string) string) (string, err
 		}
 	}
 	if dsn != "" && !runs.IsPostgres(dsn) {
-		return "", usageError("%s: --store %s: want a PostgreSQL address, postgres://USER:PASSWORD@HOST:5432/DB (the embedded store is --state-dir DIR)", cmd, printable.String(shorten(runs.RedactDSN(dsn), 200)))
+		return "", usageError("%s: --store %s: want a PostgreSQL address, postgres://USER:PASSWORD@HOST:5432/DB (the embedded store is --state-dir DIR)", cmd, printable.String(fault.Clip(runs.RedactDSN(dsn), 200, fault.Beyond, fault.Bytewise)))
 	}
 	return dsn, nil
 }
@@ -76,13 +77,6 @@ func readCapped(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is %d bytes; an address has at most %d", printable.String(path), fi.Size(), max)
 	}
 	return io.ReadAll(io.LimitReader(f, max))
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // openFleetStore opens the PostgreSQL store of dsn; an error names the

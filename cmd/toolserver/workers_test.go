@@ -6,47 +6,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-// TestShardSplit: n shards of any number of flows cover every flow
-// exactly once, in contiguous parts whose sizes differ by at most one.
-func TestShardSplit(t *testing.T) {
-	t.Parallel()
-	for total := range 12 {
-		var targets []flowTarget
-		for i := range total {
-			targets = append(targets, flowTarget{name: fmt.Sprintf("f%02d", total-1-i)}) // unsorted
-		}
-		for n := 1; n <= 5; n++ {
-			var all []string
-			sizes := map[int]bool{}
-			for i := 1; i <= n; i++ {
-				part := (&shardFlag{i, n}).of(targets)
-				sizes[len(part)] = true
-				for _, p := range part {
-					all = append(all, p.name)
-				}
-			}
-			want := make([]string, total)
-			for i := range total {
-				want[i] = fmt.Sprintf("f%02d", i)
-			}
-			if !slices.Equal(all, want) || len(sizes) > 2 {
-				t.Errorf("%d flows in %d shards: %v (sizes %v)", total, n, all, sizes)
-			}
-		}
-	}
-	var s shardFlag
-	for _, bad := range []string{"0/2", "3/2", "1/0", "x", "1/2/3", "-1/2"} {
-		if err := s.Set(bad); err == nil {
-			t.Errorf("--shard %s: accepted", bad)
-		}
-	}
-}
 
 // workersProject writes n flows on pages of their own (data: URLs): each
 // types its own name, waits its own time, and checks that it sees only

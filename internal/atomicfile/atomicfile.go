@@ -4,7 +4,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -57,36 +59,79 @@ func WriteFile(path string, data []byte) (err error) {
 
 // WriteFileIn is WriteFile for name inside root, every step confined to
 // it: neither the file nor its temporary file can land outside root by a
-// symbolic link or "..". The parent directory must exist.
-func WriteFileIn(root *os.Root, name string, data []byte) (err error) {
-	dir, base := filepath.Split(name)
-	var f *os.File
-	var tmp string
-	for i := 0; ; i++ {
-		tmp = filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), i))
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil || !os.IsExist(err) || i == 100 {
-			break
+// symbolic link or "..". The parent directory must exist. The file is
+// created with mode 0644 under the umask.
+func WriteFileIn(root *os.Root, name string, data []byte) error {
+	tmp, err := tempIn(root, name, data, 0o644, false)
+	if err == nil {
+		if err = root.Rename(tmp, name); err != nil {
+			root.Remove(tmp)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			root.Remove(tmp)
-			err = fmt.Errorf("write %s: %w", name, err)
+	return nil
+}
+
+// ReplaceIn is WriteFileIn with the mode perm, past the umask (a file
+// rewritten keeps the mode it had), and os.Root's errors as they are
+// (each names the file).
+func ReplaceIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	tmp, err := tempIn(root, name, data, perm, true)
+	if err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// CreateIn writes name inside root only when it does not exist, and
+// atomically: a temporary file beside it, synced, then hard-linked to
+// name, which fails with an error matching fs.ErrExist rather than
+// replace a file that appeared meanwhile. The file gets the mode perm,
+// past the umask; the errors are os.Root's, as ReplaceIn's.
+func CreateIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	tmp, err := tempIn(root, name, data, perm, true)
+	if err != nil {
+		return err
+	}
+	defer root.Remove(tmp)
+	return root.Link(tmp, name)
+}
+
+// tempIn writes data to a new temporary file beside name inside root,
+// syncs it and returns its name; on an error it leaves none. The file is
+// created with mode perm under the umask; exact sets perm past it.
+func tempIn(root *os.Root, name string, data []byte, perm fs.FileMode, exact bool) (tmp string, err error) {
+	dir, base := filepath.Split(name)
+	var f *os.File
+	for i := 0; ; i++ {
+		tmp = filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d-%d", base, os.Getpid(), i))
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 100 {
+			break
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if err != nil {
+		return "", err
 	}
-	if err = f.Close(); err != nil {
-		return err
+	_, err = f.Write(data)
+	if err == nil && exact {
+		err = f.Chmod(perm)
 	}
-	return root.Rename(tmp, name)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
 }

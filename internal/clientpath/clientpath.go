@@ -3,7 +3,10 @@
 // machine may never open, only compare, split and check.
 package clientpath
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // IsAbs reports whether p is absolute on its client: a POSIX path from the
 // root, or a Windows drive path such as C:\proj or C:/proj. The link's
@@ -72,7 +75,27 @@ func FileName(p string) (string, bool) {
 // maxNameBytes is NAME_MAX of Linux and the BSDs.
 const maxNameBytes = 255
 
+// The names of a project's flows directory, <root>/.argent/flows: the
+// project layout, which the client, the CLI and the tools share.
+const (
+	ArgentDirName = ".argent"
+	FlowsDirName  = "flows"
+)
+
 // FlowsDir returns <root>/.argent/flows as a client spells it, with '/'
 // after the root whatever its separator: the directory of a nested flow's
 // member key and of a recording (docs/link-protocol.md, "Members").
-func FlowsDir(root string) string { return strings.TrimRight(root, `/\`) + "/.argent/flows" }
+func FlowsDir(root string) string {
+	return strings.TrimRight(root, `/\`) + "/" + ArgentDirName + "/" + FlowsDirName
+}
+
+// LocalFlowsDir returns <root>/.argent/flows as a path of this machine,
+// joined and cleaned as filepath.Join does: where a flow name resolves,
+// and what a command prints of it.
+func LocalFlowsDir(root string) string { return filepath.Join(root, ArgentDirName, FlowsDirName) }
+
+// IsFlowsDir reports whether dir, a path of this machine, is a project's
+// .argent/flows.
+func IsFlowsDir(dir string) bool {
+	return filepath.Base(dir) == FlowsDirName && filepath.Base(filepath.Dir(dir)) == ArgentDirName
+}

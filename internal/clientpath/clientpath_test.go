@@ -1,6 +1,7 @@
 package clientpath
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,6 +71,29 @@ func TestFlowsDir(t *testing.T) {
 	} {
 		if got := FlowsDir(root); got != want {
 			t.Errorf("FlowsDir(%q): got %q, want %q", root, got, want)
+		}
+	}
+}
+
+// TestLocalFlowsDir: this machine's join, cleaned, "" the working
+// directory; IsFlowsDir tells such a directory.
+func TestLocalFlowsDir(t *testing.T) {
+	for root, want := range map[string]string{
+		".":       ".argent/flows",
+		"":        ".argent/flows",
+		"./proj/": "proj/.argent/flows",
+		"/work":   "/work/.argent/flows",
+	} {
+		if got := LocalFlowsDir(root); got != filepath.FromSlash(want) {
+			t.Errorf("LocalFlowsDir(%q): got %q, want %q", root, got, want)
+		}
+		if !IsFlowsDir(LocalFlowsDir(root)) {
+			t.Errorf("IsFlowsDir(LocalFlowsDir(%q)): got false", root)
+		}
+	}
+	for _, dir := range []string{"/work/flows", "/work/.argent", "/.argent/flows/x"} {
+		if IsFlowsDir(dir) {
+			t.Errorf("IsFlowsDir(%q): got true", dir)
 		}
 	}
 }

@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "scaffold"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -112,6 +112,10 @@ func TestImportRules(t *testing.T) {
 		{pkg: "tool/flowtool", none: []string{"tool/recordtool"}, why: "flow-execute knows no recorder"},
 		{pkg: "tool/recordtool", none: []string{"tool/flowtool"}, why: "the recorder reaches flow-execute only through the registry"},
 		{pkg: "device/cdprun", only: []string{"device/cdp", "fault", "flow", "flow/run"}, why: "the adapter joins the device and the runner, and nothing above them"},
+		{pkg: "suite", none: []string{"cmd", "device", "tool", "server", "runs", "link", "store", "report"}, why: "the suite engine runs each flow through the caller's function: it knows no device, link, store or surface"},
+		{pkg: "scaffold", only: []string{"flow", "internal/atomicfile", "internal/printable"}, why: "what init writes is templates and files: no run, no device, no surface"},
+		{pkg: "report/junit", only: []string{"flow", "internal/atomicfile"}, why: "a report format needs only the language's reports"},
+		{pkg: "storybook", none: []string{"cmd", "device", "tool", "server", "runs", "link", "flow/run", "report", "store"}, why: "a Storybook's stories, their selection and their flows are rules over data; the CLI and the tool read the Storybook"},
 	}
 	for _, r := range rules {
 		got, ok := all[r.pkg]
@@ -192,6 +196,48 @@ func TestImportRules(t *testing.T) {
 				if ip, _ := strconv.Unquote(spec.Path.Value); strings.HasPrefix(ip, "github.com/chromedp/") {
 					t.Errorf("%s imports %s: only device/cdp speaks CDP", path.Join(pkg, e.Name()), ip)
 				}
+			}
+		}
+	}
+}
+
+// TestCLIWires holds the composition root to wiring (P4 of the review of
+// 2026-12-07): the product logic it once held lives in packages with
+// their own tests, and the CLI uses them rather than a copy. The files
+// that held that logic must not come back, and package main writes no
+// JUnit XML of its own.
+//
+// The rule is on names and imports; what it cannot see (a Storybook
+// index parsed again in main, say) the review of each change must.
+func TestCLIWires(t *testing.T) {
+	const cli = "cmd/toolserver"
+	all := imports(t)
+	for _, want := range []string{"storybook", "suite", "report/junit", "scaffold"} {
+		if !slices.Contains(all[cli], want) {
+			t.Errorf("%s does not import %s: the CLI runs its %s through it", cli, want, path.Base(want))
+		}
+	}
+	dir := filepath.Join("../..", filepath.FromSlash(cli))
+	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go", "inittemplates"} {
+		if _, err := os.Stat(filepath.Join(dir, gone)); err == nil {
+			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite and scaffold", cli, gone)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range f.Imports {
+			if ip, _ := strconv.Unquote(spec.Path.Value); ip == "encoding/xml" {
+				t.Errorf("%s/%s imports encoding/xml: JUnit XML is report/junit's", cli, e.Name())
 			}
 		}
 	}

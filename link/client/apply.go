@@ -227,7 +227,7 @@ func (st *callState) writeRecording(p, content string) error {
 		return errors.New(`not an absolute path without ".." segments`)
 	case !flow.ValidFileName(filepath.Base(p)):
 		return errors.New("not a flow file name")
-	case filepath.Base(dir) != "flows" || filepath.Base(filepath.Dir(dir)) != ".argent":
+	case !clientpath.IsFlowsDir(dir):
 		return errors.New("not in .argent/flows")
 	case wire.OverCap(int64(len(content))):
 		return errors.New("over the cap")

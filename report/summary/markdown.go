@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/printable"
 )
 
@@ -23,7 +24,7 @@ const (
 // nothing is markup: not <script>, not a | or a *, not a link, and
 // GitHub makes no mention or issue link of @team or #12 there.
 func Code(s string) string {
-	s = clip(visible(printable.String(s)), maxString)
+	s = fault.Clip(visible(printable.String(s)), maxString, fault.Runes)
 	if s == "" {
 		return "(empty)"
 	}
@@ -75,21 +76,6 @@ func visible(s string) string {
 }
 
 func isFormat(r rune) bool { return unicode.Is(unicode.Cf, r) }
-
-// clip caps s at n runes, marking the cut with an ellipsis.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := range s {
-		if i == n-1 {
-			return s[:k] + "…"
-		}
-		i++
-	}
-	return s
-}
 
 // longestRun is the length of the longest run of c in s.
 func longestRun(s string, c byte) int {

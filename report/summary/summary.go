@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/report"
 )
@@ -245,7 +246,7 @@ func writeItem(b *strings.Builder, it item, o Options) {
 	if it.st == nil {
 		fmt.Fprintf(b, "- ⚠️ **Not run:** %s %s\n", u, Code(it.rep.Flow))
 		for _, w := range it.rep.Warnings {
-			fmt.Fprintf(b, "  - %s\n", Code(clip(w, maxReason)))
+			fmt.Fprintf(b, "  - %s\n", Code(fault.Clip(w, maxReason, fault.Runes)))
 		}
 		return
 	}
@@ -294,7 +295,7 @@ func writeItem(b *strings.Builder, it item, o Options) {
 	if m := st.Mismatch; m != nil {
 		fmt.Fprintf(b, "  - %s\n", mismatchLine(m))
 	} else if st.Reason != "" {
-		fmt.Fprintf(b, "  - %s\n", Code(clip(st.Reason, maxReason)))
+		fmt.Fprintf(b, "  - %s\n", Code(fault.Clip(st.Reason, maxReason, fault.Runes)))
 	}
 	for _, role := range []string{"diff", "current"} {
 		if p := st.Artifacts[role].Path; p != "" {
@@ -359,7 +360,7 @@ func mismatchLine(m *flow.Mismatch) string {
 		g := m.Regions[0]
 		s += fmt.Sprintf("; the largest change is %d×%d at (%d, %d)", g.Width, g.Height, g.X, g.Y)
 		if g.Element != "" {
-			s += " on " + Code(clip(g.Element, maxString))
+			s += " on " + Code(fault.Clip(g.Element, maxString, fault.Runes))
 		}
 	}
 	return s

@@ -14,14 +14,16 @@ import (
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/storybook"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 )
 
-// The tools' names, as a generated flow's tool: steps call them.
+// The tools' names, as a generated flow's tool: steps call them
+// (package storybook writes those flows).
 const (
-	ToolStories = "storybook-stories"
-	ToolReady   = "storybook-ready"
+	ToolStories = storybook.ToolStories
+	ToolReady   = storybook.ToolReady
 )
 
 // Bounds of the tools.
@@ -127,27 +129,12 @@ func (t *Tools) handler(script func(args) string, decode func(args, json.RawMess
 	}
 }
 
-// Story is one story as storybook-stories returns it.
-type Story struct {
-	Tags []string `json:"tags,omitempty"`
-	// Toolserver is parameters.toolserver as JSON; absent when the story
-	// sets none.
-	Toolserver json.RawMessage `json:"toolserver,omitempty"`
-	// Error says why Toolserver could not be read (too large, not JSON).
-	Error string `json:"error,omitempty"`
-}
-
-// Stories is storybook-stories' result.
-type Stories struct {
-	Stories map[string]Story `json:"stories"`
-}
-
 // pageAnswer is what the scripts hand back: a state and its details.
 type pageAnswer struct {
-	State   string           `json:"state"`
-	Message string           `json:"message"`
-	Phase   string           `json:"phase"`
-	Stories map[string]Story `json:"stories"`
+	State   string                         `json:"state"`
+	Message string                         `json:"message"`
+	Phase   string                         `json:"phase"`
+	Stories map[string]storybook.Extracted `json:"stories"`
 }
 
 func decodeStories(a args, raw json.RawMessage) (any, error) {
@@ -160,7 +147,7 @@ func decodeStories(a args, raw json.RawMessage) (any, error) {
 		if len(p.Stories) > MaxStories {
 			return nil, &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("storybook-stories: the preview has %d stories, over the cap of %d", len(p.Stories), MaxStories)}
 		}
-		return Stories{Stories: p.Stories}, nil
+		return storybook.Stories{Stories: p.Stories}, nil
 	case "timeout":
 		return nil, &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("storybook-stories: no Storybook preview answered within %s (%s); is the page a Storybook 8-10 iframe.html?", a.timeout(), capText(p.Message))}
 	}
@@ -183,14 +170,9 @@ func decodeReady(a args, raw json.RawMessage) (any, error) {
 	return nil, &fault.Error{Kind: fault.Validation, Message: fmt.Sprintf("story %s threw: %s", a.ID, capText(p.Message))}
 }
 
-// capText bounds a text that comes from the page.
-func capText(s string) string {
-	r := []rune(s)
-	if len(r) > MaxErrorText {
-		return string(r[:MaxErrorText]) + "…"
-	}
-	return s
-}
+// capText bounds a text that comes from the page: MaxErrorText
+// characters, then the ellipsis.
+func capText(s string) string { return fault.Clip(s, MaxErrorText, fault.Runes, fault.Beyond) }
 
 func quote(s string) string {
 	b, _ := json.Marshal(s)
