@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/toolserver/toolserver/internal/clientpath"
 )
 
 // Policy is the client policy of docs/link-protocol.md ("Client policy"): the
@@ -27,7 +29,7 @@ type Policy struct {
 func ClientRoots(flowPath, flowCanonical, projectRoot string) *Policy {
 	var cands []string
 	if filepath.IsAbs(projectRoot) {
-		cands = append(cands, projectRoot, filepath.Join(projectRoot, ".argent", "flows"))
+		cands = append(cands, projectRoot, clientpath.LocalFlowsDir(projectRoot))
 	}
 	cands = append(cands, filepath.Dir(flowPath), filepath.Dir(flowCanonical))
 	for _, f := range []string{flowPath, flowCanonical} {
@@ -63,7 +65,7 @@ func ClientRoots(flowPath, flowCanonical, projectRoot string) *Policy {
 func savedFlowProject(file string) (string, bool) {
 	parts := strings.Split(file, string(filepath.Separator))
 	for i := len(parts) - 3; i >= 0; i-- {
-		if parts[i] == ".argent" && parts[i+1] == "flows" {
+		if parts[i] == clientpath.ArgentDirName && parts[i+1] == clientpath.FlowsDirName {
 			p := strings.Join(parts[:i], string(filepath.Separator))
 			if p == "" {
 				p = string(filepath.Separator)

@@ -18,6 +18,7 @@ import (
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
+	"github.com/toolserver/toolserver/internal/clientpath"
 	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
@@ -116,10 +117,11 @@ func resolveSource(call *tool.Call, a wire.ExecuteArgs) (source, error) {
 	if err := flowrun.CheckNameRoot(a.Name, a.ProjectRoot); err != nil {
 		return source{}, err
 	}
-	if err := nameTooLong(wire.ArgProjectRoot, filepath.Join(a.ProjectRoot, ".argent", "flows", a.Name+".yaml")); err != nil {
+	flows := clientpath.LocalFlowsDir(a.ProjectRoot)
+	if err := nameTooLong(wire.ArgProjectRoot, filepath.Join(flows, a.Name+".yaml")); err != nil {
 		return source{}, err
 	}
-	f, err := disk.Open(filepath.Join(a.ProjectRoot, ".argent", "flows"), a.Name+".yaml")
+	f, err := disk.Open(flows, a.Name+".yaml")
 	if err != nil {
 		return source{}, err
 	}
