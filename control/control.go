@@ -50,7 +50,7 @@ type Plane struct {
 	cfg Config
 	// base is the context the runs it drives live in; Stop cancels it.
 	base   context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	// wg counts the runs it drives and its take-over watch.
 	wg       sync.WaitGroup
 	drain    drainer
@@ -72,7 +72,7 @@ func New(cfg Config) *Plane {
 		cfg.Lease = runs.DefaultLease
 	}
 	p := &Plane{cfg: cfg, drain: drainer{idle: make(chan struct{})}}
-	p.base, p.cancel = context.WithCancel(context.Background())
+	p.base, p.cancel = context.WithCancelCause(context.Background())
 	if cfg.Tools != nil && cfg.Runs != nil {
 		cfg.Tools.Wrap(flow.ToolFlowExecute, p.record)
 	}

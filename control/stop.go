@@ -1,6 +1,10 @@
 package control
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/toolserver/toolserver/runs"
+)
 
 // drainer counts the runs a plane drives in flight and, once it drains,
 // refuses new ones and tells when the last has ended.
@@ -73,6 +77,8 @@ func (p *Plane) Stop() {
 	if p.cfg.Runs != nil {
 		p.cfg.Runs.Stopping()
 	}
-	p.stopOnce.Do(p.cancel)
+	// The runs' context ends with the same cause, for a run that had
+	// not bound its own yet.
+	p.stopOnce.Do(func() { p.cancel(runs.ErrStopping) })
 	p.wg.Wait()
 }
