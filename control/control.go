@@ -1,8 +1,11 @@
-// Package control owns the verbs of the control plane over a run store
-// and the tools that run flows: start a run (checked before it exists,
-// then driven in the background), resume one no driver runs, abandon one.
-// The /v1 surface (package server) and MCP's run tools both call it, so
-// the two cannot disagree on what a start refuses or a resume does.
+// Package control owns a run's life: it is the one package that writes a
+// run. The Plane starts a run (checked before it exists, then driven in
+// the background), resumes one no driver runs, abandons one, takes over
+// the runs a fleet's other replicas lost, records every flow-execute call
+// as a run (record.go), and stops them all as the process stops. It
+// implements runs.Service over a store, for the /v1 surface (package
+// server), MCP's run tools and the runs commands alike, so that none of
+// them can disagree on what a start refuses or a resume does.
 package control
 
 import (
@@ -24,57 +27,94 @@ import (
 
 // Config is what a Plane works with.
 type Config struct {
-	Runs    *runs.Store
+	Runs *runs.Store
+	// Tools, when set, are the tools the plane drives runs with: New
+	// wraps their flow-execute so that every call of it is recorded as a
+	// run. Nil: a plane that reads and abandons, and drives nothing (the
+	// runs commands over a store read directly).
 	Tools   *tool.Registry
 	TempDir string
 	Log     *slog.Logger
-	// Base is the context the runs live in; nil: the background.
-	Base func() context.Context
-	// Enter counts a run in flight (a stopping server's drain waits for
-	// it) and false refuses it; Leave uncounts it. Nil: nothing counts.
-	Enter func() bool
-	Leave func()
+	// TakeOver, for a store a fleet shares (its PostgreSQL), takes over
+	// the runs the other replicas lost, every third of Lease, with
+	// MaxAttempts attempts in all (serve over --store). Zero Lease and
+	// MaxAttempts: runs.DefaultLease and DefaultMaxAttempts.
+	TakeOver    bool
+	Lease       time.Duration
+	MaxAttempts int
 }
 
-// Plane starts, resumes and abandons the runs of a store.
+// Plane starts, resumes and abandons the runs of a store, records the
+// flow-execute calls of its tools, and stops them.
 type Plane struct {
 	cfg Config
-	wg  sync.WaitGroup
+	// base is the context the runs it drives live in; Stop cancels it.
+	base   context.Context
+	cancel context.CancelCauseFunc
+	// wg counts the runs it drives and its take-over watch.
+	wg       sync.WaitGroup
+	drain    drainer
+	stopOnce sync.Once
 }
 
-// New returns the plane of cfg.
+var _ runs.Service = (*Plane)(nil)
+
+// New returns the plane of cfg, with its flow-execute wrapped and, with
+// TakeOver over a shared store, its take-over watch started.
 func New(cfg Config) *Plane {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Base == nil {
-		cfg.Base = context.Background
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
 	}
-	if cfg.Enter == nil {
-		cfg.Enter = func() bool { return true }
+	if cfg.Lease <= 0 {
+		cfg.Lease = runs.DefaultLease
 	}
-	if cfg.Leave == nil {
-		cfg.Leave = func() {}
+	p := &Plane{cfg: cfg, drain: drainer{idle: make(chan struct{})}}
+	p.base, p.cancel = context.WithCancelCause(context.Background())
+	if cfg.Tools != nil && cfg.Runs != nil {
+		cfg.Tools.Wrap(flow.ToolFlowExecute, p.record)
 	}
-	return &Plane{cfg: cfg}
+	if cfg.TakeOver && cfg.Runs != nil && cfg.Runs.Shared() {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.WatchLapsed(p.base, cfg.Lease/3, cfg.MaxAttempts)
+		}()
+	}
+	return p
 }
 
-// Error is a request the plane refuses: its /v1 code (runs.Code*) and
-// the reason.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-func refuse(code, format string, args ...any) error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// stopping is the refusal of a plane whose server is stopping.
+// stopping is the refusal of a plane that is stopping.
 func stopping(verb string) error {
-	return refuse(runs.CodeUnavailable, "this tool-server is stopping and %s no run; send it to another replica", verb)
+	return runs.Refuse(runs.ErrUnavailable, "this tool-server is stopping and %s no run; send it to another replica", verb)
+}
+
+// List is a page of runs, newest first.
+func (p *Plane) List(ctx context.Context, f runs.Filter) (runs.Page, error) {
+	return p.cfg.Runs.ListPage(ctx, f)
+}
+
+// Get is a run with its steps and snapshots.
+func (p *Plane) Get(ctx context.Context, id string) (*runs.Detail, error) {
+	return p.cfg.Runs.Get(ctx, id)
+}
+
+// Events are a run's events from seq from on.
+func (p *Plane) Events(ctx context.Context, id string, from int64) ([]runs.Event, error) {
+	return p.cfg.Runs.Events(ctx, id, from)
+}
+
+// FollowEvents hands a run's events to each until it ends or no driver
+// runs it (runs.Store.FollowEvents).
+func (p *Plane) FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error) {
+	return p.cfg.Runs.FollowEvents(ctx, id, from, each)
+}
+
+// Replay is the pure fold of a run's log.
+func (p *Plane) Replay(ctx context.Context, id string) (runs.Replay, error) {
+	return p.cfg.Runs.Replay(ctx, id)
 }
 
 // Start checks a run request as the run would (its arguments' caps, its
@@ -83,17 +123,20 @@ func stopping(verb string) error {
 func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started, error) {
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(req.ToolArgs, &args); err != nil || args == nil {
-		return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args must be an object: flow-execute's arguments")
+		return runs.Started{}, runs.Refuse(runs.ErrBadRequest, "tool_args must be an object: flow-execute's arguments")
 	}
 	if err := runs.CheckLabels(req.Labels); err != nil {
-		return runs.Started{}, refuse(runs.CodeBadRequest, "labels: %v", err)
+		return runs.Started{}, runs.Refuse(runs.ErrBadRequest, "labels: %v", err)
 	}
 	if req.RunID != "" && !runs.ValidID(req.RunID) {
-		return runs.Started{}, refuse(runs.CodeBadRequest, "run_id %.64q is not a UUID", req.RunID)
+		return runs.Started{}, runs.Refuse(runs.ErrBadRequest, "run_id %.64q is not a UUID", req.RunID)
 	}
 	a := wire.ReadExecute(args)
 	if err := a.Check(); err != nil {
-		return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %v", err)
+		return runs.Started{}, runs.Refuse(runs.ErrBadRequest, "tool_args: %v", err)
+	}
+	if p.cfg.Tools == nil {
+		return runs.Started{}, errors.New("this process drives no runs")
 	}
 	b := runs.Begin{Flow: a.FlowName(), Linked: a.SentMembers()}
 	if err := p.cfg.Tools.Check(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: p.cfg.TempDir}); err != nil {
@@ -102,17 +145,17 @@ func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started,
 			if fe.Field != "" && !strings.HasPrefix(msg, fe.Field) {
 				msg = fe.Field + ": " + msg
 			}
-			return runs.Started{}, refuse(runs.CodeBadRequest, "tool_args: %s", msg)
+			return runs.Started{}, runs.Refuse(runs.ErrBadRequest, "tool_args: %s", msg)
 		}
 		return runs.Started{}, err
 	}
 	b.ID, b.Labels, b.Source, b.Args = req.RunID, req.Labels, "v1", compact(req.ToolArgs)
-	if !p.cfg.Enter() {
+	if !p.drain.enter() {
 		return runs.Started{}, stopping("starts")
 	}
 	rec, err := p.cfg.Runs.Start(ctx, b)
 	if err != nil {
-		p.cfg.Leave()
+		p.drain.leave()
 		return runs.Started{}, err
 	}
 	p.drive(rec, b.Args, b.Linked)
@@ -128,13 +171,14 @@ func compact(raw json.RawMessage) json.RawMessage {
 }
 
 // drive runs flow-execute with args into rec in the background, counted
-// in flight (the caller entered), to the run's end.
+// in flight (the caller entered), to the run's end: the recording
+// wrapper (record.go) finds rec by the plane's own key.
 func (p *Plane) drive(rec *runs.Recorder, args json.RawMessage, linked bool) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		defer p.cfg.Leave()
-		ctx := runs.WithRecorder(p.cfg.Base(), rec)
+		defer p.drain.leave()
+		ctx := context.WithValue(p.base, drivenKey{}, rec)
 		_, err := p.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, args, tool.Options{Linked: linked, TempDir: p.cfg.TempDir})
 		// A call refused before the flow ran ends here; one that ran has
 		// ended already, and End keeps its first end. The record shows an
@@ -157,28 +201,28 @@ func (p *Plane) drive(rec *runs.Recorder, args json.RawMessage, linked bool) {
 func (p *Plane) Wait() { p.wg.Wait() }
 
 // Resume re-drives a run no driver runs: a new attempt of its recorded
-// arguments, from the flow's first step. driving is true for a run now
-// driving (already, or by this call); for a finished run it is false and
-// the answer reports its status, changing nothing.
-func (p *Plane) Resume(ctx context.Context, id string) (out runs.Resumed, driving bool, err error) {
+// arguments, from the flow's first step (outcome runs.ResumeDriving, as
+// for a run driving already). For a finished run the answer reports its
+// status, changing nothing.
+func (p *Plane) Resume(ctx context.Context, id string) (runs.Resumed, error) {
 	run, err := p.cfg.Runs.Run(ctx, id)
 	if err != nil {
-		return out, false, err
+		return runs.Resumed{}, err
 	}
-	if runs.Terminal(run.Status.State) {
-		return finished(run), false, nil
+	if runs.WouldResume(run).Verdict == runs.WouldLeave {
+		return finished(run), nil
 	}
 	err = p.resume(ctx, run.ID)
 	switch {
 	case err == nil, errors.Is(err, runs.ErrAttached):
-		return runs.Resumed{Run: run.ID, Outcome: runs.ResumeDriving, Status: json.RawMessage(`"running"`)}, true, nil
+		return runs.Resumed{Run: run.ID, Outcome: runs.ResumeDriving, Status: json.RawMessage(`"running"`)}, nil
 	case errors.Is(err, runs.ErrWrongState):
 		// It may have ended between the read and the resume.
-		if now, rerr := p.cfg.Runs.Run(ctx, run.ID); rerr == nil && runs.Terminal(now.Status.State) {
-			return finished(now), false, nil
+		if now, rerr := p.cfg.Runs.Run(ctx, run.ID); rerr == nil && runs.WouldResume(now).Verdict == runs.WouldLeave {
+			return finished(now), nil
 		}
 	}
-	return out, false, err
+	return runs.Resumed{}, err
 }
 
 // finished is the resume answer of a terminal run.
@@ -193,12 +237,15 @@ func (p *Plane) resume(ctx context.Context, id string) error {
 
 // redrive claims run id with claim (a resume, a take-over) and drives it.
 func (p *Plane) redrive(ctx context.Context, id string, claim func(context.Context, string) (*runs.Recorder, json.RawMessage, error)) error {
-	if !p.cfg.Enter() {
+	if p.cfg.Tools == nil {
+		return errors.New("this process drives no runs")
+	}
+	if !p.drain.enter() {
 		return stopping("resumes")
 	}
 	rec, args, err := claim(ctx, id)
 	if err != nil {
-		p.cfg.Leave()
+		p.drain.leave()
 		return err
 	}
 	var m map[string]json.RawMessage
@@ -220,7 +267,7 @@ func (p *Plane) ResumeInterrupted(ctx context.Context) ([]string, error) {
 			return ids, err
 		}
 		for _, run := range page.Runs {
-			if run.Driver != runs.DriverNone || !run.Resumable {
+			if runs.WouldResume(run).Verdict != runs.WouldRedrive {
 				continue
 			}
 			if err := p.resume(ctx, run.ID); err != nil {
@@ -259,10 +306,10 @@ func (p *Plane) TakeOver(ctx context.Context, maxAttempts int) ([]string, error)
 	}
 	var ids []string
 	for _, run := range lapsed {
-		if run.Driver != runs.DriverNone {
+		switch runs.WouldResume(run).Verdict {
+		case runs.WouldLeave, runs.WouldKeep:
 			continue
-		}
-		if !run.Resumable {
+		case runs.WouldRefuse:
 			p.cfg.Runs.Fail(ctx, run.ID, "the tool-server driving the run was lost (its lease lapsed); a run of a /tools call cannot be re-driven (its client held its results), so it failed; its events up to then are kept")
 			continue
 		}

@@ -34,6 +34,14 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Is matches a coded error by its code: errors.Is(err, sentinel) holds for
+// every error with the sentinel's code, whatever its message (the run
+// errors' table, runs/errors.go).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code != "" && t.Code == e.Code
+}
+
 // Internal reports whether e is a fault of ours whose text is for the
 // server's log, not for the client: kind internal, or a kind the table
 // does not know.

@@ -401,28 +401,3 @@ func newUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
-
-// recorderKey carries a run's recorder in a context.
-type recorderKey struct{}
-
-// WithRecorder gives ctx the recorder of a run started before its call
-// (POST /v1/runs); flow-execute records into it instead of starting one.
-func WithRecorder(ctx context.Context, r *Recorder) context.Context {
-	return context.WithValue(ctx, recorderKey{}, r)
-}
-
-// FromContext returns the recorder WithRecorder put in ctx, or nil.
-func FromContext(ctx context.Context) *Recorder {
-	r, _ := ctx.Value(recorderKey{}).(*Recorder)
-	return r
-}
-
-// insideKey marks a context as inside a recorded run: a flow-execute
-// nested in it (a tool: step) is part of that run, not a run of its own.
-type insideKey struct{}
-
-// Inside marks ctx as inside a recorded run.
-func Inside(ctx context.Context) context.Context { return context.WithValue(ctx, insideKey{}, true) }
-
-// IsInside reports whether ctx is inside a recorded run.
-func IsInside(ctx context.Context) bool { v, _ := ctx.Value(insideKey{}).(bool); return v }

@@ -41,28 +41,6 @@ const (
 // DefaultKeep is how many finished runs a store keeps by default.
 const DefaultKeep = 500
 
-// The errors of the store, for the API's codes.
-var (
-	ErrUnknownRun = errors.New("unknown run")
-	ErrRunExists  = errors.New("run exists")
-	ErrWrongState = errors.New("wrong state")
-	// ErrBadCursor is a before cursor that is not a UUID or names no
-	// run: a request to fix, not a run that is missing.
-	ErrBadCursor = errors.New("bad cursor")
-	// ErrBadRequest is a request the store refuses as it stands (a
-	// reason over its bound).
-	ErrBadRequest = errors.New("bad request")
-	// ErrAbandoned is the cause of a run's context when it was
-	// abandoned while it ran.
-	ErrAbandoned = errors.New("the run was abandoned")
-	// ErrStopping is the cause when the server stopped under the run.
-	ErrStopping = errors.New("the tool-server stopped")
-	// ErrHeld is an Open of a store another process holds.
-	ErrHeld = errors.New("held by another process")
-	// ErrAttached is a resume of a run a driver runs already.
-	ErrAttached = errors.New("the run is being driven")
-)
-
 // Store is the run store of one state directory. One process at a time
 // opens a directory (a lock file says which).
 type Store struct {
@@ -323,6 +301,10 @@ func (s *Store) abandonIdle(ctx context.Context, id string, st Status) (Event, e
 	if err != nil {
 		return Event{}, err
 	}
+	if err := WouldAbandon(Run{ID: id, Status: Status{State: state}}); err != nil {
+		return Event{}, err
+	}
+	// Running again, or still: only a resume in between could do it.
 	return Event{}, fmt.Errorf("%w: run %s is %s; there is nothing left to abandon", ErrWrongState, id, state)
 }
 
@@ -396,7 +378,9 @@ func (s *Store) resume(ctx context.Context, id string, takeover bool) (*Recorder
 	return r, json.RawMessage(args), nil
 }
 
-// whyNotResumed says why run id could not be claimed for a resume.
+// whyNotResumed says why run id could not be claimed for a resume, by
+// the rule of WouldResume over the run as it reads now: held by a driver
+// whose lease holds, or not (the claim's own condition).
 func (s *Store) whyNotResumed(ctx context.Context, id string) error {
 	var state, owner string
 	var args bool
@@ -407,11 +391,18 @@ func (s *Store) whyNotResumed(ctx context.Context, id string) error {
 		return fmt.Errorf("%w: no run %s in this store", ErrUnknownRun, id)
 	case err != nil:
 		return err
-	case Terminal(state):
+	}
+	run := Run{ID: id, Status: Status{State: state}, Resumable: args, Driver: DriverNone}
+	if owner != "" && lease >= time.Now().UnixMilli() {
+		run.Driver = DriverAttached
+	}
+	switch WouldResume(run).Verdict {
+	case WouldLeave:
 		return fmt.Errorf("%w: run %s is %s", ErrWrongState, id, state)
-	case !args:
+	case WouldRefuse:
 		return fmt.Errorf("%w: run %s was started by a /tools call, whose arguments are not recorded, so it cannot be re-driven; abandon it", ErrWrongState, id)
 	}
+	// Held, or claimed by another just now.
 	return fmt.Errorf("%w: run %s is running, driven by a tool-server whose lease on it holds", ErrAttached, id)
 }
 

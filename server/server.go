@@ -20,7 +20,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/runs"
@@ -43,8 +42,12 @@ type Config struct {
 	// Version is reported by /healthz and /v1/capabilities; Commit by
 	// /v1/capabilities when the build had one.
 	Version, Commit string
-	// Runs, when set, is the run store the /v1 control plane serves.
-	Runs *runs.Store
+	// Plane, when set, is the runs the /v1 control plane serves (its
+	// verbs and reads), and the runs the server drains and stops with.
+	// Runs is its store, which the event streams, the run files and
+	// readiness read.
+	Plane Plane
+	Runs  *runs.Store
 	// Dashboard, when set, is served at /dashboard.
 	Dashboard http.Handler
 	// Ready, when set, says why the server cannot take calls (no browser
@@ -70,13 +73,6 @@ type Config struct {
 	// DefaultMaxStreams); past it a stream is answered 503 with
 	// Retry-After.
 	MaxStreams int
-	// MaxAttempts and RunLease, for a run store a fleet shares (its
-	// PostgreSQL): how many attempts a run gets in all, and the lease of
-	// a replica on a run; a third of it is how often the server looks
-	// for runs to take over. Zero: control.DefaultMaxAttempts and
-	// runs.DefaultLease.
-	MaxAttempts int
-	RunLease    time.Duration
 	// StreamWriteTimeout drops an event stream whose client takes none
 	// of a frame for that long (default DefaultStreamWriteTimeout).
 	StreamWriteTimeout time.Duration
@@ -85,6 +81,20 @@ type Config struct {
 	// find a call's tunnel in the same set. The server closes them all
 	// once its drain is over.
 	Tunnels Tunnels
+}
+
+// Plane is the control plane the server serves /v1 with (control.Plane):
+// the runs' service, and the runs it drives, which the server's drain
+// waits for and its stop stops.
+type Plane interface {
+	runs.Service
+	// Drain refuses new runs and returns a channel closed once none is
+	// in flight.
+	Drain() <-chan struct{}
+	// InFlight is how many runs are in flight.
+	InFlight() int
+	// Stop stops the runs still going and waits for them.
+	Stop()
 }
 
 // Tunnels opens the tunnels of flow run --expose (link/server's).
@@ -118,12 +128,6 @@ const DefaultMaxStreams = 256
 // Server is the HTTP tool-server.
 type Server struct {
 	cfg Config
-	// baseCtx is the context of the server's life, set by Serve: runs
-	// started by POST /v1/runs live in it, not in their request's.
-	baseCtx context.Context
-	// plane drives the runs of /v1 (nil without a run store).
-	plane *control.Plane
-	mu    sync.Mutex
 	// stopping is closed when the server starts to stop: the event
 	// streams end then, so an open dashboard does not hold the graceful
 	// shutdown for its whole grace.
@@ -161,16 +165,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = DefaultMaxStreams
 	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = control.DefaultMaxAttempts
-	}
-	if cfg.RunLease <= 0 {
-		cfg.RunLease = runs.DefaultLease
-	}
 	s := &Server{cfg: cfg, stopping: make(chan struct{}), drain: newDrainer()}
-	if cfg.Runs != nil {
-		s.plane = control.New(control.Config{Runs: cfg.Runs, Tools: cfg.Tools, TempDir: cfg.TempDir, Log: cfg.Log, Base: s.base, Enter: s.drain.enter, Leave: s.drain.leave})
-	}
 	host, _, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		host = cfg.Addr
@@ -179,30 +174,6 @@ func New(cfg Config) *Server {
 	s.wildcard = IsWildcard(cfg.Addr)
 	return s
 }
-
-// base is the context background runs live in: the server's life, or
-// the background when the handler serves without Serve (tests).
-func (s *Server) base() context.Context {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.baseCtx == nil {
-		return context.Background()
-	}
-	return s.baseCtx
-}
-
-// Wait waits for the runs started by POST /v1/runs to end.
-func (s *Server) Wait() {
-	if s.plane != nil {
-		s.plane.Wait()
-	}
-}
-
-// Plane is the control plane that drives the server's runs, counted by
-// its drain (nil without a run store): another surface that starts runs
-// (MCP's start_run) starts them here, so a stopping server waits for
-// them as for its own.
-func (s *Server) Plane() *control.Plane { return s.plane }
 
 // IsWildcard reports whether addr binds every interface (0.0.0.0, ::, or
 // an empty host).
@@ -303,15 +274,6 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
-	s.mu.Lock()
-	s.baseCtx = base
-	s.mu.Unlock()
-	if s.cfg.Runs != nil && s.cfg.Runs.Shared() {
-		// The runs the fleet's other replicas lost are taken over here.
-		watch, stopWatch := context.WithCancel(base)
-		defer stopWatch()
-		go s.plane.WatchLapsed(watch, s.cfg.RunLease/3, s.cfg.MaxAttempts)
-	}
 	// ReadTimeout ends when the body has been read (net/http lifts the
 	// deadline then, to watch for a client that goes away), so a call
 	// runs on after it; TestBodyTimeoutSparesLongCalls holds net/http to
@@ -335,13 +297,19 @@ func (s *Server) Serve(ctx context.Context) error {
 	// streams end (their clients reconnect elsewhere), the calls in
 	// flight get DrainTimeout to finish.
 	idle := s.drain.start()
-	s.cfg.Log.Info("draining: readiness is false, new calls get 503", "in_flight", s.drain.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
+	if s.cfg.Plane != nil {
+		calls, runs := idle, s.cfg.Plane.Drain()
+		both := make(chan struct{})
+		go func() { <-calls; <-runs; close(both) }()
+		idle = both
+	}
+	s.cfg.Log.Info("draining: readiness is false, new calls get 503", "in_flight", s.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
 	s.stoppingOnce.Do(func() { close(s.stopping) })
 	drainTimer := time.NewTimer(s.cfg.DrainTimeout)
 	select {
 	case <-idle:
 	case <-drainTimer.C:
-		s.cfg.Log.Warn("drain timeout: calls still in flight are cancelled", "in_flight", s.drain.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
+		s.cfg.Log.Warn("drain timeout: calls still in flight are cancelled", "in_flight", s.inFlight(), "drain_timeout", s.cfg.DrainTimeout.String())
 	}
 	drainTimer.Stop()
 	if s.cfg.Tunnels != nil {
@@ -350,21 +318,16 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if s.drain.inFlight() > 0 {
+	if s.inFlight() > 0 {
 		// Past the drain: cut the calls short rather than wait more. A
 		// run is stopped first, so that it knows the server stopped
 		// under it (a run a resume can re-drive stays running).
-		if s.cfg.Runs != nil {
-			s.cfg.Runs.Stopping()
-		}
+		s.stopRuns()
 		cancelBase()
 	}
 	err := s.srv.Shutdown(sctx)
-	if s.cfg.Runs != nil {
-		s.cfg.Runs.Stopping()
-	}
+	s.stopRuns()
 	cancelBase()
-	s.Wait()
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = s.srv.Close()
 	}
@@ -372,6 +335,22 @@ func (s *Server) Serve(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// inFlight is how many calls and runs are in flight.
+func (s *Server) inFlight() int {
+	n := s.drain.inFlight()
+	if s.cfg.Plane != nil {
+		n += s.cfg.Plane.InFlight()
+	}
+	return n
+}
+
+// stopRuns stops the plane's runs (Plane.Stop), when it has any.
+func (s *Server) stopRuns() {
+	if s.cfg.Plane != nil {
+		s.cfg.Plane.Stop()
+	}
 }
 
 // openTunnel answers GET /tunnels: the upgrade to a tunnel, or why not.

@@ -9,7 +9,8 @@ import (
 
 // answer is one row of the table below: a kind of error, the HTTP status
 // both envelopes answer it with, and the code the /v1 envelope gives it.
-// A row without a kind is a code only /v1 has.
+// The run errors (runs.Errors) have codes of their own, and the status of
+// their kind.
 type answer struct {
 	kind   fault.Kind
 	status int
@@ -36,9 +37,6 @@ var answers = []answer{
 	{fault.WriteFailed, http.StatusInternalServerError, runs.CodeBadRequest},
 	{fault.Unavailable, http.StatusServiceUnavailable, runs.CodeUnavailable},
 	{fault.InsufficientStorage, http.StatusInsufficientStorage, runs.CodeBadRequest},
-	{"", http.StatusNotFound, runs.CodeUnknownRun},
-	{"", http.StatusConflict, runs.CodeRunExists},
-	{"", http.StatusConflict, runs.CodeWrongState},
 }
 
 // Status returns the HTTP status an error of kind k is answered with; an
@@ -68,11 +66,17 @@ func v1Code(k fault.Kind) string {
 	return runs.CodeBadRequest
 }
 
-// v1Status returns the status of a /v1 code: the status of its first row.
+// v1Status returns the status of a /v1 code: the status of its first row
+// here, else of the kind of its first run error (runs.Errors).
 func v1Status(code string) int {
 	for _, row := range answers {
 		if row.v1 == code {
 			return row.status
+		}
+	}
+	for _, row := range runs.Errors {
+		if row.Wire == code {
+			return Status(row.Err.Kind)
 		}
 	}
 	return http.StatusInternalServerError

@@ -59,7 +59,7 @@ func (s *Server) toolError(r *http.Request, name string, err error) *fault.Error
 // or a /v1 run's start alike: a web page can send a text/plain or form
 // POST to a loopback server without a preflight, never an
 // application/json one. Every client sends it (the published Argent
-// client and runs.Client included).
+// client and runs/v1.Client included).
 func jsonBody(r *http.Request) *fault.Error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
@@ -93,11 +92,11 @@ type Capabilities struct {
 
 func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
 	var c Capabilities
-	c.Capabilities.Runs = s.cfg.Runs != nil
-	c.Capabilities.Events = s.cfg.Runs != nil
-	c.Capabilities.Replay = s.cfg.Runs != nil
-	c.Capabilities.Abandon = s.cfg.Runs != nil
-	c.Capabilities.Resume = s.cfg.Runs != nil
+	c.Capabilities.Runs = s.cfg.Plane != nil
+	c.Capabilities.Events = s.cfg.Plane != nil
+	c.Capabilities.Replay = s.cfg.Plane != nil
+	c.Capabilities.Abandon = s.cfg.Plane != nil
+	c.Capabilities.Resume = s.cfg.Plane != nil
 	c.Capabilities.Dashboard = s.cfg.Dashboard != nil
 	c.Capabilities.MCP = s.cfg.MCP != nil
 	c.Capabilities.Tunnel = s.cfg.Tunnels != nil
@@ -105,33 +104,44 @@ func (s *Server) v1Capabilities(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, c)
 }
 
-// store answers 404 when the server keeps no runs.
+// noRuns is the answer of a server that keeps no runs.
+func noRuns(w http.ResponseWriter) {
+	writeV1Error(w, v1Err(runs.CodeNotFound, "this tool-server keeps no runs (serve --state-dir)"))
+}
+
+// service is the runs the /v1 verbs and reads go to; it answers 404 when
+// the server keeps none.
+func (s *Server) service(w http.ResponseWriter) runs.Service {
+	if s.cfg.Plane == nil {
+		noRuns(w)
+		return nil
+	}
+	return s.cfg.Plane
+}
+
+// store is the run store the streams and files read; it answers 404
+// when the server keeps none.
 func (s *Server) store(w http.ResponseWriter) *runs.Store {
 	if s.cfg.Runs == nil {
-		writeV1Error(w, v1Err(runs.CodeNotFound, "this tool-server keeps no runs (serve --state-dir)"))
+		noRuns(w)
 	}
 	return s.cfg.Runs
 }
 
-// runError answers an error of the run store.
+// runError answers an error of the runs: a run error with the code of
+// its row of the table (runs.Errors) and the status of its kind, any
+// other as an internal fault.
 func (s *Server) runError(w http.ResponseWriter, r *http.Request, err error) {
-	switch {
-	case errors.Is(err, runs.ErrUnknownRun):
-		writeV1Error(w, v1Err(runs.CodeUnknownRun, err.Error()))
-	case errors.Is(err, runs.ErrRunExists):
-		writeV1Error(w, v1Err(runs.CodeRunExists, err.Error()))
-	case errors.Is(err, runs.ErrWrongState):
-		writeV1Error(w, v1Err(runs.CodeWrongState, err.Error()))
-	case errors.Is(err, runs.ErrBadCursor), errors.Is(err, runs.ErrBadRequest):
-		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
-	default:
-		writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
+	if row, ok := runs.ErrorOf(err); ok {
+		writeV1Error(w, v1Error{Status: Status(row.Err.Kind), Code: row.Wire, Message: err.Error()})
+		return
 	}
+	writeV1Error(w, v1Of(s.internalError(r, "runs", err)))
 }
 
 func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
-	st := s.store(w)
-	if st == nil {
+	svc := s.service(w)
+	if svc == nil {
 		return
 	}
 	if err := jsonBody(r); err != nil {
@@ -155,36 +165,17 @@ func (s *Server) v1StartRun(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, "the body is not a run request ({\"tool_args\": {…}, \"labels\"?: {…}, \"run_id\"?: \"<uuid>\"}): "+fmt.Sprintf("%.300s", err.Error())))
 		return
 	}
-	started, err := s.plane.Start(r.Context(), req)
+	started, err := svc.Start(r.Context(), req)
 	if err != nil {
-		s.planeError(w, r, err)
+		s.runError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, started)
 }
 
-// planeError answers an error of the control plane: a refusal with its
-// code, else as an error of the store.
-func (s *Server) planeError(w http.ResponseWriter, r *http.Request, err error) {
-	if ce, ok := errors.AsType[*control.Error](err); ok {
-		writeV1Error(w, v1Err(ce.Code, ce.Message))
-		return
-	}
-	s.runError(w, r, err)
-}
-
-// ResumeInterrupted re-drives the runs of the store that are running
-// with no driver and can be re-driven (serve --resume-interrupted).
-func (s *Server) ResumeInterrupted(ctx context.Context) ([]string, error) {
-	if s.cfg.Runs == nil {
-		return nil, nil
-	}
-	return s.plane.ResumeInterrupted(ctx)
-}
-
 func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
-	st := s.store(w)
-	if st == nil {
+	svc := s.service(w)
+	if svc == nil {
 		return
 	}
 	q := r.URL.Query()
@@ -202,7 +193,7 @@ func (s *Server) v1ListRuns(w http.ResponseWriter, r *http.Request) {
 		writeV1Error(w, v1Err(runs.CodeBadRequest, err.Error()))
 		return
 	}
-	page, err := st.ListPage(r.Context(), f)
+	page, err := svc.List(r.Context(), f)
 	if err != nil {
 		s.runError(w, r, err)
 		return
@@ -223,7 +214,7 @@ func pathRunID(w http.ResponseWriter, r *http.Request) (string, bool) {
 }
 
 // storeAndRun is the store and the run id in the path of a request about
-// one run; false when either answered an error.
+// one run's stream or files; false when either answered an error.
 func (s *Server) storeAndRun(w http.ResponseWriter, r *http.Request) (*runs.Store, string, bool) {
 	st := s.store(w)
 	if st == nil {
@@ -233,22 +224,33 @@ func (s *Server) storeAndRun(w http.ResponseWriter, r *http.Request) (*runs.Stor
 	return st, id, ok
 }
 
+// serviceAndRun is the runs and the run id in the path of a request
+// about one run; false when either answered an error.
+func (s *Server) serviceAndRun(w http.ResponseWriter, r *http.Request) (runs.Service, string, bool) {
+	svc := s.service(w)
+	if svc == nil {
+		return nil, "", false
+	}
+	id, ok := pathRunID(w, r)
+	return svc, id, ok
+}
+
 func (s *Server) v1GetRun(w http.ResponseWriter, r *http.Request) {
-	s.readRun(w, r, func(ctx context.Context, st *runs.Store, id string) (any, error) { return st.Get(ctx, id) })
+	s.readRun(w, r, func(ctx context.Context, svc runs.Service, id string) (any, error) { return svc.Get(ctx, id) })
 }
 
 func (s *Server) v1Replay(w http.ResponseWriter, r *http.Request) {
-	s.readRun(w, r, func(ctx context.Context, st *runs.Store, id string) (any, error) { return st.Replay(ctx, id) })
+	s.readRun(w, r, func(ctx context.Context, svc runs.Service, id string) (any, error) { return svc.Replay(ctx, id) })
 }
 
 // readRun answers a read of the run in the path: what read returns, or
 // its error.
-func (s *Server) readRun(w http.ResponseWriter, r *http.Request, read func(context.Context, *runs.Store, string) (any, error)) {
-	st, id, ok := s.storeAndRun(w, r)
+func (s *Server) readRun(w http.ResponseWriter, r *http.Request, read func(context.Context, runs.Service, string) (any, error)) {
+	svc, id, ok := s.serviceAndRun(w, r)
 	if !ok {
 		return
 	}
-	v, err := read(r.Context(), st, id)
+	v, err := read(r.Context(), svc, id)
 	if err != nil {
 		s.runError(w, r, err)
 		return
@@ -263,7 +265,7 @@ func (s *Server) v1Abandon(defaultReason string) http.HandlerFunc {
 }
 
 func (s *Server) abandonRun(w http.ResponseWriter, r *http.Request, defaultReason string) {
-	_, id, ok := s.storeAndRun(w, r)
+	svc, id, ok := s.serviceAndRun(w, r)
 	if !ok {
 		return
 	}
@@ -284,7 +286,7 @@ func (s *Server) abandonRun(w http.ResponseWriter, r *http.Request, defaultReaso
 	if req.Reason == "" {
 		req.Reason = defaultReason
 	}
-	rc, err := s.plane.Abandon(r.Context(), id, req.Reason)
+	rc, err := svc.Abandon(r.Context(), id, req.Reason)
 	if err != nil {
 		s.runError(w, r, err)
 		return
@@ -293,15 +295,15 @@ func (s *Server) abandonRun(w http.ResponseWriter, r *http.Request, defaultReaso
 }
 
 func (s *Server) v1ResumeRun(w http.ResponseWriter, r *http.Request) {
-	_, id, ok := s.storeAndRun(w, r)
+	svc, id, ok := s.serviceAndRun(w, r)
 	if !ok {
 		return
 	}
-	out, driving, err := s.plane.Resume(r.Context(), id)
+	out, err := svc.Resume(r.Context(), id)
 	switch {
 	case err != nil:
-		s.planeError(w, r, err)
-	case driving:
+		s.runError(w, r, err)
+	case out.Outcome == runs.ResumeDriving:
 		writeJSON(w, http.StatusAccepted, out)
 	default:
 		writeJSON(w, http.StatusOK, out)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
@@ -60,8 +62,9 @@ func BenchmarkRunUnderFollowers(b *testing.B) {
 		rec.End(&flow.Report{OK: true, Passed: 1}, nil, nil)
 	}
 	reg := tool.NewRegistry()
-	(&flowtool.Tools{Pool: cdptest.Pool(b), Artifacts: arts, TempDir: dir, Runs: st}).Register(reg)
-	hs := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Tools: reg, Artifacts: arts, TempDir: dir, Runs: st}).Handler())
+	(&flowtool.Tools{Pool: cdptest.Pool(b), Artifacts: arts, TempDir: dir}).Register(reg)
+	plane := control.New(control.Config{Runs: st, Tools: reg, TempDir: dir})
+	hs := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Tools: reg, Artifacts: arts, TempDir: dir, Runs: st, Plane: plane}).Handler())
 	defer hs.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1}}
 	defer client.CloseIdleConnections()
@@ -76,20 +79,22 @@ func BenchmarkRunUnderFollowers(b *testing.B) {
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "echo.yaml"), []byte(sb.String()), 0o644)
 	args := fmt.Sprintf(`{"name":"echo","project_root":%q}`, root)
 
+	// A run of the plane: its followers join as it starts, and it is
+	// timed to its end.
 	run := func(followed bool) time.Duration {
-		rec, err := st.Start(ctx, runs.Begin{Flow: "echo", Source: "v1"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		f := startFollowers(b, client, hs.URL, rec.ID(), followed)
 		// The set-up's garbage (250 connections' buffers) is collected
 		// before the clock starts, for both kinds of run alike.
 		runtime.GC()
 		start := time.Now()
-		res, err := reg.Invoke(runs.WithRecorder(ctx, rec), "flow-execute", []byte(args), tool.Options{})
+		started, err := plane.Start(ctx, runs.StartRequest{ToolArgs: json.RawMessage(args)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := startFollowers(b, client, hs.URL, started.Run, followed)
+		plane.Wait()
 		d := time.Since(start)
-		if rep, ok := res.(*flow.Report); err != nil || !ok || !rep.OK || len(rep.Steps) != benchEchoSteps {
-			b.Fatalf("the echo flow: %v, want %d steps passed", err, benchEchoSteps)
+		if r, err := st.Run(ctx, started.Run); err != nil || r.Outcome != runs.Passed || r.StepCount != benchEchoSteps {
+			b.Fatalf("the echo flow: %+v %v, want %d steps passed", r, err, benchEchoSteps)
 		}
 		f.stop(b)
 		return d

@@ -91,7 +91,7 @@ func TestV1AnyReplicaAnswers(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(string(body), `"abandoned":true`) {
 		t.Fatalf("abandon on the other replica: %d %s", code, body)
 	}
-	a2.srv.Wait() // the run stopped on its replica
+	a2.plane.Wait() // the run stopped on its replica
 	d, err := a2.store.Get(t.Context(), hang)
 	if err != nil || d.Status.State != runs.Abandoned || d.Status.Reason != "from the other replica" {
 		t.Errorf("the abandoned run: %+v %v", d.Run, err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/runs"
@@ -46,7 +47,7 @@ func BenchmarkListRuns(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			st, db, dollar := openListStore(b, kind)
 			ids := fillRuns(b, st, db, dollar)
-			hs := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Tools: tool.NewRegistry(), Artifacts: listArtifacts(b), TempDir: b.TempDir(), Runs: st}).Handler())
+			hs := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Tools: tool.NewRegistry(), Artifacts: listArtifacts(b), TempDir: b.TempDir(), Runs: st, Plane: control.New(control.Config{Runs: st})}).Handler())
 			defer hs.Close()
 			client := &http.Client{}
 			defer client.CloseIdleConnections()

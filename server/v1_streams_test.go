@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/server"
@@ -76,7 +77,7 @@ func newStoreRig(t *testing.T, cfg server.Config) *storeRig {
 		t.Fatal(err)
 	}
 	tap := newLogTap()
-	cfg.Addr, cfg.Runs, cfg.Log = "127.0.0.1:0", st, slog.New(tap)
+	cfg.Addr, cfg.Runs, cfg.Plane, cfg.Log = "127.0.0.1:0", st, control.New(control.Config{Runs: st}), slog.New(tap)
 	hs := httptest.NewServer(server.New(cfg).Handler())
 	t.Cleanup(func() {
 		hs.CloseClientConnections()

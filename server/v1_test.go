@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
@@ -29,6 +31,7 @@ type v1Rig struct {
 	url, token string
 	store      *runs.Store
 	srv        *server.Server
+	plane      *control.Plane
 	slowURL    string
 	release    func()
 }
@@ -51,10 +54,10 @@ func newV1RigOn(t *testing.T, token, commit string, st *runs.Store) *v1Rig {
 		t.Fatal(err)
 	}
 	reg := tool.NewRegistry()
-	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir, Runs: st}).Register(reg)
+	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir}).Register(reg)
 	(&recordtool.Tools{Pool: cdptest.Pool(t), TempDir: dir}).Register(reg)
-	r := &v1Rig{token: token, store: st}
-	r.srv = server.New(server.Config{Addr: "127.0.0.1:0", Token: token, Tools: reg, Artifacts: arts, TempDir: dir, Version: "1.2.3", Commit: commit, Runs: st})
+	r := &v1Rig{token: token, store: st, plane: control.New(control.Config{Runs: st, Tools: reg, TempDir: dir})}
+	r.srv = server.New(server.Config{Addr: "127.0.0.1:0", Token: token, Tools: reg, Artifacts: arts, TempDir: dir, Version: "1.2.3", Commit: commit, Runs: st, Plane: r.plane})
 	hs := httptest.NewServer(r.srv.Handler())
 	r.url = hs.URL
 	released := make(chan struct{})
@@ -73,7 +76,7 @@ func newV1RigOn(t *testing.T, token, commit string, st *runs.Store) *v1Rig {
 		r.release()
 		slow.Close()
 		hs.Close()
-		r.srv.Wait()
+		r.plane.Wait()
 		st.Close()
 	})
 	return r
@@ -325,7 +328,7 @@ func TestV1Abandon(t *testing.T) {
 	if s := r.waitStatus(t, id); s.State != runs.Abandoned {
 		t.Fatalf("status %+v, want abandoned", s)
 	}
-	r.srv.Wait() // the stopped run lets go of its device
+	r.plane.Wait() // the stopped run lets go of its device
 	code, b = r.do(t, "POST", "/v1/runs/"+id+"/abandon", "")
 	if code != http.StatusConflict || !strings.Contains(string(b), `"code":"wrong_state"`) {
 		t.Errorf("abandon an ended run: %d %s", code, b)
@@ -463,9 +466,9 @@ func TestV1ListPages(t *testing.T) {
 	if json.Unmarshal(b, &page); code != 200 || len(page.Runs) != 1 || page.Runs[0].ID != ids[0] || strings.Contains(string(b), "next_before") {
 		t.Fatalf("page 2: %d %.300s, want run %s and no next_before", code, b, ids[0])
 	}
-	c := runs.NewClient(r.url, "")
-	if p, err := c.ListPage(t.Context(), runs.Filter{Limit: 1}); err != nil || len(p.Runs) != 1 || p.NextBefore != ids[2] {
-		t.Errorf("the client's ListPage: %v %+v, want next_before %s", err, p, ids[2])
+	c := v1.NewClient(r.url, "")
+	if p, err := c.List(t.Context(), runs.Filter{Limit: 1}); err != nil || len(p.Runs) != 1 || p.NextBefore != ids[2] {
+		t.Errorf("the client's List: %v %+v, want next_before %s", err, p, ids[2])
 	}
 }
 

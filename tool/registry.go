@@ -121,16 +121,21 @@ type Call struct {
 	Values map[string]any
 
 	progress func(any)
-	cleanup  []func()
-	leases   *leases
+	// observers hear every progress value (wrap.go).
+	observers []func(any)
+	cleanup   []func()
+	leases    *leases
 }
 
 // Progress emits a progress event (an NDJSON line when the client streams);
 // a value with a StreamEvent method, such as Waiting, is an event of that
-// name instead.
+// name instead; a Note goes to the call's observers alone.
 func (c *Call) Progress(v any) {
-	if c.progress != nil {
+	if _, note := v.(Note); !note && c.progress != nil {
 		c.progress(v)
+	}
+	for _, fn := range c.observers {
+		fn(v)
 	}
 }
 

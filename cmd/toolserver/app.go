@@ -16,7 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/device/cdp"
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -373,6 +375,16 @@ func (a *app) Close() {
 		a.pool.Close()
 	}
 	os.RemoveAll(a.tmp)
+}
+
+// newRunService is the one control plane of a process that drives runs
+// (serve, mcp), over st and the app's tools: it records their
+// flow-execute calls, drives the runs it starts, and is the runs.Service
+// the /v1 surface and MCP's run tools take. takeOver, for serve over a
+// fleet's store, takes over the runs the other replicas lost. Its Stop
+// is the process's one stop sequence of its runs.
+func (a *app) newRunService(st *runs.Store, takeOver bool, lease time.Duration, maxAttempts int) *control.Plane {
+	return control.New(control.Config{Runs: st, Tools: a.tools, TempDir: a.tmp, Log: a.log, TakeOver: takeOver, Lease: lease, MaxAttempts: maxAttempts})
 }
 
 // warnNoChromium says on w, for the commands that serve tools, that no

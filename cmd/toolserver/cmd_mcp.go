@@ -9,7 +9,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/runs"
 	mcpserver "github.com/toolserver/toolserver/server/mcp"
 )
@@ -96,10 +95,12 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 	}
 	if st != nil {
 		defer st.Close()
-		a.flowTools.Runs = st
-		plane, stop := sessionPlane(a, st)
-		defer stop()
-		cfg.Runs = mcpserver.StoreRuns(st, plane)
+		// A run start_run started that is still going when the session
+		// ends stays running with no driver, for a resume; the plane
+		// stops before the store and the devices close.
+		plane := a.newRunService(st, false, 0, 0)
+		defer plane.Stop()
+		cfg.Runs = plane
 	}
 	srv := mcpserver.New(cfg)
 	// The session closes its reader when it ends: a pipe's pending read
@@ -113,21 +114,6 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 		return nil // stdin closed: the client is done
 	}
 	return fmt.Errorf("mcp: the session failed: %w", err)
-}
-
-// sessionPlane is the control plane of an MCP session's runs (start_run,
-// resume_run), over st and the session's tools; stop, when the session
-// ends, stops the runs still going as a stopping serve does (a run
-// started by start_run stays running with no driver, for a resume) and
-// waits for them, before the store and the devices close.
-func sessionPlane(a *app, st *runs.Store) (*control.Plane, func()) {
-	base, cancel := context.WithCancel(context.Background())
-	plane := control.New(control.Config{Runs: st, Tools: a.tools, TempDir: a.tmp, Log: a.log, Base: func() context.Context { return base }})
-	return plane, func() {
-		st.Stopping()
-		cancel()
-		plane.Wait()
-	}
 }
 
 // nopWriteCloser is stdout for the transport, which closes its writer at

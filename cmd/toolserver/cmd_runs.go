@@ -14,9 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 )
 
 const exitStatusRuns = `0  the command succeeded (runs events: the run completed and passed; runs resume: the run is driving, or had finished and is left alone)
@@ -30,27 +32,6 @@ type runsOptions struct {
 	stateDir string
 	store    storeFlags
 	output   outputFlags
-}
-
-// runSource is where the reading commands get runs: a tool-server over
-// /v1, or a run store read directly.
-type runSource interface {
-	ListPage(ctx context.Context, f runs.Filter) (runs.Page, error)
-	Get(ctx context.Context, id string) (*runs.Detail, error)
-	Replay(ctx context.Context, id string) (runs.Replay, error)
-	FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error)
-}
-
-// linked is a tool-server's runs; a dropped stream is said on stderr.
-type linked struct {
-	*runs.Client
-	stderr io.Writer
-}
-
-func (l linked) FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error) {
-	return l.Follow(ctx, id, from, each, func(err error) {
-		fmt.Fprintf(l.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
-	})
 }
 
 // where is what a runs command works on: --state-dir's store; else the
@@ -79,30 +60,50 @@ func (o runsOptions) where(cmd string) (link, dir string, err error) {
 	return "", dir, nil
 }
 
-// source is the runs a reading command reads: --state-dir's store, read
-// directly (no server, beside the one that may hold it); else the server
-// of --link or $ARGENT_TOOLS_URL; else the local store, serve's default
-// state directory. close releases it.
-func (o runsOptions) source(cmd string) (src runSource, close func(), err error) {
+// runsAt is where a runs command found the runs: a runs.Service, and
+// dir when it is the store of that directory read or written directly.
+type runsAt struct {
+	runs.Service
+	dir   string
+	close func()
+}
+
+// open is the one rule of where the runs are, for every runs command:
+// the fleet's store (--store, or the environment when no other flag is
+// given); else --state-dir's store, read directly (no server, beside the
+// one that may hold it); else the server of --link or $ARGENT_TOOLS_URL;
+// else the local store, serve's default state directory. A store is
+// opened to read it; to write the run writes (runs abandon), when that
+// is set, which a serve holding it refuses. close releases it.
+func (o runsOptions) open(cmd, writes string) (runsAt, error) {
 	if st, err := o.fleet(cmd); st != nil || err != nil {
-		return st, func() {
-			if st != nil {
-				st.Close()
-			}
-		}, err
+		if err != nil {
+			return runsAt{}, err
+		}
+		return runsAt{Service: control.New(control.Config{Runs: st}), close: func() { st.Close() }}, nil
 	}
 	u, dir, err := o.where(cmd)
 	if err != nil {
-		return nil, nil, err
+		return runsAt{}, err
 	}
 	if u != "" {
-		return linked{runs.NewClient(u, o.getenv(envAuthToken)), o.stderr}, func() {}, nil
+		c := v1.NewClient(u, o.getenv(envAuthToken))
+		c.OnDrop = func(err error) {
+			fmt.Fprintf(o.stderr, "toolserver: the event stream dropped (%s); reconnecting from its cursor\n", printable.String(err.Error()))
+		}
+		return runsAt{Service: c, close: func() {}}, nil
 	}
 	st, err := o.openReader(cmd, dir)
 	if err != nil {
-		return nil, nil, err
+		return runsAt{}, err
 	}
-	return st, func() { st.Close() }, nil
+	if writes != "" {
+		st.Close()
+		if st, err = openToWrite(cmd, writes, dir); err != nil {
+			return runsAt{}, err
+		}
+	}
+	return runsAt{Service: control.New(control.Config{Runs: st}), dir: dir, close: func() { st.Close() }}, nil
 }
 
 // fleet opens the fleet's store that --store, --store-file or the
@@ -173,22 +174,24 @@ func (o *runsOptions) registerStoreUsage(cmd *cobra.Command, usage string) {
 	_ = cmd.MarkFlagDirname("state-dir")
 }
 
-// apiError gives an error of the API, or of a store read or written
-// directly, its exit: a run that is not in the state the command needs
-// (abandoning a run that ended) is a failed result (1); an unknown run or
-// a bad request is the caller's (2, usage); the rest the machinery's (2).
+// apiError gives an error of the runs, over /v1 or of a store read or
+// written directly, its exit by its row of the run errors' table
+// (runs.Errors): a result (the run is not in the state the command
+// needs: abandoning a run that ended) is a failed result (1); any other
+// row, or another answer of /v1, is the caller's (2, usage); the rest
+// the machinery's (2). An answer of /v1 is said by its message.
 func apiError(cmd string, err error) error {
-	var api *runs.APIError
-	isAPI := errors.As(err, &api)
+	text := err.Error()
+	api, isAPI := errors.AsType[*v1.APIError](err)
+	if isAPI {
+		text = api.Message
+	}
+	row, ok := runs.ErrorOf(err)
 	switch {
-	case isAPI && api.Code == runs.CodeWrongState:
-		return failed(fmt.Errorf("%s: %s", cmd, api.Message))
-	case isAPI:
-		return badInput(fmt.Errorf("%s: %s", cmd, api.Message))
-	case errors.Is(err, runs.ErrWrongState):
-		return failed(fmt.Errorf("%s: %w", cmd, err))
-	case errors.Is(err, runs.ErrUnknownRun), errors.Is(err, runs.ErrBadCursor), errors.Is(err, runs.ErrBadRequest):
-		return badInput(fmt.Errorf("%s: %w", cmd, err))
+	case ok && row.Result:
+		return failed(fmt.Errorf("%s: %s", cmd, text))
+	case ok, isAPI:
+		return badInput(fmt.Errorf("%s: %s", cmd, text))
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
 }
@@ -216,12 +219,12 @@ the page's next_before).`,
 			if err != nil {
 				return err
 			}
-			c, done, err := o.source("runs list")
+			c, err := o.open("runs list", "")
 			if err != nil {
 				return err
 			}
-			defer done()
-			page, err := c.ListPage(cmd.Context(), f)
+			defer c.close()
+			page, err := c.List(cmd.Context(), f)
 			if err != nil {
 				return apiError("runs list", err)
 			}
@@ -331,11 +334,11 @@ func newRunsGetCommand(s streams) *cobra.Command {
 		Short: "Show a run with its steps",
 		Args:  exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, done, err := o.source("runs get")
+			c, err := o.open("runs get", "")
 			if err != nil {
 				return err
 			}
-			defer done()
+			defer c.close()
 			format, err := o.output.resolve()
 			if err != nil {
 				return err
@@ -377,11 +380,11 @@ with no driver (its tool-server stopped under it; runs resume re-drives
 it).`,
 		Args: exactArgs(1, "one run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, done, err := o.source("runs events")
+			c, err := o.open("runs events", "")
 			if err != nil {
 				return err
 			}
-			defer done()
+			defer c.close()
 			format, err := o.output.resolve()
 			if err != nil {
 				return err
@@ -399,7 +402,7 @@ it).`,
 // status. With -o json each event is one line of JSON (JSON Lines); with
 // -o yaml each is a document of a YAML stream, so a reader can act on
 // every event as it arrives.
-func followRun(ctx context.Context, c runSource, id string, from int64, format string, s streams) error {
+func followRun(ctx context.Context, c runs.Service, id string, from int64, format string, s streams) error {
 	out := newRenderer(s.stdout, s.stderr, false)
 	end, err := c.FollowEvents(ctx, id, from, func(e runs.Event) error {
 		switch format {
@@ -474,11 +477,11 @@ from the tool-server.`,
 			if err != nil {
 				return err
 			}
-			c, done, err := o.source("runs replay")
+			c, err := o.open("runs replay", "")
 			if err != nil {
 				return err
 			}
-			defer done()
+			defer c.close()
 			rp, err := c.Replay(cmd.Context(), args[0])
 			if err != nil {
 				return apiError("runs replay", err)

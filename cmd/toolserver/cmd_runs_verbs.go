@@ -11,16 +11,10 @@ import (
 
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 )
 
 // The verbs that write a run: abandon (and cancel, its alias) and resume.
-
-// abandoner is what runs abandon writes through: a tool-server's /v1, or
-// a run store no serve holds, opened to write.
-type abandoner interface {
-	Get(ctx context.Context, id string) (*runs.Detail, error)
-	Abandon(ctx context.Context, id, reason string) (runs.Receipt, error)
-}
 
 func newRunsAbandonCommand(s streams) *cobra.Command {
 	o := runsOptions{streams: s}
@@ -57,60 +51,37 @@ ended is left alone (exit 1). cancel is an alias of abandon.`,
 	return cmd
 }
 
-// abandonRun abandons the run id through --link's tool-server or in the
-// store directly, or with dryRun says what that would do.
+// abandonRun abandons the run id where the runs are (runsOptions.open),
+// or with dryRun says what that would do.
 func abandonRun(ctx context.Context, o runsOptions, name, id, reason string, dryRun bool, format string) error {
-	if st, err := o.fleet(name); st != nil || err != nil {
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		if dryRun {
-			return abandonPlan(ctx, st, name, id, "", format, o.streams)
-		}
-		return abandonWith(ctx, st, name, id, reason, format, o.streams)
-	}
-	u, dir, err := o.where(name)
-	if err != nil {
-		return err
-	}
-	if u != "" {
-		c := runs.NewClient(u, o.getenv(envAuthToken))
-		if dryRun {
-			return abandonPlan(ctx, c, name, id, "", format, o.streams)
-		}
-		return abandonWith(ctx, c, name, id, reason, format, o.streams)
-	}
-	rd, err := o.openReader(name, dir)
-	if err != nil {
-		return err
-	}
+	writes := id
 	if dryRun {
-		defer rd.Close()
-		held := ""
-		if runs.Held(dir) {
-			held = dir
-		}
-		return abandonPlan(ctx, rd, name, id, held, format, o.streams)
+		writes = ""
 	}
-	rd.Close()
-	st, err := openToWrite(name, id, dir)
+	at, err := o.open(name, writes)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	return abandonWith(ctx, st, name, id, reason, format, o.streams)
+	defer at.close()
+	if dryRun {
+		held := ""
+		if at.dir != "" && runs.Held(at.dir) {
+			held = at.dir
+		}
+		return abandonPlan(ctx, at, name, id, held, format, o.streams)
+	}
+	return abandonWith(ctx, at, name, id, reason, format, o.streams)
 }
 
 // openToWrite opens the store in dir to write it, which a serve holding
 // it refuses: that serve abandons its runs, over --link. The store is
 // opened to prune nothing (a serve's --keep-runs is not known here; the
 // serve prunes at its next write).
-func openToWrite(name, id, dir string) (*runs.Store, error) {
+func openToWrite(name, runID, dir string) (*runs.Store, error) {
 	st, err := runs.Open(dir, math.MaxInt32)
 	if errors.Is(err, runs.ErrHeld) {
 		return nil, badInput(fmt.Errorf("%s: a serve holds the run store in %s, and the process that holds a store writes it: abandon the run through that serve, toolserver %s %s --link URL (its address)",
-			name, printable.String(dir), name, printable.String(id)))
+			name, printable.String(dir), name, printable.String(runID)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -119,7 +90,7 @@ func openToWrite(name, id, dir string) (*runs.Store, error) {
 }
 
 // abandonWith abandons the run and prints the receipt.
-func abandonWith(ctx context.Context, a abandoner, name, id, reason, format string, s streams) error {
+func abandonWith(ctx context.Context, a runs.Service, name, id, reason, format string, s streams) error {
 	rc, err := a.Abandon(ctx, id, reason)
 	if err != nil {
 		return apiError(name, err)
@@ -138,13 +109,13 @@ func abandonWith(ctx context.Context, a abandoner, name, id, reason, format stri
 // do, with the exits it would have: 0 the run is running, 1 it has ended,
 // 2 there is no such run, or (held names the store) a serve holds the
 // store the command would write.
-func abandonPlan(ctx context.Context, a abandoner, name, id, held, format string, s streams) error {
+func abandonPlan(ctx context.Context, a runs.Service, name, id, held, format string, s streams) error {
 	d, err := a.Get(ctx, id)
 	if err != nil {
 		return apiError(name, err)
 	}
 	id = printable.String(d.ID)
-	if runs.Terminal(d.Status.State) {
+	if runs.WouldAbandon(d.Run) != nil {
 		return failed(fmt.Errorf("%s: run %s is %s, not running: nothing to abandon", name, id, printable.String(d.Status.State)))
 	}
 	if held != "" {
@@ -185,7 +156,7 @@ would do is said, with the exit resume would have.`,
 			if u == "" {
 				return usageError("runs resume: a resume drives the run's flow again, which a tool-server does: give --link URL (or $%s) of the serve that holds the run store, or start one over the store that resumes its runs: toolserver serve --state-dir DIR --resume-interrupted", envToolsURL)
 			}
-			c := runs.NewClient(u, o.getenv(envAuthToken))
+			c := v1.NewClient(u, o.getenv(envAuthToken))
 			if dryRun {
 				return resumePlan(cmd.Context(), c, args[0], format, o.streams)
 			}
@@ -232,7 +203,7 @@ func printResumed(s streams, out runs.Resumed, format string) error {
 // is driven already, or it had finished (left alone); 1 it cannot be
 // re-driven (a /tools call's, whose arguments are not recorded); 2 an
 // unknown run.
-func resumePlan(ctx context.Context, c *runs.Client, id, format string, s streams) error {
+func resumePlan(ctx context.Context, c runs.Service, id, format string, s streams) error {
 	const name = "runs resume"
 	d, err := c.Get(ctx, id)
 	if err != nil {
@@ -241,20 +212,19 @@ func resumePlan(ctx context.Context, c *runs.Client, id, format string, s stream
 	r := d.Run
 	rid := printable.String(r.ID)
 	var would string
-	switch {
-	case runs.Terminal(r.Status.State):
+	switch plan := runs.WouldResume(r); plan.Verdict {
+	case runs.WouldLeave:
 		word := r.Status.State
 		if r.Outcome != "" {
 			word += " (" + r.Outcome + ")"
 		}
 		would = fmt.Sprintf("run %s had finished: %s; resume would leave it alone and print its state", rid, printable.String(word))
-	case r.Driver == runs.DriverAttached:
+	case runs.WouldKeep:
 		would = fmt.Sprintf("run %s is running, driven by its tool-server: resume would change nothing", rid)
-	case !r.Resumable:
+	case runs.WouldRefuse:
 		return failed(fmt.Errorf("%s: run %s is running with no driver, but it was started by a /tools call, whose arguments are not recorded: it cannot be re-driven; abandon it with toolserver runs abandon %s", name, rid, rid))
 	default:
-		attempt := max(r.Attempt, 1) + 1
-		would = fmt.Sprintf("run %s is running with no driver: resume would re-drive it from its flow's first step, attempt %d", rid, attempt)
+		would = fmt.Sprintf("run %s is running with no driver: resume would re-drive it from its flow's first step, attempt %d", rid, plan.Attempt)
 	}
 	if format != "" {
 		return printData(s.stdout, format, map[string]any{"run": r.ID, "status": r.Status, "dry_run": true, "would": would})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"time"
 
@@ -198,33 +197,27 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var plane *control.Plane
 	if st != nil {
 		defer st.Close()
-		cfg.Runs = st
-		a.flowTools.Runs = st
-		cfg.MaxAttempts, cfg.RunLease = opts.maxAttempts, opts.runLease
+		plane = a.newRunService(st, true, opts.runLease, opts.maxAttempts)
+		defer plane.Stop()
+		cfg.Runs, cfg.Plane = st, plane
+		mcfg.Runs = plane
 	}
 	if opts.dashboard {
 		cfg.Dashboard = dashboard.Handler()
 	}
-	// MCP's run tools start runs on the server's own plane, so that its
-	// drain counts them as it counts POST /v1/runs'. The plane exists once
-	// server.New has run, and server.New takes /mcp's handler: /mcp
-	// forwards to the MCP server built right after it, before Listen, so
-	// no request reaches the handler before it is set.
-	var agentsHandler http.Handler
-	cfg.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { agentsHandler.ServeHTTP(w, r) })
-	srv := server.New(cfg)
-	if cfg.Runs != nil {
-		mcfg.Runs = mcpserver.StoreRuns(cfg.Runs, srv.Plane())
-	}
+	// MCP's run tools start runs on the same plane as POST /v1/runs, so
+	// that the server's drain counts them alike.
 	agents := mcpserver.New(mcfg)
 	defer agents.Close()
 	// An agent's open event stream would hold the graceful shutdown for
 	// its 10 s: its session ends as the server starts to stop.
 	stopAgents := context.AfterFunc(ctx, agents.Close)
 	defer stopAgents()
-	agentsHandler = agents.Handler()
+	cfg.MCP = agents.Handler()
+	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		return err
 	}
@@ -241,7 +234,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 		fmt.Fprintf(stderr, "toolserver: runs kept in %s (newest %d)\n", opts.stateDir, opts.keepRuns)
 	}
 	if opts.resumeInterrupted {
-		ids, err := srv.ResumeInterrupted(ctx)
+		ids, err := plane.ResumeInterrupted(ctx)
 		for _, id := range ids {
 			fmt.Fprintf(stderr, "toolserver: resumed run %s\n", id)
 		}

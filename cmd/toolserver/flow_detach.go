@@ -13,6 +13,7 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 )
 
 // runDetached starts each target as a run of the tool-server (POST
@@ -47,7 +48,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	if err != nil {
 		return err
 	}
-	c := runs.NewClient(u, opts.getenv(envAuthToken))
+	c := v1.NewClient(u, opts.getenv(envAuthToken))
 	type started struct {
 		Flow string `json:"flow"`
 		Run  string `json:"run"`

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 )
 
 // TestRunsEventsYAMLAndDryRuns, against a real serve: flow run --detach
@@ -163,7 +164,7 @@ func TestRunsEventsYAMLAndDryRuns(t *testing.T) {
 	if code, out, _ := runCLI(t, "runs", "events", held, "--link", u); code != 1 || !strings.HasSuffix(out, "Run "+held+" abandoned\nabandoned: by the test\n") {
 		t.Errorf("the held run after the abandon: exit %d\n%s", code, out)
 	}
-	end, err := runs.NewClient(u, "").Follow(t.Context(), held, rc.AppendedSeq, func(runs.Event) error { return nil }, nil)
+	end, err := v1.NewClient(u, "").Follow(t.Context(), held, rc.AppendedSeq, func(runs.Event) error { return nil }, nil)
 	if err != nil || end.Status.State != runs.Abandoned || end.Status.Reason != "by the test" || end.Detached {
 		t.Errorf("the stream's end frame after the abandon: %+v %v", end, err)
 	}

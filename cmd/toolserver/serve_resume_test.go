@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 )
 
 // holdPage is a page that answers only once released, and says when a
@@ -52,7 +53,7 @@ func newHoldPage(t *testing.T) *holdPage {
 func killedMidRun(t *testing.T, dir, root string, page *holdPage) string {
 	t.Helper()
 	p := startServeProc(t, "", "--state-dir", dir)
-	c := runs.NewClient(p.url, "")
+	c := v1.NewClient(p.url, "")
 	args := fmt.Sprintf(`{"name":"held","project_root":%q,"device":"chromium-cdp-640x400"}`, root)
 	st, err := c.Start(t.Context(), runs.StartRequest{ToolArgs: []byte(args)})
 	if err != nil {
@@ -74,7 +75,7 @@ func followToEnd(t *testing.T, url, id string) ([]string, runs.EndFrame) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	var kinds []string
-	end, err := runs.NewClient(url, "").Follow(ctx, id, 0, func(e runs.Event) error {
+	end, err := v1.NewClient(url, "").Follow(ctx, id, 0, func(e runs.Event) error {
 		kinds = append(kinds, e.Event.Kind)
 		return nil
 	}, nil)
@@ -104,7 +105,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	id := killedMidRun(t, dir, root, page)
 	page.release()
 	p := startServeProc(t, "", "--state-dir", dir)
-	c := runs.NewClient(p.url, "")
+	c := v1.NewClient(p.url, "")
 	d, err := c.Get(t.Context(), id)
 	if err != nil || d.Status.State != runs.Running || d.Driver != runs.DriverNone || !d.Resumable {
 		t.Fatalf("the killed run, to the next serve: %+v, %v; want running, driver none, resumable", d.Run, err)

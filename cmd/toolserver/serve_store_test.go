@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 )
 
 // TestServeOverPostgres: serve --store-file (a file holding the address,
@@ -34,7 +35,7 @@ func TestServeOverPostgres(t *testing.T) {
 	flowFile := filepath.Join(root, ".argent", "flows", "quick.yaml")
 	os.MkdirAll(filepath.Dir(flowFile), 0o755)
 	os.WriteFile(flowFile, []byte("steps:\n  - echo: hi\n"), 0o644)
-	c1 := runs.NewClient(p.url, "")
+	c1 := v1.NewClient(p.url, "")
 	st, err := c1.Start(t.Context(), runs.StartRequest{ToolArgs: []byte(fmt.Sprintf(`{"name":"quick","project_root":%q}`, root))})
 	if err != nil {
 		t.Fatal(err)

@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "scaffold"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "scaffold", "runs", "runs/v1", "control", "tool/flowtool", "server", "server/mcp"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -93,7 +93,10 @@ func TestImportRules(t *testing.T) {
 		// that pkg may import of the module.
 		none []string
 		only []string
-		why  string
+		// except lets through, for now, imports that none forbids; the
+		// rule's comment says until when.
+		except []string
+		why    string
 	}{
 		{pkg: "fault", only: []string{}, why: "the error vocabulary is a leaf"},
 		{pkg: "wire", only: []string{"internal/clientpath"}, why: "the protocol's vocabulary is ground floor"},
@@ -105,7 +108,12 @@ func TestImportRules(t *testing.T) {
 		{pkg: "link/server", none: []string{"link/client", "server", "tool"}, why: "the link's server end never reaches the client, nor the registry above it"},
 		{pkg: "tool", none: []string{"link/client", "link/server", "flow", "server"}, why: "the registry is below the link's ends and the runner"},
 		{pkg: "report", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the report needs only the language"},
-		{pkg: "runs", none: []string{"flow/run", "link", "tool", "server", "device"}, why: "the run store needs only the language"},
+		{pkg: "runs", none: []string{"flow/run", "link", "tool", "server", "device", "control"}, why: "the run store needs only the language"},
+		{pkg: "tool/flowtool", none: []string{"runs", "control"}, why: "only control writes a run: flowtool reports what a run records as progress (tool.FlowNamed, tool.DeviceHeld, its steps)"},
+		{pkg: "control", none: []string{"tool/flowtool", "server", "cmd"}, why: "the plane drives tools through the registry, and knows no surface"},
+		{pkg: "server", none: []string{"control", "server/mcp", "runs/v1"}, why: "the HTTP surface takes the runs as a runs.Service (its Plane), built in the composition root; it never imports the /v1 client"},
+		{pkg: "server/mcp", none: []string{"control", "runs/v1"}, why: "MCP's run tools take the runs as a runs.Service, built in the composition root"},
+		{pkg: "runs/v1", none: []string{"server", "control", "tool"}, why: "the /v1 client never reaches the server's end: both speak runs' wire"},
 
 		// The recorder and flow-execute are two products (issue 38, item
 		// 5), and the CDP-to-runner adapter is a library of its own.
@@ -127,7 +135,7 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("%s imports %s: %s", r.pkg, ip, r.why)
 			}
 			for _, bad := range r.none {
-				if within(ip, bad) && !within(r.pkg, bad) {
+				if within(ip, bad) && !within(r.pkg, bad) && !slices.Contains(r.except, ip) {
 					t.Errorf("%s imports %s: %s", r.pkg, ip, r.why)
 				}
 			}

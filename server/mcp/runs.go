@@ -2,78 +2,10 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	"github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/runs"
 )
-
-// Runs is what the run tools read and do: the run store and the control
-// plane over it, in the shapes of /v1 (docs/control-plane.md). Its errors
-// are the store's (runs.ErrUnknownRun, runs.ErrWrongState, …) and the
-// plane's (*control.Error); the tools turn them into tool errors that
-// name the /v1 code.
-type Runs interface {
-	// List is a page of runs, newest first (GET /v1/runs).
-	List(ctx context.Context, f runs.Filter) (runs.Page, error)
-	// Get is a run with its steps and snapshots (GET /v1/runs/{id}).
-	Get(ctx context.Context, id string) (*runs.Detail, error)
-	// Run is a run as a list shows it.
-	Run(ctx context.Context, id string) (runs.Run, error)
-	// Events are a run's events from seq from on, in order.
-	Events(ctx context.Context, id string, from int64) ([]runs.Event, error)
-	// Start checks a run request and starts its run (POST /v1/runs); a
-	// request it refuses creates no run.
-	Start(ctx context.Context, req runs.StartRequest) (runs.Started, error)
-	// Abandon retires a run that is not terminal (POST
-	// /v1/runs/{id}/abandon).
-	Abandon(ctx context.Context, id, reason string) (runs.Receipt, error)
-	// Resume re-drives a run no driver runs, or reports a finished one's
-	// state (POST /v1/runs/{id}/resume).
-	Resume(ctx context.Context, id string) (runs.Resumed, error)
-}
-
-// StoreRuns is Runs over a run store and the control plane that drives
-// its runs: the store is read, the plane starts, abandons and resumes.
-// The plane must be the one the process stops with (serve's: its drain
-// then counts the runs an agent starts).
-func StoreRuns(st *runs.Store, plane *control.Plane) Runs { return storeRuns{st, plane} }
-
-type storeRuns struct {
-	st    *runs.Store
-	plane *control.Plane
-}
-
-func (s storeRuns) List(ctx context.Context, f runs.Filter) (runs.Page, error) {
-	return s.st.ListPage(ctx, f)
-}
-
-func (s storeRuns) Get(ctx context.Context, id string) (*runs.Detail, error) {
-	return s.st.Get(ctx, id)
-}
-
-func (s storeRuns) Run(ctx context.Context, id string) (runs.Run, error) {
-	return s.st.Run(ctx, id)
-}
-
-func (s storeRuns) Events(ctx context.Context, id string, from int64) ([]runs.Event, error) {
-	return s.st.Events(ctx, id, from)
-}
-
-func (s storeRuns) Start(ctx context.Context, req runs.StartRequest) (runs.Started, error) {
-	return s.plane.Start(ctx, req)
-}
-
-func (s storeRuns) Abandon(ctx context.Context, id, reason string) (runs.Receipt, error) {
-	return s.plane.Abandon(ctx, id, reason)
-}
-
-func (s storeRuns) Resume(ctx context.Context, id string) (runs.Resumed, error) {
-	out, _, err := s.plane.Resume(ctx, id)
-	return out, err
-}
 
 // The bounds of list_runs's limit: its default is GET /v1/runs's and
 // runs list's (docs/control-plane.md, "Listing and reading runs").
@@ -102,11 +34,12 @@ type EventPage struct {
 // eventPage reads up to limit events of the run id from seq from on. The
 // status is read first: a run terminal then has all its events recorded,
 // so a page that holds the rest of them is the end.
-func eventPage(ctx context.Context, rs Runs, id string, from int64, limit int) (EventPage, error) {
-	run, err := rs.Run(ctx, id)
+func eventPage(ctx context.Context, rs runs.Service, id string, from int64, limit int) (EventPage, error) {
+	d, err := rs.Get(ctx, id)
 	if err != nil {
 		return EventPage{}, err
 	}
+	run := d.Run
 	evs, err := rs.Events(ctx, run.ID, from)
 	if err != nil {
 		return EventPage{}, err
@@ -127,7 +60,7 @@ func eventPage(ctx context.Context, rs Runs, id string, from int64, limit int) (
 // answers one in a path.
 func checkRunID(id string) (string, error) {
 	if !runs.ValidID(id) {
-		return "", refusal(runs.CodeBadRequest, fmt.Sprintf("id %.64q is not a run id (a UUID)", id))
+		return "", runError(runs.Refuse(runs.ErrBadRequest, "id %.64q is not a run id (a UUID)", id))
 	}
 	return runs.CanonicalID(id), nil
 }
@@ -140,51 +73,19 @@ func listFilter(status, outcome string, labels []string, limit int, before strin
 	}
 	f, err := runs.ParseFilter(status, outcome, labels, limit, before)
 	if err != nil {
-		return f, refusal(runs.CodeBadRequest, err.Error())
+		return f, runError(runs.Refuse(runs.ErrBadRequest, "%s", err.Error()))
 	}
 	return f, nil
 }
 
-// kindOf is the fault kind of each /v1 code a run tool may answer.
-var kindOf = map[string]fault.Kind{
-	runs.CodeBadRequest:  fault.Validation,
-	runs.CodeUnknownRun:  fault.NotFound,
-	runs.CodeRunExists:   fault.Conflict,
-	runs.CodeWrongState:  fault.Conflict,
-	runs.CodeUnavailable: fault.Unavailable,
-}
-
-// refusal is the tool error of a /v1 code: the agent reads the code
-// first, then the reason, as a /v1 client reads the envelope.
-func refusal(code, message string) error {
-	kind, ok := kindOf[code]
-	if !ok {
-		kind = fault.Conflict
-	}
-	return &fault.Error{Kind: kind, Code: code, Message: code + ": " + message}
-}
-
-// runError is the tool error of an error of Runs: a refusal of the plane
-// or of the store with its /v1 code, anything else as it is (an internal
+// runError is the tool error of an error of the runs: a run error (its
+// row of runs.Errors) with its kind and its /v1 code, named first, as a
+// /v1 client reads the envelope; anything else as it is (an internal
 // fault, logged, the agent told only where to look).
 func runError(err error) error {
-	if ce, ok := errors.AsType[*control.Error](err); ok {
-		return refusal(ce.Code, ce.Message)
+	row, ok := runs.ErrorOf(err)
+	if !ok {
+		return err
 	}
-	for _, c := range []struct {
-		err  error
-		code string
-	}{
-		{runs.ErrUnknownRun, runs.CodeUnknownRun},
-		{runs.ErrRunExists, runs.CodeRunExists},
-		{runs.ErrWrongState, runs.CodeWrongState},
-		{runs.ErrAttached, runs.CodeWrongState},
-		{runs.ErrBadCursor, runs.CodeBadRequest},
-		{runs.ErrBadRequest, runs.CodeBadRequest},
-	} {
-		if errors.Is(err, c.err) {
-			return refusal(c.code, err.Error())
-		}
-	}
-	return err
+	return &fault.Error{Kind: row.Err.Kind, Code: row.Wire, Message: row.Wire + ": " + err.Error()}
 }

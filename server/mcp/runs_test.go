@@ -43,7 +43,7 @@ func newRunsRig(t *testing.T) *runsRig {
 		t.Fatal(err)
 	}
 	reg := tool.NewRegistry()
-	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir, Runs: st}).Register(reg)
+	(&flowtool.Tools{Pool: cdptest.Pool(t), Artifacts: arts, TempDir: dir}).Register(reg)
 	plane := control.New(control.Config{Runs: st, Tools: reg, TempDir: dir})
 	t.Cleanup(func() {
 		st.Stopping()
@@ -60,7 +60,7 @@ func newRunsRig(t *testing.T) *runsRig {
 	if err := os.WriteFile(filepath.Join(flows, "press.yaml"), []byte(press), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := connect(t, mcp.Config{Tools: reg, Artifacts: arts, TempDir: dir, Version: "test", Runs: mcp.StoreRuns(st, plane)})
+	cs, _ := connect(t, mcp.Config{Tools: reg, Artifacts: arts, TempDir: dir, Version: "test", Runs: plane})
 	return &runsRig{cs: cs, st: st, root: root}
 }
 

@@ -12,7 +12,7 @@ import (
 // validated and answered as the registry's own tools are. Each answers
 // what its /v1 route answers (docs/control-plane.md), and refuses what
 // it refuses, with the same code.
-func runsRegistry(rs Runs) *tool.Registry {
+func runsRegistry(rs runs.Service) *tool.Registry {
 	reg := tool.NewRegistry()
 	for _, t := range []*tool.Tool{
 		listRunsTool(rs), getRunTool(rs), getRunEventsTool(rs),
@@ -36,7 +36,7 @@ type idArg struct {
 	ID string `json:"id"`
 }
 
-func listRunsTool(rs Runs) *tool.Tool {
+func listRunsTool(rs runs.Service) *tool.Tool {
 	limit := tool.Integer("How many runs at most, newest first.", 1, MaxRunsLimit)
 	limit.Default = DefaultRunsLimit
 	return &tool.Tool{
@@ -76,7 +76,7 @@ func listRunsTool(rs Runs) *tool.Tool {
 	}
 }
 
-func getRunTool(rs Runs) *tool.Tool {
+func getRunTool(rs runs.Service) *tool.Tool {
 	return &tool.Tool{
 		Name: "get_run",
 		Description: "Get one flow run by its id, as GET /v1/runs/{id} does: the run (its status object, flow, device, labels, " +
@@ -96,7 +96,7 @@ func getRunTool(rs Runs) *tool.Tool {
 	}
 }
 
-func getRunEventsTool(rs Runs) *tool.Tool {
+func getRunEventsTool(rs runs.Service) *tool.Tool {
 	zero := 0.0
 	from := &tool.Schema{Type: "integer", Description: "The sequence number of the first event to return (a page's next_seq).", Minimum: &zero, Default: 0}
 	limit := tool.Integer("How many events at most.", 1, MaxEventsLimit)
@@ -136,7 +136,7 @@ func getRunEventsTool(rs Runs) *tool.Tool {
 	}
 }
 
-func startRunTool(rs Runs) *tool.Tool {
+func startRunTool(rs runs.Service) *tool.Tool {
 	return &tool.Tool{
 		Name: "start_run",
 		Description: "Start a flow run that goes on in the background, as POST /v1/runs does, and answer at once " +
@@ -166,7 +166,7 @@ func startRunTool(rs Runs) *tool.Tool {
 	}
 }
 
-func abandonRunTool(rs Runs) *tool.Tool {
+func abandonRunTool(rs runs.Service) *tool.Tool {
 	return &tool.Tool{
 		Name: "abandon_run",
 		Description: "Abandon a run that is not terminal, as POST /v1/runs/{id}/abandon does: a run this tool-server drives is stopped, " +
@@ -196,7 +196,7 @@ func abandonRunTool(rs Runs) *tool.Tool {
 	}
 }
 
-func resumeRunTool(rs Runs) *tool.Tool {
+func resumeRunTool(rs runs.Service) *tool.Tool {
 	return &tool.Tool{
 		Name: "resume_run",
 		Description: "Resume a run left running with no driver (its tool-server stopped under it), as POST /v1/runs/{id}/resume does: " +

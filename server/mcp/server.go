@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
@@ -58,7 +59,7 @@ type Config struct {
 	Artifacts Artifacts
 	// Runs, when set, adds the run tools: list_runs, get_run,
 	// get_run_events, start_run, abandon_run and resume_run.
-	Runs Runs
+	Runs runs.Service
 	// TempDir holds the files of file inputs during a call.
 	TempDir string
 	// Version is the server's version in the MCP handshake.

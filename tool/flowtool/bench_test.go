@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	controlplane "github.com/toolserver/toolserver/control"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/runs"
@@ -69,7 +70,10 @@ func newMiniBench(b *testing.B) *miniBench {
 // registry is the flow tools recording into rs (nil: no store).
 func (m *miniBench) registry(rs *runs.Store) *tool.Registry {
 	r := tool.NewRegistry()
-	(&Tools{Pool: cdptest.Pool(m.b), Artifacts: m.arts, Runs: rs}).Register(r)
+	(&Tools{Pool: cdptest.Pool(m.b), Artifacts: m.arts}).Register(r)
+	if rs != nil {
+		controlplane.New(controlplane.Config{Runs: rs, Tools: r}) // records every flow-execute call
+	}
 	return r
 }
 

@@ -3,7 +3,6 @@ package flowtool
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdprun"
@@ -12,7 +11,6 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	linkserver "github.com/toolserver/toolserver/link/server"
 	"github.com/toolserver/toolserver/link/tunnel"
-	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/wire"
@@ -103,7 +101,7 @@ func (t *Tools) execute() *tool.Tool {
 		FileInputs:  wire.ExecuteFileInputs(),
 		LongRunning: true,
 		Prepare:     t.prepareLinked,
-		Run:         t.runRecorded,
+		Run:         t.runExecute,
 		Check:       t.checkExecute,
 	}
 }
@@ -152,42 +150,11 @@ func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
 	return nil
 }
 
-// runRecorded runs flow-execute as a run of the run store: into the
-// recorder a POST /v1/runs made for it, or a run of its own when the
-// tool-server keeps a store. A flow-execute nested in a recorded run (a
-// tool: step) is part of that run.
-func (t *Tools) runRecorded(ctx context.Context, call *tool.Call) (any, error) {
-	if runs.IsInside(ctx) {
-		return t.runExecute(ctx, call, nil)
-	}
-	rec := runs.FromContext(ctx)
-	if rec == nil && t.Runs != nil {
-		var err error
-		rec, err = t.Runs.Start(ctx, runs.Begin{Flow: wire.ReadExecute(call.Args).FlowName(), Linked: call.Linked || sentMembers(call), Source: "tools"})
-		if err != nil {
-			return nil, fmt.Errorf("run store: %w", err)
-		}
-	}
-	if rec == nil {
-		return t.runExecute(ctx, call, nil)
-	}
-	ctx, cancel := rec.Bind(runs.Inside(ctx))
-	defer cancel(nil)
-	res, err := t.runExecute(ctx, call, rec)
-	rep, _ := res.(*flow.Report)
-	why := err
-	if rep == nil && err == nil {
-		// The call's answer is the prerequisite's notice; only the
-		// record says why the flow did not run.
-		why = &fault.Error{Kind: fault.Validation, Field: wire.ArgPrerequisiteAcknowledged, Message: "not run: the flow has an execution prerequisite the call did not acknowledge"}
-	}
-	if eerr := rec.End(rep, why, context.Cause(ctx)); eerr != nil && err == nil {
-		return res, fmt.Errorf("run store: %w", eerr)
-	}
-	return res, err
-}
-
-func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recorder) (any, error) {
+// runExecute runs a call's flow and answers its report. It says what the
+// call's run records as it learns it: the flow's name and the device
+// (tool.FlowNamed, tool.DeviceHeld) and each step (its progress); the
+// control plane, which wraps the tool, records them.
+func (t *Tools) runExecute(ctx context.Context, call *tool.Call) (any, error) {
 	a, err := decodeArgs(call)
 	if err != nil {
 		return nil, err
@@ -211,8 +178,8 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 	if err != nil {
 		return nil, err
 	}
-	if rec != nil && src.name != "" {
-		rec.SetFlow(src.name)
+	if src.name != "" {
+		call.Progress(tool.FlowNamed{Name: src.name})
 	}
 	if ms, ok := src.source.(*linkserver.Source); ok && ct != nil {
 		ms.ClientFiles = true
@@ -245,13 +212,8 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 		Update:          flowrun.Update(a.UpdateOnly),
 		Strict:          a.Strict,
 		BaseURL:         a.BaseURL,
-		Progress: func(s flow.StepReport) {
-			call.Progress(s)
-			if rec != nil {
-				rec.Step(s)
-			}
-		},
-		Snapshot: limits,
+		Progress:        func(s flow.StepReport) { call.Progress(s) },
+		Snapshot:        limits,
 	}
 	if ct != nil {
 		opts.ClientFileURL = fileURL
@@ -276,9 +238,7 @@ func (t *Tools) runExecute(ctx context.Context, call *tool.Call, rec *runs.Recor
 			dev = linkedDevice{Device: dev.(cdprun.Device), ct: ct, remote: true}
 		}
 		opts.Device = dev
-		if rec != nil {
-			rec.SetDevice(dev.ID())
-		}
+		call.Progress(tool.DeviceHeld{Device: dev.ID()})
 	}
 	rep, _, err := flowrun.Run(ctx, opts, p)
 	if err != nil {

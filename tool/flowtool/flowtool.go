@@ -20,7 +20,6 @@ import (
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/clientpath"
 	linkserver "github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
@@ -45,8 +44,6 @@ type Tools struct {
 	// bytes, never from a file at the same path on this machine (a server
 	// whose paths may coincide with its clients' but hold other files).
 	NoHostFiles bool
-	// Runs, when set, records every flow-execute call as a run.
-	Runs *runs.Store
 	// Tunnels are where a call's tunnel argument is looked up (flow run
 	// --expose); nil refuses the argument.
 	Tunnels *linkserver.Tunnels

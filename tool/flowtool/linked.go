@@ -58,12 +58,6 @@ func capError(err error) error {
 	return err
 }
 
-// sentMembers reports whether the call's flow file input carried members.
-func sentMembers(call *tool.Call) bool {
-	lc, _ := call.Values[linkedKey].(*linkedCall)
-	return lc != nil && lc.members != nil
-}
-
 // hostCopy reports whether the client's flow file is this machine's file:
 // a co-located client, run from disk.
 func hostCopy(in wire.FileInputObject) bool {

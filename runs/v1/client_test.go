@@ -1,4 +1,4 @@
-package runs_test
+package v1_test
 
 import (
 	"bytes"
@@ -11,10 +11,49 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/pgtest"
 	"github.com/toolserver/toolserver/runs"
+	v1 "github.com/toolserver/toolserver/runs/v1"
 	"github.com/toolserver/toolserver/server"
 	"github.com/toolserver/toolserver/tool"
 )
+
+// forEachStore runs test over a SQLite store and a PostgreSQL one, as
+// runs' own suite does.
+func forEachStore(t *testing.T, test func(t *testing.T, st *runs.Store)) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		st, err := runs.Open(t.TempDir(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		test(t, st)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		st, err := runs.OpenPostgres(t.Context(), pgtest.DSN(t), runs.PostgresOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		test(t, st)
+	})
+}
+
+// passed records a run that passes and returns its id.
+func passed(t *testing.T, st *runs.Store) string {
+	t.Helper()
+	rec, err := st.Start(t.Context(), runs.Begin{Flow: "f", Source: "tools"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.End(&flow.Report{OK: true, Passed: 1}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return rec.ID()
+}
 
 // cutter aborts its connection after limit frames of an event stream.
 type cutter struct {
@@ -37,7 +76,7 @@ func (c *cutter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 // TestFollowReconnectsWithItsCursor: a stream dropped mid-run is
 // reconnected with Last-Event-ID; every event arrives once, in order.
 func TestFollowReconnectsWithItsCursor(t *testing.T) {
-	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
+	forEachStore(t, func(t *testing.T, st *runs.Store) {
 		h := server.New(server.Config{Addr: "127.0.0.1:0", Tools: tool.NewRegistry(), Runs: st, Token: "tok"}).Handler()
 		var streams atomic.Int32
 		var resumedFrom sync.Map
@@ -60,7 +99,7 @@ func TestFollowReconnectsWithItsCursor(t *testing.T) {
 		for i := range 4 {
 			rec.Step(flow.StepReport{Index: i, Kind: "tap", Status: flow.StatusPass})
 		}
-		c := runs.NewClient(srv.URL, "tok")
+		c := v1.NewClient(srv.URL, "tok")
 		c.Backoff = 1
 		var seqs []int64
 		drops := 0
@@ -107,8 +146,8 @@ func TestFollowReconnectsWithItsCursor(t *testing.T) {
 // answers 503 with Retry-After; Follow asks again when it says, and gets
 // the run once a stream is free.
 func TestFollowWaitsOutAFullServer(t *testing.T) {
-	forEachStore(t, 0, func(t *testing.T, st *runs.Store) {
-		id := finished(t, st, "f", nil, passing)
+	forEachStore(t, func(t *testing.T, st *runs.Store) {
+		id := passed(t, st)
 		srv := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Tools: tool.NewRegistry(), Runs: st, MaxStreams: 1}).Handler())
 		defer srv.Close()
 		held, err := http.Get(srv.URL + "/v1/events")
@@ -118,7 +157,7 @@ func TestFollowWaitsOutAFullServer(t *testing.T) {
 		// Closed before the server is, on every path: Close waits for it.
 		defer held.Body.Close()
 		refused := make(chan error, 1)
-		c := runs.NewClient(srv.URL, "")
+		c := v1.NewClient(srv.URL, "")
 		done := make(chan error, 1)
 		var status runs.EndFrame
 		go func() {
@@ -131,7 +170,7 @@ func TestFollowWaitsOutAFullServer(t *testing.T) {
 			})
 			done <- err
 		}()
-		var api *runs.APIError
+		var api *v1.APIError
 		select {
 		case err := <-refused:
 			if !errors.As(err, &api) || api.Status != http.StatusServiceUnavailable || api.RetryAfter <= 0 {

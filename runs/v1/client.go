@@ -1,4 +1,9 @@
-package runs
+// Package v1 is the HTTP client of a tool-server's /v1 control plane
+// (Client, a runs.Service), apart from the run store: the runs commands
+// and flow run --detach use it. Its wire (the envelope, the requests and
+// answers) is runs' (api.go), which the server's end, package server,
+// reads as well; the two ends never import each other.
+package v1
 
 import (
 	"bufio"
@@ -13,9 +18,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/runs"
 )
 
-// Client is a client of a tool-server's /v1 control plane.
+// Client is a client of a tool-server's /v1 control plane: the runs of
+// that tool-server, as a runs.Service.
 type Client struct {
 	base, token string
 	hc          *http.Client
@@ -23,7 +32,11 @@ type Client struct {
 	// a row (default 10); Backoff is the first wait (doubling, at most 5 s).
 	Reconnects int
 	Backoff    time.Duration
+	// OnDrop, when set, hears of each reconnect of FollowEvents.
+	OnDrop func(error)
 }
+
+var _ runs.Service = (*Client)(nil)
 
 // NewClient returns a client of the tool-server at baseURL, sending
 // token as a bearer token when it is not empty.
@@ -46,18 +59,23 @@ const maxRetryAfter = time.Minute
 
 func (e *APIError) Error() string { return fmt.Sprintf("%s (%d %s)", e.Message, e.Status, e.Code) }
 
-// Is matches the store's errors by code, so a caller branches alike on
-// a local store and a remote one.
-func (e *APIError) Is(target error) bool {
-	switch target {
-	case ErrUnknownRun:
-		return e.Code == CodeUnknownRun
-	case ErrRunExists:
-		return e.Code == CodeRunExists
-	case ErrWrongState:
-		return e.Code == CodeWrongState
+// Unwrap is the run error the answer stands for (runs.Rebuild): a
+// caller branches alike, with errors.Is and on the kind, on a local
+// store and a remote one. Nil for a code the run errors' table does not
+// have.
+func (e *APIError) Unwrap() error {
+	if fe := runs.Rebuild(e.Code, e.Message); fe != nil {
+		return fe
 	}
-	return false
+	return nil
+}
+
+// Kind is the fault kind of the answer's run error, or "" for none.
+func (e *APIError) Kind() fault.Kind {
+	if fe := runs.Rebuild(e.Code, e.Message); fe != nil {
+		return fe.Kind
+	}
+	return ""
 }
 
 func (c *Client) request(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
@@ -89,7 +107,7 @@ func (c *Client) request(ctx context.Context, method, path string, body any, hdr
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		var env ErrorBody
+		var env runs.ErrorBody
 		ae := &APIError{Status: resp.StatusCode}
 		if json.Unmarshal(b, &env) != nil || env.Error.Code == "" {
 			ae.Message = fmt.Sprintf("%s %s: %s", method, path, strings.TrimSpace(string(b)))
@@ -114,21 +132,15 @@ func (c *Client) getJSON(ctx context.Context, method, path string, body, out any
 }
 
 // Start starts a run of flow-execute with args (members included).
-func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
-	var out Started
+func (c *Client) Start(ctx context.Context, req runs.StartRequest) (runs.Started, error) {
+	var out runs.Started
 	err := c.getJSON(ctx, http.MethodPost, "/v1/runs", req, &out)
 	return out, err
 }
 
-// List lists runs, newest first.
-func (c *Client) List(ctx context.Context, f Filter) ([]Run, error) {
-	p, err := c.ListPage(ctx, f)
-	return p.Runs, err
-}
-
-// ListPage lists a page of runs, newest first, with the cursor of the
+// List lists a page of runs, newest first, with the cursor of the
 // next page when the server has one.
-func (c *Client) ListPage(ctx context.Context, f Filter) (Page, error) {
+func (c *Client) List(ctx context.Context, f runs.Filter) (runs.Page, error) {
 	q := url.Values{}
 	if f.Status != "" {
 		q.Set("status", f.Status)
@@ -145,14 +157,14 @@ func (c *Client) ListPage(ctx context.Context, f Filter) (Page, error) {
 	if f.Before != "" {
 		q.Set("before", f.Before)
 	}
-	var out Page
+	var out runs.Page
 	err := c.getJSON(ctx, http.MethodGet, "/v1/runs?"+q.Encode(), nil, &out)
 	return out, err
 }
 
 // Get returns a run with its steps and snapshots.
-func (c *Client) Get(ctx context.Context, id string) (*Detail, error) {
-	var out Detail
+func (c *Client) Get(ctx context.Context, id string) (*runs.Detail, error) {
+	var out runs.Detail
 	if err := c.getJSON(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id), nil, &out); err != nil {
 		return nil, err
 	}
@@ -161,23 +173,56 @@ func (c *Client) Get(ctx context.Context, id string) (*Detail, error) {
 
 // Abandon retires a run that is not terminal, with reason when it is
 // not empty.
-func (c *Client) Abandon(ctx context.Context, id, reason string) (Receipt, error) {
-	var out Receipt
-	err := c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/abandon", AbandonRequest{Reason: reason}, &out)
+func (c *Client) Abandon(ctx context.Context, id, reason string) (runs.Receipt, error) {
+	var out runs.Receipt
+	err := c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/abandon", runs.AbandonRequest{Reason: reason}, &out)
 	return out, err
 }
 
 // Resume re-drives a run no driver runs (outcome driving), or reports a
 // finished one (outcome its state).
-func (c *Client) Resume(ctx context.Context, id string) (Resumed, error) {
-	var out Resumed
+func (c *Client) Resume(ctx context.Context, id string) (runs.Resumed, error) {
+	var out runs.Resumed
 	err := c.getJSON(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/resume", nil, &out)
 	return out, err
 }
 
+// Events are a run's events from seq from on, as recorded when it is
+// asked: its stream, read up to the run's event count of then.
+func (c *Client) Events(ctx context.Context, id string, from int64) ([]runs.Event, error) {
+	d, err := c.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var evs []runs.Event
+	if from >= d.EventCount {
+		return evs, nil
+	}
+	// The stream is cut once it has brought the last of them.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	enough := errors.New("read up to the event count")
+	_, err = c.Follow(ctx, d.ID, from, func(e runs.Event) error {
+		evs = append(evs, e)
+		if e.Seq+1 >= d.EventCount {
+			return enough
+		}
+		return nil
+	}, nil)
+	if err != nil && !errors.Is(err, enough) {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// FollowEvents is Follow, with OnDrop hearing of each reconnect.
+func (c *Client) FollowEvents(ctx context.Context, id string, from int64, each func(runs.Event) error) (runs.EndFrame, error) {
+	return c.Follow(ctx, id, from, each, c.OnDrop)
+}
+
 // Replay is the pure fold of a run's log.
-func (c *Client) Replay(ctx context.Context, id string) (Replay, error) {
-	var out Replay
+func (c *Client) Replay(ctx context.Context, id string) (runs.Replay, error) {
+	var out runs.Replay
 	err := c.getJSON(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id)+"/replay", nil, &out)
 	return out, err
 }
@@ -188,7 +233,7 @@ func (c *Client) Replay(ctx context.Context, id string) (Replay, error) {
 // cursor (Last-Event-ID), so each event arrives once and in order, and a
 // server at its cap of streams (503 with Retry-After) is asked again when
 // it says; onDrop, when set, hears of each reconnect.
-func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Event) error, onDrop func(error)) (EndFrame, error) {
+func (c *Client) Follow(ctx context.Context, id string, from int64, each func(runs.Event) error, onDrop func(error)) (runs.EndFrame, error) {
 	next := from
 	fails := 0
 	wait := c.Backoff
@@ -203,23 +248,23 @@ func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Ev
 		case err == nil:
 			return status, nil
 		case ctx.Err() != nil:
-			return EndFrame{}, ctx.Err()
+			return runs.EndFrame{}, ctx.Err()
 		}
 		var api *APIError
 		busy := errors.As(err, &api) && api.Status == http.StatusServiceUnavailable && api.RetryAfter > 0
 		if api != nil && !busy {
-			return EndFrame{}, err
+			return runs.EndFrame{}, err
 		}
 		var cb *callbackError
 		if errors.As(err, &cb) {
-			return EndFrame{}, cb.err
+			return runs.EndFrame{}, cb.err
 		}
 		if got {
 			fails, wait = 0, c.Backoff
 		}
 		fails++
 		if fails > c.Reconnects {
-			return EndFrame{}, fmt.Errorf("the event stream of run %s: %w (gave up after %d reconnects)", id, err, c.Reconnects)
+			return runs.EndFrame{}, fmt.Errorf("the event stream of run %s: %w (gave up after %d reconnects)", id, err, c.Reconnects)
 		}
 		if onDrop != nil {
 			onDrop(err)
@@ -231,7 +276,7 @@ func (c *Client) Follow(ctx context.Context, id string, from int64, each func(Ev
 		}
 		select {
 		case <-ctx.Done():
-			return EndFrame{}, ctx.Err()
+			return runs.EndFrame{}, ctx.Err()
 		case <-time.After(pause):
 		}
 		wait = min(2*wait, 5*time.Second)
@@ -245,10 +290,10 @@ func (e *callbackError) Error() string { return e.err.Error() }
 
 // followOnce reads one connection of a run's stream; got tells whether
 // it brought any event.
-func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]string, next *int64, each func(Event) error) (end EndFrame, got bool, err error) {
+func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]string, next *int64, each func(runs.Event) error) (end runs.EndFrame, got bool, err error) {
 	resp, err := c.request(ctx, http.MethodGet, path, nil, hdr)
 	if err != nil {
-		return EndFrame{}, false, err
+		return runs.EndFrame{}, false, err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
@@ -264,17 +309,17 @@ func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]str
 		case line == "" && data != "":
 			if event == "end" {
 				if err := json.Unmarshal([]byte(data), &end); err != nil || end.Status.State == "" {
-					return EndFrame{}, got, fmt.Errorf("the stream's end frame is not a status: %.200s", data)
+					return runs.EndFrame{}, got, fmt.Errorf("the stream's end frame is not a status: %.200s", data)
 				}
 				return end, got, nil
 			}
-			var e Event
+			var e runs.Event
 			if err := json.Unmarshal([]byte(data), &e); err != nil {
-				return EndFrame{}, got, fmt.Errorf("a frame of the stream is not an event: %w", err)
+				return runs.EndFrame{}, got, fmt.Errorf("a frame of the stream is not an event: %w", err)
 			}
 			if e.Seq == *next {
 				if err := each(e); err != nil {
-					return EndFrame{}, got, &callbackError{err}
+					return runs.EndFrame{}, got, &callbackError{err}
 				}
 				*next = e.Seq + 1
 				got = true
@@ -283,7 +328,7 @@ func (c *Client) followOnce(ctx context.Context, path string, hdr map[string]str
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return EndFrame{}, got, err
+		return runs.EndFrame{}, got, err
 	}
-	return EndFrame{}, got, io.ErrUnexpectedEOF
+	return runs.EndFrame{}, got, io.ErrUnexpectedEOF
 }
