@@ -124,7 +124,14 @@ func startYAMLLS(t *testing.T, schema []byte) *yamlls {
 	s.notify("initialized", map[string]any{})
 	// The server answers a configuration change by asking for the yaml
 	// section (workspace/configuration), which await answers with settings.
+	// A document opened before that answer is validated without the
+	// schema (no diagnostics at all), so nothing is opened until the
+	// server has asked and been answered: on a loaded machine the question
+	// comes late.
 	s.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"yaml": s.settings()}})
+	s.await("the server's request for its settings", func(m lspMessage) bool {
+		return m.Method == "workspace/configuration" && m.ID != nil
+	})
 	return s
 }
 
