@@ -82,7 +82,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "scaffold", "link/linktest"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "scaffold", "link/linktest", "tool/tooltest"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -121,8 +121,9 @@ func TestImportRules(t *testing.T) {
 		// Test support, as net/http/httptest is: only tests import it.
 		// pkg "*" is every package of the module; the map holds non-test
 		// files only, so a _test.go file may import it.
-		{pkg: "*", none: []string{"link/linktest"}, why: "link/linktest is a stub tool-server for tests: only _test.go files import it"},
+		{pkg: "*", none: []string{"link/linktest", "tool/tooltest"}, why: "link/linktest (a stub tool-server) and tool/tooltest (a registry's calls) are for tests: only _test.go files import them"},
 		{pkg: "link/linktest", only: []string{"link/client"}, why: "the stub tool-server answers the link's client and needs nothing else"},
+		{pkg: "tool/tooltest", only: []string{"tool", "fault"}, why: "a test's tool call needs the registry and the error vocabulary, nothing else"},
 	}
 	for _, r := range rules {
 		pkgs := []string{r.pkg}
