@@ -369,3 +369,70 @@ func sizeText(size int) string {
 	}
 	return fmt.Sprintf("%d values", size)
 }
+
+// jsonValue decodes a YAML node into the value JSON decoding would give,
+// so a tool receives the same arguments whether they came from a flow or a
+// direct call. Scalars are read as the YAML 1.2 core schema reads them
+// (a timestamp stays a string, as in Argent's YAML library).
+func jsonValue(n *yaml.Node, depth int, budget *int) (any, *Error) {
+	n = resolve(n)
+	*budget--
+	if *budget < 0 {
+		return nil, errAt(n, ProblemValue, "args hold more than %d values", maxArgNodes)
+	}
+	if depth > maxArgDepth {
+		return nil, errAt(n, ProblemValue, "args nest deeper than %d levels", maxArgDepth)
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := jsonValue(c, depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		o, err := newObject(n)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]any, len(o.entries))
+		for _, e := range o.entries {
+			v, err := jsonValue(e.val, depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			out[e.name] = v
+		}
+		return out, nil
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		b, _ := boolValue(n)
+		return b, nil
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			if i == int64(int(i)) {
+				return int(i), nil
+			}
+			return i, nil
+		}
+		f, _ := numValue(n)
+		return f, nil
+	case "!!float":
+		f, ok := numValue(n)
+		if !ok {
+			return nil, errAt(n, ProblemValue, "%s is not a finite number, which JSON cannot carry", n.Value)
+		}
+		return f, nil
+	case "!!str", "!!timestamp", "!!binary", "!!merge":
+		return n.Value, nil
+	}
+	return nil, errAt(n, ProblemShape, "unsupported YAML tag %s", n.Tag)
+}

@@ -13,7 +13,7 @@ import (
 // two steps, sRGB decoding and the cube root, with lookup tables and linear
 // interpolation; those approximations move pixels across the threshold, so
 // they are reproduced here step for step, each operation rounding as in
-// JavaScript (see the note on float64 conversions in compare.go).
+// JavaScript (see the note on float64 conversions in pixelmatch.go).
 
 // srgbLinear is the sRGB decoding of each byte value c/255: c/12.92 up to
 // 0.04045, else ((c+0.055)/1.055)^2.4, with the power rounded as V8's

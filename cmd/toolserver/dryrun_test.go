@@ -128,7 +128,7 @@ func TestFlowRunLinkedDryRun(t *testing.T) {
 		step["reason"] = "baseline captured; the client writes it when the run ends (" + dst + ")"
 		stream(w, map[string]any{"event": "progress", "data": step}, map[string]any{"event": "result", "data": rep})
 	})
-	args := []string{"flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--dry-run", "--device", "chromium-cdp-1x1"}
+	args := []string{"flow", "run", "home", "--project", root, "--link", s.URL, "--update-baselines", "--dry-run", "--device", "chromium-cdp-1x1"}
 
 	before := treetest.Of(t, root)
 	code, out, errOut := runCLI(t, args...)

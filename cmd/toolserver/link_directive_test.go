@@ -38,7 +38,7 @@ func TestFlowRunLinkedRefusesForeignDirective(t *testing.T) {
 				rep["savedTo"] = map[string]any{"__argentClientFile": true, "path": target, "content": "steps:\n  - echo: pwned\n"}
 				stream(w, map[string]any{"event": "result", "data": rep})
 			})
-			code, out, errOut := runCLI(t, "flow", "run", file, "--project", root, "--link", s.srv.URL)
+			code, out, errOut := runCLI(t, "flow", "run", file, "--project", root, "--link", s.URL)
 			want := target + " is not the recording of this call: flow-execute records no flow"
 			if code != exitInfra || !strings.Contains(errOut, want) {
 				t.Fatalf("exit: got %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, exitInfra, want, out, errOut)

@@ -7,76 +7,38 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	linkclient "github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/link/linktest"
+	"github.com/toolserver/toolserver/wire"
 )
 
-// linkStub is a recording tool-server for the CLI's linked commands: it
+// newLinkStub is a recording tool-server for the CLI's linked commands: it
 // lists flow-execute with its file inputs and answers each call with the
-// stream its answer function writes.
-type linkStub struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	bodies [][]byte
-	answer func(w http.ResponseWriter, body []byte)
-}
-
-func newLinkStub(t *testing.T, answer func(w http.ResponseWriter, body []byte)) *linkStub {
+// stream answer writes.
+func newLinkStub(t *testing.T, answer func(w http.ResponseWriter, body []byte)) *linktest.Server {
 	t.Helper()
-	s := &linkStub{answer: answer}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		switch {
-		case r.URL.Path == "/tools":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"tools":[{"name":"flow-execute","description":"Run a saved flow. More.","longRunning":true,"fileInputs":[`+
-				`{"target":"flow_path","path":"${flow_path}","kind":"file","optional":true,"unwrapWhenSet":"name","collect":"flow"},`+
-				`{"target":"flow_file","path":"${project_root}/.argent/flows/${name}.yaml","kind":"file","skipWhenSet":"flow_path","collect":"flow"}]},`+
-				`{"name":"echo-tool","description":"Echo. More."}]}`)
-		case r.URL.Path == "/artifacts/a1":
-			w.Write([]byte("diff image"))
-		case strings.HasPrefix(r.URL.Path, "/tools/"):
-			s.mu.Lock()
-			s.bodies = append(s.bodies, body)
-			s.mu.Unlock()
-			s.answer(w, body)
-		default:
-			w.WriteHeader(404)
-		}
-	}))
-	t.Cleanup(s.srv.Close)
+	s := linktest.NewServer(t,
+		linkclient.ToolEntry{Name: "flow-execute", Description: "Run a saved flow. More.", LongRunning: true, FileInputs: wire.ExecuteFileInputs()},
+		linkclient.ToolEntry{Name: "echo-tool", Description: "Echo. More."})
+	s.Answer = answer
+	s.Artifacts = map[string][]byte{"a1": []byte("diff image")}
 	return s
 }
 
-func (s *linkStub) lastBody(t *testing.T) map[string]json.RawMessage {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.bodies) == 0 {
-		t.Fatal("no call reached the stub")
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(s.bodies[len(s.bodies)-1], &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
+// stream answers with an NDJSON stream of lines, each encoded as JSON.
 func stream(w http.ResponseWriter, lines ...any) {
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	for _, l := range lines {
+	enc := make([]string, len(lines))
+	for i, l := range lines {
 		b, _ := json.Marshal(l)
-		fmt.Fprintf(w, "%s\n", b)
-		w.(http.Flusher).Flush()
+		enc[i] = string(b)
 	}
+	linktest.Stream(w, enc...)
 }
 
 func onePNG(t *testing.T) []byte {
@@ -126,7 +88,7 @@ func TestFlowRunLinked(t *testing.T) {
 		rep := linkReport(true, clientFile(dst, shot))
 		stream(w, map[string]any{"event": "progress", "data": rep["steps"].([]any)[0]}, map[string]any{"event": "result", "data": rep})
 	})
-	code, out, errOut := runCLIEnv(t, env{linkclient.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--update-baselines", "--device", "chromium-cdp-1x1")
+	code, out, errOut := runCLIEnv(t, env{linkclient.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.URL, "--update-baselines", "--device", "chromium-cdp-1x1")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s\n%s", code, out, errOut)
 	}
@@ -142,7 +104,7 @@ func TestFlowRunLinked(t *testing.T) {
 	if err != nil || !bytes.Equal(got, shot) {
 		t.Errorf("baseline: got %v, %v; want the PNG of the result", len(got), err)
 	}
-	body := s.lastBody(t)
+	body := s.LastCall(t)
 	for k, want := range map[string]string{"name": `"home"`, "project_root": `"` + root + `"`, "device": `"chromium-cdp-1x1"`, "updateBaselines": "true", "prerequisiteAcknowledged": "true"} {
 		if string(body[k]) != want {
 			t.Errorf("argument %s: got %s, want %s", k, body[k], want)
@@ -166,7 +128,7 @@ func TestFlowRunLinkedRefusedBaseline(t *testing.T) {
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		stream(w, map[string]any{"event": "result", "data": linkReport(true, clientFile(evil, onePNG(t)))})
 	})
-	code, out, errOut := runCLI(t, "flow", "run", filepath.Join(root, ".argent", "flows", "home.yaml"), "--project", root, "--link", s.srv.URL, "--update-baselines")
+	code, out, errOut := runCLI(t, "flow", "run", filepath.Join(root, ".argent", "flows", "home.yaml"), "--project", root, "--link", s.URL, "--update-baselines")
 	if code != 1 {
 		t.Fatalf("exit: got %d, want 1\n%s\n%s", code, out, errOut)
 	}
@@ -177,7 +139,7 @@ func TestFlowRunLinkedRefusedBaseline(t *testing.T) {
 	if _, err := os.Stat(evil); !os.IsNotExist(err) {
 		t.Errorf("evil.png: got %v, want nothing written", err)
 	}
-	if body := s.lastBody(t); string(body["name"]) != "" || !strings.Contains(string(body["flow_path"]), `"__argentFileInput":true`) {
+	if body := s.LastCall(t); string(body["name"]) != "" || !strings.Contains(string(body["flow_path"]), `"__argentFileInput":true`) {
 		t.Errorf("call: got %s, want the flow by flow_path", body["flow_path"])
 	}
 }
@@ -191,14 +153,14 @@ func TestFlowRunLinkedErrors(t *testing.T) {
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		stream(w, map[string]any{"event": "error", "error": "step 1 in x: script: { path: a.mjs }", "error_code": "FLOW_FILE_INVALID", "error_kind": "validation"})
 	})
-	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL)
+	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.URL)
 	if code != 1 || !strings.Contains(out, "not run (invalid flow)") || !strings.Contains(errOut, "step 1 in x: script: { path: a.mjs }") {
 		t.Errorf("rejected: got exit %d\n%s\n%s\nwant 1, not run, and the reason", code, out, errOut)
 	}
-	s.answer = func(w http.ResponseWriter, body []byte) {
+	s.Answer = func(w http.ResponseWriter, body []byte) {
 		stream(w, map[string]any{"event": "progress", "data": map[string]any{"index": 0, "kind": "echo", "status": "pass", "message": "hi"}})
 	}
-	code, _, errOut = runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL)
+	code, _, errOut = runCLI(t, "flow", "run", "home", "--project", root, "--link", s.URL)
 	want := "The connection to the tool-server closed before flow-execute finished (the stream ended without a result). The tool may have run; check its effect before you run it again."
 	if code != 2 || !strings.Contains(errOut, want) {
 		t.Errorf("closed: got exit %d\n%s\nwant 2 and %q", code, errOut, want)
@@ -215,7 +177,7 @@ func TestFlowRunLinkedJSON(t *testing.T) {
 	})
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "home.yaml"), []byte("steps:\n  - run: frag\n"), 0o644)
 	os.WriteFile(filepath.Join(root, ".argent", "flows", "frag.yaml"), []byte("steps: []\n"), 0o644)
-	code, out, errOut := runCLIEnv(t, env{linkclient.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--json")
+	code, out, errOut := runCLIEnv(t, env{linkclient.FilesLogEnv: "1"}, "flow", "run", "home", "--project", root, "--link", s.URL, "--json")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s", code, errOut)
 	}
@@ -255,7 +217,7 @@ func TestFlowRunLinkedOutput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outDir := filepath.Join(t.TempDir(), "out")
-			code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, c.args[0], outDir)
+			code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.URL, c.args[0], outDir)
 			if code != 1 {
 				t.Fatalf("exit: got %d, want 1\n%s\n%s", code, out, errOut)
 			}
@@ -269,7 +231,7 @@ func TestFlowRunLinkedOutput(t *testing.T) {
 		})
 	}
 	// -o yaml is a format, not a directory: the report as YAML on stdout.
-	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "-o", "yaml")
+	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.URL, "-o", "yaml")
 	if code != 1 || !strings.Contains(out, "flow: home\n") || strings.Contains(errOut, notice) {
 		t.Errorf("-o yaml: got exit %d\n%s\n%s\nwant 1 and the report as YAML", code, out, errOut)
 	}
@@ -284,7 +246,7 @@ func TestCallAndToolsLinked(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"data":{"echo":%s}}`, body)
 	})
-	code, out, errOut := runCLI(t, "call", "echo-tool", "--args", `{"x":1}`, "--link", s.srv.URL)
+	code, out, errOut := runCLI(t, "call", "echo-tool", "--args", `{"x":1}`, "--link", s.URL)
 	if code != 0 {
 		t.Fatalf("call: exit %d\n%s", code, errOut)
 	}
@@ -294,11 +256,11 @@ func TestCallAndToolsLinked(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Data.Echo["x"] != 1.0 {
 		t.Errorf("call: got %s (%v), want {data: {echo: {x: 1}}}", out, err)
 	}
-	code, out, _ = runCLI(t, "tools", "--link", s.srv.URL)
+	code, out, _ = runCLI(t, "tools", "--link", s.URL)
 	if code != 0 || !strings.Contains(out, "flow-execute") || !strings.Contains(out, "Run a saved flow") {
 		t.Errorf("tools: got exit %d\n%s\nwant the remote listing", code, out)
 	}
-	code, out, _ = runCLIEnv(t, env{envToolsURL: s.srv.URL}, "tools", "describe", "flow-execute")
+	code, out, _ = runCLIEnv(t, env{envToolsURL: s.URL}, "tools", "describe", "flow-execute")
 	if code != 0 || !strings.Contains(out, `"collect": "flow"`) {
 		t.Errorf("tools describe via ARGENT_TOOLS_URL: got exit %d\n%s\nwant the entry with its file inputs", code, out)
 	}

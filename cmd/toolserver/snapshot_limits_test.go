@@ -140,20 +140,20 @@ func TestFlowRunLinkedSendsSnapshotDefaults(t *testing.T) {
 	s := newLinkStub(t, func(w http.ResponseWriter, body []byte) {
 		stream(w, map[string]any{"event": "result", "data": linkReport(true)})
 	})
-	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL)
+	code, out, errOut := runCLI(t, "flow", "run", "home", "--project", root, "--link", s.URL)
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s\n%s", code, out, errOut)
 	}
-	if got, ok := s.lastBody(t)["snapshotDefaults"]; ok {
+	if got, ok := s.LastCall(t)["snapshotDefaults"]; ok {
 		t.Errorf("without limits: got snapshotDefaults %s, want none", got)
 	}
 	writeConfig(t, root, "snapshot:\n  maxMismatch: 0.01\n  threshold: 0.05\n")
-	code, out, errOut = runCLI(t, "flow", "run", "home", "--project", root, "--link", s.srv.URL, "--max-diff-pixels", "0", "--threshold", "0.2")
+	code, out, errOut = runCLI(t, "flow", "run", "home", "--project", root, "--link", s.URL, "--max-diff-pixels", "0", "--threshold", "0.2")
 	if code != 0 {
 		t.Fatalf("exit: got %d, want 0\n%s\n%s", code, out, errOut)
 	}
 	want := `{"maxMismatch":0.01,"maxDiffPixels":0,"threshold":0.2,"sources":{"maxDiffPixels":"flag --max-diff-pixels","maxMismatch":".argent/toolserver.yaml","threshold":"flag --threshold"}}`
-	if got := string(s.lastBody(t)["snapshotDefaults"]); got != want {
+	if got := string(s.LastCall(t)["snapshotDefaults"]); got != want {
 		t.Errorf("snapshotDefaults: got %s, want %s", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	"github.com/toolserver/toolserver/internal/editdistance"
 )
@@ -149,11 +150,8 @@ func describeElement(e Element) string {
 	if e.Role != "" {
 		parts = append(parts, fmt.Sprintf("role=%q", e.Role))
 	}
-	if t := e.Text; t != "" {
-		if r := []rune(t); len(r) > 40 {
-			t = string(r[:40]) + "…"
-		}
-		parts = append(parts, fmt.Sprintf("text=%q", t))
+	if e.Text != "" {
+		parts = append(parts, fmt.Sprintf("text=%q", fault.Clip(e.Text, 40, fault.Runes, fault.Beyond)))
 	}
 	if !e.Visible {
 		parts = append(parts, "(not visible)")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/link/linktest"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -25,13 +26,13 @@ func directive(p, content, encoding string) map[string]any {
 }
 
 // answerResult makes the stub stream result as the call's result.
-func answerResult(t *testing.T, s *stub, result any) {
+func answerResult(t *testing.T, s *linktest.Server, result any) {
 	t.Helper()
 	line, err := json.Marshal(map[string]any{"event": "result", "data": result})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) { streamLines(w, string(line)) }
+	s.Answer = func(w http.ResponseWriter, body []byte) { linktest.Stream(w, string(line)) }
 }
 
 // tempFiles lists what a write may have left behind in dir.
@@ -95,7 +96,7 @@ func TestApplyBaselineWrites(t *testing.T) {
 	}
 	answerResult(t, s, map[string]any{"flow": "main", "baselineWrites": writes})
 	var lines []string
-	res, err := s.client("").Call(t.Context(), "flow-execute",
+	res, err := s.Client("").Call(t.Context(), "flow-execute",
 		map[string]any{"flow_path": p("../../main.yaml"), "project_root": f.proj, "updateBaselines": true},
 		client.CallOptions{FilesLog: func(l string) { lines = append(lines, l) }})
 	if err != nil {
@@ -169,7 +170,7 @@ func TestApplyNewBaselineDirectory(t *testing.T) {
 	dst := filepath.Join(f.flows, "__baselines__", "fresh", "s__chromium-1x1.png")
 	shot := pngBytes(t, 1, 1)
 	answerResult(t, s, map[string]any{"baselineWrites": []any{directive(dst, b64(shot), "base64")}})
-	res, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"name": "fresh", "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
+	res, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"name": "fresh", "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +190,11 @@ func TestApplyOutsideRoots(t *testing.T) {
 	f.link(filepath.Join(f.flows, "__baselines__"), filepath.Join(f.root, "outside"))
 	dst := filepath.Join(f.flows, "__baselines__", "ext", "e__chromium-1x1.png")
 	answerResult(t, s, map[string]any{"baselineWrites": []any{directive(dst, b64(pngBytes(t, 1, 1)), "base64")}})
-	res, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"name": "ext", "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
+	res, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"name": "ext", "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "members", s.input(t, "flow_file")["members"], []wire.Member{})
+	assertJSON(t, "members", input(t, s, "flow_file")["members"], []wire.Member{})
 	assertJSON(t, "result", res, map[string]any{"baselineWrites": []any{
 		map[string]any{"error": dst + " is not in the baseline directory of a run of this call that updates baselines", "path": dst}}})
 	if got := f.read(ext); got != "outside" {
@@ -209,7 +210,7 @@ func TestApplySavedTo(t *testing.T) {
 	s := newStub(t)
 	rec := filepath.Join(f.flows, "demo.yaml")
 	answerResult(t, s, map[string]any{"savedTo": []any{directive(rec, "steps:\n  - echo: hi\n", "")}})
-	res, err := s.client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo", "project_root": f.proj, "message": "hi"}, client.CallOptions{})
+	res, err := s.Client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo", "project_root": f.proj, "message": "hi"}, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestApplySavedTo(t *testing.T) {
 	target := f.put(filepath.Join(f.root, "outside", "x.yaml"), "keep")
 	f.link("demo2.yaml", target)
 	answerResult(t, s, map[string]any{"savedTo": directive(filepath.Join(f.flows, "demo2.yaml"), "steps: []\n", "utf8")})
-	res, err = s.client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo2", "project_root": f.proj, "message": "hi"}, client.CallOptions{})
+	res, err = s.Client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo2", "project_root": f.proj, "message": "hi"}, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestApplyRefusesOtherRecordings(t *testing.T) {
 		{rec, map[string]any{"name": "demo", "project_root": "relative", "message": "hi"}, " is not the recording of this call: the call names none (no valid name and absolute project_root)"},
 	} {
 		answerResult(t, s, map[string]any{"savedTo": []any{directive(rec, "steps: []\n", ""), directive(tc.target, "x", "")}})
-		res, err := s.client("").Call(t.Context(), "flow-add-echo", tc.args, client.CallOptions{})
+		res, err := s.Client("").Call(t.Context(), "flow-add-echo", tc.args, client.CallOptions{})
 		var de *client.DirectiveError
 		if !errors.As(err, &de) || !errors.Is(err, fault.ErrInfrastructure) || de.Path != tc.target || de.Reason != tc.target+tc.why {
 			t.Errorf("%s: got %s, %v; want a DirectiveError %q", tc.target, res, err, tc.target+tc.why)
@@ -277,11 +278,11 @@ func TestProgressIsNotApplied(t *testing.T) {
 	s := newStub(t)
 	rec := filepath.Join(f.flows, "demo.yaml")
 	d, _ := json.Marshal(directive(rec, "steps: []\n", ""))
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"progress","data":`+string(d)+`}`, `{"event":"result","data":null}`)
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"progress","data":`+string(d)+`}`, `{"event":"result","data":null}`)
 	}
 	var got json.RawMessage
-	_, err := s.client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo", "project_root": f.proj}, client.CallOptions{Progress: func(m json.RawMessage) { got = m }})
+	_, err := s.Client("").Call(t.Context(), "flow-add-echo", map[string]any{"name": "demo", "project_root": f.proj}, client.CallOptions{Progress: func(m json.RawMessage) { got = m }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestApplyRefusesForeignRecordingDirectives(t *testing.T) {
 			answerResult(t, s, map[string]any{"flow": "main", "ok": true,
 				"steps":          []any{map[string]any{"index": 0, "result": map[string]any{"savedTo": directive(target, "steps:\n  - echo: pwned\n", "")}}},
 				"baselineWrites": []any{directive(baseline, b64(pngBytes(t, 1, 1)), "base64")}})
-			res, err := s.client("").Call(t.Context(), "flow-execute",
+			res, err := s.Client("").Call(t.Context(), "flow-execute",
 				map[string]any{"flow_path": main, "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
 			want := target + " is not the recording of this call: flow-execute records no flow"
 			if err == nil || !errors.Is(err, fault.ErrInfrastructure) || !strings.Contains(err.Error(), want) {

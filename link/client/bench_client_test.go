@@ -29,8 +29,8 @@ func BenchmarkCall50Baselines(b *testing.B) {
 	}
 	f.put("main.yaml", body)
 	s := newStub(b)
-	s.forget = true
-	c := s.client("")
+	s.Forget = true
+	c := s.Client("")
 	args := map[string]any{"flow_path": f.abs("main.yaml"), "project_root": f.proj, "device": "chromium-cdp-1280x800"}
 	b.SetBytes(n * size)
 	b.ReportAllocs()

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/link/linktest"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -28,7 +29,7 @@ import (
 func TestFileInputWrapping(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	s.tools = append(s.tools, client.ToolEntry{Name: "inputs", FileInputs: []wire.FileInput{
+	s.Tools = append(s.Tools, client.ToolEntry{Name: "inputs", FileInputs: []wire.FileInput{
 		{Target: "a", Path: "${a}", Kind: "file"},
 		{Target: "b", Path: "${b}", Kind: "file"},
 		{Target: "c", Path: "${dir}/c.txt", Kind: "file"},
@@ -51,7 +52,7 @@ func TestFileInputWrapping(t *testing.T) {
 		"a": a, "b": filepath.Join(dir, "missing.txt"), "c": "/somewhere/else.txt", "dir": dir,
 		"x": nil, "f": 5, "empty": "", "i": dir, "j": j, "n": nil,
 	}
-	if _, err := s.client("").Call(t.Context(), "inputs", args, client.CallOptions{}); err != nil {
+	if _, err := s.Client("").Call(t.Context(), "inputs", args, client.CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{
@@ -69,7 +70,7 @@ func TestFileInputWrapping(t *testing.T) {
 		"n":       nil,
 		"x":       nil,
 	}
-	calls := s.requests("/tools/inputs")
+	calls := s.Requests("/tools/inputs")
 	if len(calls) != 1 {
 		t.Fatalf("calls: got %d, want 1", len(calls))
 	}
@@ -92,15 +93,15 @@ func TestFlowInputFields(t *testing.T) {
 	s := newStub(t)
 	body := "steps:\n  - echo: hi\n"
 	p := f.put("demo.yaml", body)
-	_, err := s.client("tok").Call(t.Context(), "flow-execute", map[string]any{"name": "demo", "project_root": f.proj}, client.CallOptions{})
+	_, err := s.Client("tok").Call(t.Context(), "flow-execute", map[string]any{"name": "demo", "project_root": f.proj}, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := s.lastCall(t)
+	in := lastCall(t, s)
 	want := fileWant(p, body)
 	want.Canonical, want.Spelling, want.Members = p, listed, &[]wire.Member{}
 	assertJSON(t, "flow_file", in["flow_file"], want)
-	call := s.requests("/tools/flow-execute")[0]
+	call := s.Requests("/tools/flow-execute")[0]
 	for h, want := range map[string]string{
 		"Accept":          "application/x-ndjson",
 		"Accept-Encoding": "identity",
@@ -112,7 +113,7 @@ func TestFlowInputFields(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", h, got, want)
 		}
 	}
-	if got := s.requests("/tools")[0].Header.Get("Authorization"); got != "Bearer tok" {
+	if got := s.Requests("/tools")[0].Header.Get("Authorization"); got != "Bearer tok" {
 		t.Errorf("GET /tools Authorization: got %q, want %q", got, "Bearer tok")
 	}
 }
@@ -122,7 +123,7 @@ func TestNoTokenNoAuthorization(t *testing.T) {
 	s := newStub(t)
 	f.put("demo.yaml", "steps:\n  - echo: hi\n")
 	f.run(s, "demo.yaml", nil, client.CallOptions{})
-	for _, r := range s.requests("") {
+	for _, r := range s.Requests("") {
 		if _, ok := r.Header["Authorization"]; ok {
 			t.Errorf("%s %s: got an Authorization header, want none without a token", r.Method, r.Path)
 		}
@@ -134,11 +135,11 @@ func TestNoTokenNoAuthorization(t *testing.T) {
 func TestFlowFileUnreadable(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	if _, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"name": "ghost", "project_root": f.proj}, client.CallOptions{}); err != nil {
+	if _, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"name": "ghost", "project_root": f.proj}, client.CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "flow_file", s.lastCall(t)["flow_file"], wantInput{Marker: true, Path: filepath.Join(f.flows, "ghost.yaml")})
-	if got := s.requests("/tools/flow-execute")[0].Header.Get("Accept"); got != "" {
+	assertJSON(t, "flow_file", lastCall(t, s)["flow_file"], wantInput{Marker: true, Path: filepath.Join(f.flows, "ghost.yaml")})
+	if got := s.Requests("/tools/flow-execute")[0].Header.Get("Accept"); got != "" {
 		t.Errorf("Accept: got %q, want none (no members field)", got)
 	}
 }
@@ -187,7 +188,7 @@ func TestInlineUploadSplit(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("members: got %v, want %v", got, want)
 	}
-	ups := s.requests("/upload")
+	ups := s.Requests("/upload")
 	if len(ups) != 2 {
 		t.Fatalf("uploads: got %d, want 2", len(ups))
 	}
@@ -248,16 +249,16 @@ func keys(m map[string]string) []string {
 func TestUpload413StopsTheCall(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	s.uploadStatus = http.StatusRequestEntityTooLarge
+	s.UploadStatus = http.StatusRequestEntityTooLarge
 	big := strings.Repeat("#", 300<<10)
 	frag := f.put("big.yaml", "steps: []\n"+big+"\n")
 	f.put("main.yaml", "steps:\n  - run: big\n")
-	_, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("main.yaml"), "project_root": f.proj}, client.CallOptions{})
+	_, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("main.yaml"), "project_root": f.proj}, client.CallOptions{})
 	var tooLarge *client.UploadTooLargeError
 	if !errors.As(err, &tooLarge) {
 		t.Fatalf("err: got %v, want an UploadTooLargeError", err)
 	}
-	up := s.requests("/upload")
+	up := s.Requests("/upload")
 	if len(up) != 1 {
 		t.Fatalf("uploads: got %d, want 1", len(up))
 	}
@@ -265,7 +266,7 @@ func TestUpload413StopsTheCall(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("error:\ngot  %s\nwant %s", err, want)
 	}
-	if n := len(s.requests("/tools/")); n != 0 {
+	if n := len(s.Requests("/tools/")); n != 0 {
 		t.Errorf("calls: got %d, want 0 after a refused upload", n)
 	}
 }
@@ -277,8 +278,8 @@ func TestStreamProgressAsItArrives(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
 	seen := make(chan string, 4)
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"progress","data":{"index":0}}`)
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"progress","data":{"index":0}}`)
 		// The next line goes only once the client has shown the first.
 		if got := <-seen; got != `{"index":0}` {
 			t.Errorf("first progress: got %s, want {\"index\":0}", got)
@@ -290,7 +291,7 @@ func TestStreamProgressAsItArrives(t *testing.T) {
 		fmt.Fprintln(w, `{"event":"result","data":{"ok":true,"steps":[]}}`)
 	}
 	f.put("demo.yaml", "steps:\n  - echo: hi\n")
-	res, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj},
+	res, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj},
 		client.CallOptions{Progress: func(d json.RawMessage) { seen <- string(d) }})
 	if err != nil {
 		t.Fatal(err)
@@ -308,14 +309,14 @@ func TestStreamProgressAsItArrives(t *testing.T) {
 func TestStreamWaitingLine(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"waiting","data":{"device":"chromium-cdp-800x600","ahead":1,"holder":"flow-execute","heldMs":1200,"message":"waiting for device chromium-cdp-800x600: flow-execute has held it for 1.2s; 1 call ahead of this one"}}`,
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"waiting","data":{"device":"chromium-cdp-800x600","ahead":1,"holder":"flow-execute","heldMs":1200,"message":"waiting for device chromium-cdp-800x600: flow-execute has held it for 1.2s; 1 call ahead of this one"}}`,
 			`{"event":"result","data":{"ok":true,"steps":[]}}`)
 	}
 	f.put("demo.yaml", "steps:\n  - echo: hi\n")
 	var waits []string
 	steps := 0
-	_, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj},
+	_, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj},
 		client.CallOptions{Progress: func(json.RawMessage) { steps++ }, Waiting: func(m string) { waits = append(waits, m) }})
 	if err != nil {
 		t.Fatal(err)
@@ -328,11 +329,11 @@ func TestStreamWaitingLine(t *testing.T) {
 func TestStreamErrorLine(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"error","error":"step 1 in x: script: { path: a.mjs }","error_code":"FLOW_FILE_INVALID","error_kind":"validation"}`)
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"error","error":"step 1 in x: script: { path: a.mjs }","error_code":"FLOW_FILE_INVALID","error_kind":"validation"}`)
 	}
 	f.put("demo.yaml", "steps:\n  - echo: hi\n")
-	_, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj}, client.CallOptions{})
+	_, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj}, client.CallOptions{})
 	var ce *client.CallError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err: got %v, want a CallError", err)
@@ -347,19 +348,19 @@ func TestStreamErrorLine(t *testing.T) {
 // its error keeps error, error_code and error_kind.
 func TestJSONErrorAnswer(t *testing.T) {
 	s := newStub(t)
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		writeJSONAnswer(w, 422, map[string]any{"error": "bad member", "error_code": "X", "error_kind": "unprocessed"})
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.WriteJSON(w, 422, map[string]any{"error": "bad member", "error_code": "X", "error_kind": "unprocessed"})
 	}
-	_, err := s.client("").Call(t.Context(), "keyboard", map[string]any{}, client.CallOptions{})
+	_, err := s.Client("").Call(t.Context(), "keyboard", map[string]any{}, client.CallOptions{})
 	var ce *client.CallError
 	if !errors.As(err, &ce) || ce.Status != 422 || ce.Message != "bad member" || ce.Code != "X" || ce.Kind != "unprocessed" {
 		t.Fatalf("err: got %#v, want a 422 CallError bad member X unprocessed", err)
 	}
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
+	s.Answer = func(w http.ResponseWriter, body []byte) {
 		w.WriteHeader(502)
 		fmt.Fprint(w, "<html>bad gateway</html>")
 	}
-	_, err = s.client("").Call(t.Context(), "keyboard", map[string]any{}, client.CallOptions{})
+	_, err = s.Client("").Call(t.Context(), "keyboard", map[string]any{}, client.CallOptions{})
 	if !errors.As(err, &ce) || ce.Message != "502 Bad Gateway" {
 		t.Fatalf("err: got %v, want 502 Bad Gateway", err)
 	}
@@ -372,8 +373,8 @@ func TestConnectionClosedBeforeResult(t *testing.T) {
 	s := newStub(t)
 	f.put("snap.yaml", "steps:\n  - snapshot: home\n")
 	dir := filepath.Join(f.flows, "__baselines__", "snap")
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"progress","data":{"index":0}}`)
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"progress","data":{"index":0}}`)
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			t.Errorf("hijack: %v", err)
@@ -381,7 +382,7 @@ func TestConnectionClosedBeforeResult(t *testing.T) {
 		}
 		conn.Close()
 	}
-	_, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("snap.yaml"), "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
+	_, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("snap.yaml"), "project_root": f.proj, "updateBaselines": true}, client.CallOptions{})
 	var closed *client.ClosedError
 	if !errors.As(err, &closed) {
 		t.Fatalf("err: got %v, want a ClosedError", err)
@@ -390,7 +391,7 @@ func TestConnectionClosedBeforeResult(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("error:\ngot  %s\nwant %s", err, want)
 	}
-	if n := len(s.requests("/tools/")); n != 1 {
+	if n := len(s.Requests("/tools/")); n != 1 {
 		t.Errorf("calls: got %d, want the call sent once", n)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -403,11 +404,11 @@ func TestConnectionClosedBeforeResult(t *testing.T) {
 func TestStreamEndsWithoutResult(t *testing.T) {
 	f := newFixture(t)
 	s := newStub(t)
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"progress","data":{"index":0}}`)
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"progress","data":{"index":0}}`)
 	}
 	f.put("demo.yaml", "steps:\n  - echo: hi\n")
-	_, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj}, client.CallOptions{})
+	_, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": f.abs("demo.yaml"), "project_root": f.proj}, client.CallOptions{})
 	want := "The connection to the tool-server closed before flow-execute finished (the stream ended without a result). The tool may have run; check its effect before you run it again."
 	if err == nil || err.Error() != want {
 		t.Errorf("error:\ngot  %v\nwant %s", err, want)
@@ -422,10 +423,10 @@ func TestTarUploadInput(t *testing.T) {
 	app := f.mkdir(filepath.Join(f.root, "My.app"))
 	f.put(filepath.Join(app, "Info.plist"), "plist")
 	f.put(filepath.Join(app, "bin", "My"), "binary")
-	if _, err := s.client("").Call(t.Context(), "reinstall-app", map[string]any{"appPath": app}, client.CallOptions{}); err != nil {
+	if _, err := s.Client("").Call(t.Context(), "reinstall-app", map[string]any{"appPath": app}, client.CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ups := s.requests("/upload")
+	ups := s.Requests("/upload")
 	if len(ups) != 1 {
 		t.Fatalf("uploads: got %d, want 1", len(ups))
 	}
@@ -439,7 +440,7 @@ func TestTarUploadInput(t *testing.T) {
 		ContentHash string `json:"contentHash"`
 		UploadID    string `json:"uploadId"`
 	}
-	json.Unmarshal(s.lastCall(t)["appPath"], &in)
+	json.Unmarshal(lastCall(t, s)["appPath"], &in)
 	sum := sha256.Sum256(ups[0].Body)
 	if in.Path != app || in.ContentHash != hex.EncodeToString(sum[:]) || in.UploadID != "up-2" {
 		t.Errorf("appPath: got %+v, want path %s, the archive's sha256 and up-2", in, app)
@@ -456,10 +457,10 @@ func TestFlowFileOverCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chtimes(p, fixedMtime, fixedMtime)
-	if _, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": p, "project_root": f.proj}, client.CallOptions{}); err != nil {
+	if _, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"flow_path": p, "project_root": f.proj}, client.CallOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "flow_path", s.lastCall(t)["flow_path"], wantInput{Marker: true, Path: p, Size: ptr(int64(33 << 20)), MtimeMs: ptr(fixedMtimeMs), Omitted: "size-limit"})
+	assertJSON(t, "flow_path", lastCall(t, s)["flow_path"], wantInput{Marker: true, Path: p, Size: ptr(int64(33 << 20)), MtimeMs: ptr(fixedMtimeMs), Omitted: "size-limit"})
 }
 
 // TestCall413FromAProxy: a proxy's 413 on the call itself names the body
@@ -467,21 +468,21 @@ func TestFlowFileOverCap(t *testing.T) {
 // error is kept as it is.
 func TestCall413FromAProxy(t *testing.T) {
 	s := newStub(t)
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
+	s.Answer = func(w http.ResponseWriter, body []byte) {
 		w.WriteHeader(413)
 		fmt.Fprint(w, "<html>413 Request Entity Too Large</html>")
 	}
-	_, err := s.client("").Call(t.Context(), "keyboard", map[string]any{"text": "hi"}, client.CallOptions{})
-	size := len(s.requests("/tools/keyboard")[0].Body)
+	_, err := s.Client("").Call(t.Context(), "keyboard", map[string]any{"text": "hi"}, client.CallOptions{})
+	size := len(s.Requests("/tools/keyboard")[0].Body)
 	want := fmt.Sprintf("POST /tools/keyboard was refused with 413 Request Entity Too Large: the proxy in front of the tool-server must accept a body of %d bytes on POST /tools/keyboard (the flow file and up to 256 KiB of members; each other member goes to POST /upload), for example with client_max_body_size in nginx. The tool did not run.", size)
 	var ce *client.CallError
 	if !errors.As(err, &ce) || ce.Status != 413 || ce.Message != want {
 		t.Errorf("error:\ngot  %v\nwant %s", err, want)
 	}
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		writeJSONAnswer(w, 413, map[string]any{"error": "request body over 50331648 bytes: send large files through POST /upload"})
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.WriteJSON(w, 413, map[string]any{"error": "request body over 50331648 bytes: send large files through POST /upload"})
 	}
-	_, err = s.client("").Call(t.Context(), "keyboard", map[string]any{}, client.CallOptions{})
+	_, err = s.Client("").Call(t.Context(), "keyboard", map[string]any{}, client.CallOptions{})
 	if !errors.As(err, &ce) || ce.Message != "request body over 50331648 bytes: send large files through POST /upload" {
 		t.Errorf("error: got %v, want the tool-server's message", err)
 	}

@@ -38,7 +38,7 @@ func TestApplyBaselineWritesDryRun(t *testing.T) {
 	}})
 	before := treetest.Of(t, f.root)
 	var lines []string
-	res, err := s.client("").Call(t.Context(), "flow-execute",
+	res, err := s.Client("").Call(t.Context(), "flow-execute",
 		map[string]any{"name": "main", "project_root": f.proj, "updateBaselines": true},
 		client.CallOptions{DryRun: true, FilesLog: func(l string) { lines = append(lines, l) }})
 	if err != nil {
@@ -73,7 +73,7 @@ func TestApplyDryRunNewDirectory(t *testing.T) {
 	dst := filepath.Join(dir, "s__chromium-1x1.png")
 	shot := pngBytes(t, 1, 1)
 	answerResult(t, s, map[string]any{"baselineWrites": []any{directive(dst, b64(shot), "base64")}})
-	res, err := s.client("").Call(t.Context(), "flow-execute", map[string]any{"name": "fresh", "project_root": f.proj, "updateBaselines": true}, client.CallOptions{DryRun: true})
+	res, err := s.Client("").Call(t.Context(), "flow-execute", map[string]any{"name": "fresh", "project_root": f.proj, "updateBaselines": true}, client.CallOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

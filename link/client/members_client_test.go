@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/link/linktest"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -185,8 +186,8 @@ func TestFilesLog(t *testing.T) {
 	f.putBytes(filepath.Join(dir, "home__chromium-1x1.png"), pngBytes(t, 1, 1))
 	shot := filepath.Join(dir, "home__chromium-2x2.png")
 	content := `{"__argentClientFile":true,"path":"` + shot + `","content":"` + b64(pngBytes(t, 2, 2)) + `","encoding":"base64"}`
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"result","data":{"baselineWrites":[`+content+`]}}`)
+	s.Answer = func(w http.ResponseWriter, body []byte) {
+		linktest.Stream(w, `{"event":"result","data":{"baselineWrites":[`+content+`]}}`)
 	}
 	var lines []string
 	f.run(s, "main.yaml", map[string]any{"updateBaselines": true}, client.CallOptions{FilesLog: func(l string) { lines = append(lines, l) }})

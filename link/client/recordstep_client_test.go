@@ -70,16 +70,16 @@ func TestRecordedStepMembers(t *testing.T) {
 			for k, v := range tc.args {
 				args[k] = v
 			}
-			if _, err := s.client("").Call(t.Context(), "flow-add-step", args, client.CallOptions{}); err != nil {
+			if _, err := s.Client("").Call(t.Context(), "flow-add-step", args, client.CallOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			in := s.input(t, "project_root")
+			in := input(t, s, "project_root")
 			root, _ := args["project_root"].(string)
-			assertJSON(t, "project_root", s.lastCall(t)["project_root"], wantInput{Marker: true, Path: root, Members: &tc.want})
+			assertJSON(t, "project_root", lastCall(t, s)["project_root"], wantInput{Marker: true, Path: root, Members: &tc.want})
 			if len(in) != 3 {
 				t.Errorf("project_root: got fields %v, want only __argentFileInput, path and members", in)
 			}
-			if got := s.requests("/tools/")[0].Header.Get("Accept"); got != "application/x-ndjson" {
+			if got := s.Requests("/tools/")[0].Header.Get("Accept"); got != "application/x-ndjson" {
 				t.Errorf("Accept: got %q, want a stream for a call with members", got)
 			}
 		})
@@ -98,7 +98,7 @@ func TestRecordedStepWritesBaselines(t *testing.T) {
 	answerResult(t, s, map[string]any{"message": "Step added", "baselineWrites": []any{directive(dst, b64(shot), "base64")}})
 	args := map[string]any{"name": "rec", "project_root": f.proj, "command": "flow-execute",
 		"args": `{"name":"nested","project_root":"` + f.proj + `","updateBaselines":true}`}
-	res, err := s.client("").Call(t.Context(), "flow-add-step", args, client.CallOptions{})
+	res, err := s.Client("").Call(t.Context(), "flow-add-step", args, client.CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,10 +121,10 @@ func linkedSource(t *testing.T, f *fixture, mainPath string) (*linkserver.Source
 	t.Helper()
 	s := newStub(t)
 	args := map[string]any{"flow_path": mainPath, "project_root": f.proj}
-	if _, err := s.client("").Call(t.Context(), "flow-execute", args, linkclient.CallOptions{}); err != nil {
+	if _, err := s.Client("").Call(t.Context(), "flow-execute", args, linkclient.CallOptions{}); err != nil {
 		t.Fatalf("Call: %v", err)
 	}
-	in, withMembers, ok := linkserver.ParseInput(s.lastCall(t)["flow_path"])
+	in, withMembers, ok := linkserver.ParseInput(lastCall(t, s)["flow_path"])
 	if !ok || !withMembers {
 		t.Fatalf("flow_path: got no file input with members (ok %v, members %v)", ok, withMembers)
 	}

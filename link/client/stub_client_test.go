@@ -2,24 +2,18 @@ package client_test
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/png"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolserver/toolserver/link/client"
+	"github.com/toolserver/toolserver/link/linktest"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -32,42 +26,11 @@ var fixedMtime = time.UnixMilli(1791300000000)
 
 const fixedMtimeMs = 1791300000000.0
 
-// request is one request the stub received.
-type request struct {
-	Method, Path string
-	Header       http.Header
-	Body         []byte
-}
-
-// stub is a recording tool-server.
-type stub struct {
-	t     testing.TB
-	srv   *httptest.Server
-	tools []client.ToolEntry
-
-	mu   sync.Mutex
-	reqs []request
-	// uploadStatus, when set, answers POST /upload with it.
-	uploadStatus int
-	// forget keeps no request (a benchmark makes many).
-	forget bool
-	// answer answers POST /tools/<name>; the default streams one progress
-	// line and the result {"ok":true}.
-	answer func(w http.ResponseWriter, r *http.Request, body []byte)
-}
-
-func flowFileInputs() []wire.FileInput {
-	return []wire.FileInput{
-		{Target: "flow_path", Path: "${flow_path}", Kind: "file", Optional: true, UnwrapWhenSet: "name", Collect: "flow"},
-		{Target: "flow_file", Path: "${project_root}/.argent/flows/${name}.yaml", Kind: "file", SkipWhenSet: "flow_path", Collect: "flow"},
-	}
-}
-
 // stubTools is the listing of the stub: the flow tools as docs/link-protocol.md
 // shows them, and tools with each kind of file input.
 func stubTools() []client.ToolEntry {
 	return []client.ToolEntry{
-		{Name: "flow-execute", Description: "Run a flow.", FileInputs: flowFileInputs(), LongRunning: true},
+		{Name: "flow-execute", Description: "Run a flow.", FileInputs: wire.ExecuteFileInputs(), LongRunning: true},
 		{Name: "flow-add-step", Description: "Record a step.", FileInputs: []wire.FileInput{{Target: "project_root", Path: "${project_root}", Kind: "probe", Collect: "step"}}},
 		{Name: "flow-add-echo", Description: "Record an echo."},
 		{Name: "img-compare", Description: "Compare two images.", FileInputs: []wire.FileInput{
@@ -81,101 +44,25 @@ func stubTools() []client.ToolEntry {
 	}
 }
 
-func newStub(t testing.TB) *stub {
+// newStub is a recording tool-server listing stubTools.
+func newStub(t testing.TB) *linktest.Server {
 	t.Helper()
-	s := &stub{t: t, tools: stubTools()}
-	s.answer = func(w http.ResponseWriter, r *http.Request, body []byte) {
-		streamLines(w, `{"event":"progress","data":{"index":0}}`, `{"event":"result","data":{"ok":true}}`)
-	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		s.t.Errorf("stub: read body: %v", err)
-	}
-	s.mu.Lock()
-	s.reqs = append(s.reqs, request{r.Method, r.URL.Path, r.Header.Clone(), body})
-	n := len(s.reqs)
-	if s.forget {
-		s.reqs = s.reqs[:0]
-	}
-	status := s.uploadStatus
-	answer := s.answer
-	s.mu.Unlock()
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/tools":
-		writeJSONAnswer(w, 200, map[string]any{"tools": s.tools})
-	case r.Method == http.MethodPost && r.URL.Path == "/upload":
-		if status != 0 {
-			w.WriteHeader(status)
-			fmt.Fprint(w, "<html><body>413 Request Entity Too Large</body></html>")
-			return
-		}
-		sum := sha256.Sum256(body)
-		writeJSONAnswer(w, 200, map[string]any{"uploadId": fmt.Sprintf("up-%d", n), "contentHash": hex.EncodeToString(sum[:]), "size": len(body)})
-	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/tools/"):
-		answer(w, r, body)
-	default:
-		w.WriteHeader(404)
-	}
-}
-
-func writeJSONAnswer(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
-
-// streamLines answers with an NDJSON stream of lines, each flushed.
-func streamLines(w http.ResponseWriter, lines ...string) {
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(200)
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
-		w.(http.Flusher).Flush()
-	}
-}
-
-func (s *stub) client(token string) *client.Client {
-	return client.NewClient(s.srv.URL+"/", token, nil)
-}
-
-// requests returns the recorded requests to path ("" for all); a path
-// ending in "/" matches a prefix.
-func (s *stub) requests(path string) []request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []request
-	for _, r := range s.reqs {
-		if path == "" || r.Path == path || strings.HasSuffix(path, "/") && strings.HasPrefix(r.Path, path) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return linktest.NewServer(t, stubTools()...)
 }
 
 // lastCall returns the body of the one POST /tools/<name>, decoded by key.
-func (s *stub) lastCall(t testing.TB) map[string]json.RawMessage {
+func lastCall(t testing.TB, s *linktest.Server) map[string]json.RawMessage {
 	t.Helper()
-	calls := s.requests("/tools/")
-	if len(calls) != 1 {
+	if calls := s.Requests("/tools/"); len(calls) != 1 {
 		t.Fatalf("POST /tools/<name> requests: got %d, want 1", len(calls))
 	}
-	var body map[string]json.RawMessage
-	if err := json.Unmarshal(calls[0].Body, &body); err != nil {
-		t.Fatalf("call body %q: %v", calls[0].Body, err)
-	}
-	return body
+	return s.LastCall(t)
 }
 
 // input returns the file-input object sent as target, decoded by key.
-func (s *stub) input(t testing.TB, target string) map[string]json.RawMessage {
+func input(t testing.TB, s *linktest.Server, target string) map[string]json.RawMessage {
 	t.Helper()
-	raw, ok := s.lastCall(t)[target]
+	raw, ok := lastCall(t, s)[target]
 	if !ok {
 		t.Fatalf("the call has no %s", target)
 	}
@@ -269,16 +156,16 @@ func (f *fixture) read(p string) string {
 
 // run calls flow-execute on the stub for the flow at p (flow_path) with
 // extra arguments, and returns the flow input the client sent.
-func (f *fixture) run(s *stub, p string, extra map[string]any, opts client.CallOptions) map[string]json.RawMessage {
+func (f *fixture) run(s *linktest.Server, p string, extra map[string]any, opts client.CallOptions) map[string]json.RawMessage {
 	f.t.Helper()
 	args := map[string]any{"flow_path": f.abs(p), "project_root": f.proj}
 	for k, v := range extra {
 		args[k] = v
 	}
-	if _, err := s.client("").Call(f.t.Context(), "flow-execute", args, opts); err != nil {
+	if _, err := s.Client("").Call(f.t.Context(), "flow-execute", args, opts); err != nil {
 		f.t.Fatalf("Call: %v", err)
 	}
-	return s.input(f.t, "flow_path")
+	return input(f.t, s, "flow_path")
 }
 
 // Expected values.

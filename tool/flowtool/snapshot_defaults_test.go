@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/tool/tooltest"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -70,7 +71,7 @@ func TestSnapshotDefaultsOfARun(t *testing.T) {
 		t.Errorf("no config file: got %+v, %v, want nothing", d, err)
 	}
 	_, err = snapshotDefaults(nil, false, bad)
-	te := wantCode(t, err, "FLOW_CONFIG_INVALID")
+	te := tooltest.WantCode(t, err, "FLOW_CONFIG_INVALID")
 	if te.Kind != fault.Validation || !strings.Contains(te.Message, `line 3: snapshot: unknown option "treshold" (did you mean "threshold"?)`) || !errors.Is(err, flow.ErrInvalidConfig) {
 		t.Errorf("bad config: got %v (kind %s), want the file's line and the did-you-mean", te, te.Kind)
 	}
@@ -99,7 +100,7 @@ func TestFlowExecuteSnapshotDefaults(t *testing.T) {
 		maps.Copy(a, extra)
 		return a
 	}
-	res := call(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": map[string]any{
+	res := tooltest.Call(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": map[string]any{
 		"maxMismatch": 0.01, "maxDiffPixels": 0, "threshold": 0.2, "sources": map[string]any{"maxMismatch": "flag --max-mismatch"}}}))
 	if res["ok"] != true {
 		t.Errorf("with snapshotDefaults: got %v, want the flow run", res)
@@ -116,20 +117,20 @@ func TestFlowExecuteSnapshotDefaults(t *testing.T) {
 		{map[string]any{"sources": map[string]any{"cropOn": "x"}}, "snapshotDefaults.sources.cropOn: unknown argument"},
 		{map[string]any{"sources": map[string]any{"threshold": strings.Repeat("x", 201)}}, "snapshotDefaults.sources.threshold: longer than 200 characters"},
 	} {
-		_, err := invoke(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": c.defaults}), false)
+		_, err := tooltest.Invoke(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": c.defaults}), false)
 		var te *fault.Error
 		if !errors.As(err, &te) || te.Kind != fault.Validation || te.Message != c.msg {
 			t.Errorf("snapshotDefaults %v: got %v, want the validation error %q", c.defaults, err, c.msg)
 		}
 	}
 	writeFile(t, filepath.Join(root, ".argent", "toolserver.yaml"), "snapshot: { maxMismatch: 200 }\n")
-	_, err := invoke(t, reg, "flow-execute", args(nil), false)
-	if te := wantCode(t, err, "FLOW_CONFIG_INVALID"); !strings.Contains(te.Message, "toolserver.yaml: line 1: snapshot.maxMismatch must be a percent from 0 to 100, got the number 200") {
+	_, err := tooltest.Invoke(t, reg, "flow-execute", args(nil), false)
+	if te := tooltest.WantCode(t, err, "FLOW_CONFIG_INVALID"); !strings.Contains(te.Message, "toolserver.yaml: line 1: snapshot.maxMismatch must be a percent from 0 to 100, got the number 200") {
 		t.Errorf("a bad config file: got %q, want its line and value", te.Message)
 	}
 	// The argument stands for the client's resolved defaults: the file is
 	// not read then.
-	res = call(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": map[string]any{"threshold": 0.1}}))
+	res = tooltest.Call(t, reg, "flow-execute", args(map[string]any{"snapshotDefaults": map[string]any{"threshold": 0.1}}))
 	if res["ok"] != true {
 		t.Errorf("with the argument over a bad config file: got %v, want the flow run", res)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/tool/tooltest"
 )
 
 // TestRecordSnapshotStep: flow-add-step with the command snapshot records
@@ -14,9 +15,9 @@ func TestRecordSnapshotStep(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	r := recName{"shots", t.TempDir()}
-	call(t, reg, "flow-start-recording", r.args(nil))
+	tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 
-	res := call(t, reg, "flow-add-step", r.step(t, "snapshot", map[string]any{"name": "home", "device": "chromium-cdp-1000x700"}))
+	res := tooltest.Call(t, reg, "flow-add-step", r.step(t, "snapshot", map[string]any{"name": "home", "device": "chromium-cdp-1000x700"}))
 	if got, want := res["recorded"], "1. snapshot: home"; got != want {
 		t.Errorf("recorded: got %v, want %v", got, want)
 	}
@@ -28,12 +29,12 @@ func TestRecordSnapshotStep(t *testing.T) {
 		"mask": []any{map[string]any{"id": "clock"}, "Avatar"}, "maskColor": "#00FF00", "hide": map[string]any{"role": "banner"},
 		"style": "time { visibility: hidden }\n", "stylePath": "styles/capture.css",
 	}
-	res = call(t, reg, "flow-add-step", r.step(t, "snapshot", all))
+	res = tooltest.Call(t, reg, "flow-add-step", r.step(t, "snapshot", all))
 	if got, want := res["stepCount"], 2.0; got != want {
 		t.Errorf("stepCount: got %v, want %v", got, want)
 	}
 	crop := map[string]any{"name": "card", "cropOn": map[string]any{"id": "card"}, "hide": []any{"Ad"}}
-	call(t, reg, "flow-add-step", r.step(t, "snapshot", crop))
+	tooltest.Call(t, reg, "flow-add-step", r.step(t, "snapshot", crop))
 
 	for _, c := range []struct {
 		args map[string]any
@@ -48,20 +49,20 @@ func TestRecordSnapshotStep(t *testing.T) {
 		{map[string]any{"maxMismatch": 1}, "snapshot needs a name"},
 		{map[string]any{"name": "a", "clip": true}, `unknown option "clip"`},
 	} {
-		_, err := invoke(t, reg, "flow-add-step", r.step(t, "snapshot", c.args), false)
-		te := wantCode(t, err, "FLOW_FILE_INVALID")
+		_, err := tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "snapshot", c.args), false)
+		te := tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 		if !strings.HasPrefix(te.Message, "flow-add-step cannot record snapshot: ") || !strings.Contains(te.Message, c.want) || !strings.HasSuffix(te.Message, "Nothing was recorded.") || te.Field != "args" {
 			t.Errorf("%v: got %q (field %s), want it to contain %q", c.args, te.Message, te.Field, c.want)
 		}
 	}
 	args := r.step(t, "snapshot", map[string]any{"name": "late"})
 	args["delayMs"] = 500
-	_, err := invoke(t, reg, "flow-add-step", args, false)
-	if te := wantCode(t, err, "FLOW_FILE_INVALID"); !strings.Contains(te.Message, "a snapshot: step takes no delayMs") {
+	_, err := tooltest.Invoke(t, reg, "flow-add-step", args, false)
+	if te := tooltest.WantCode(t, err, "FLOW_FILE_INVALID"); !strings.Contains(te.Message, "a snapshot: step takes no delayMs") {
 		t.Errorf("delayMs: got %q, want it refused", te.Message)
 	}
 
-	res = call(t, reg, "flow-finish-recording", r.args(nil))
+	res = tooltest.Call(t, reg, "flow-finish-recording", r.args(nil))
 	if res["steps"] != 3.0 {
 		t.Fatalf("finish: got %v, want 3 steps (the refused ones not recorded)", res)
 	}

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/toolserver/toolserver/device/cdp"
 	"github.com/toolserver/toolserver/device/cdp/cdptest"
@@ -22,6 +21,7 @@ import (
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/tool/flowtool"
+	"github.com/toolserver/toolserver/tool/tooltest"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -83,57 +83,14 @@ func newRegistry(t *testing.T) *tool.Registry {
 	return r
 }
 
-// invoke calls a tool of r, as a linked client when linked, and decodes
-// its result into a generic map.
-func invoke(t *testing.T, r *tool.Registry, name string, args map[string]any, linked bool) (map[string]any, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := r.Invoke(ctx, name, raw, tool.Options{Linked: linked})
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatalf("%s result: %v", name, err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s result %s: %v", name, b, err)
-	}
-	return out, nil
-}
-
-func call(t *testing.T, reg *tool.Registry, name string, args map[string]any) map[string]any {
-	t.Helper()
-	res, err := invoke(t, reg, name, args, false)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
+// callLinked is tooltest.Call as a linked client.
 func callLinked(t *testing.T, reg *tool.Registry, name string, args map[string]any) map[string]any {
 	t.Helper()
-	res, err := invoke(t, reg, name, args, true)
+	res, err := tooltest.Invoke(t, reg, name, args, true)
 	if err != nil {
 		t.Fatalf("%s (linked): %v", name, err)
 	}
 	return res
-}
-
-// wantCode checks that err is a tool error with code.
-func wantCode(t *testing.T, err error, code string) *fault.Error {
-	t.Helper()
-	var te *fault.Error
-	if !errors.As(err, &te) || te.Code != code {
-		t.Fatalf("got %v, want a %s error", err, code)
-	}
-	return te
 }
 
 // recName names a recording for the recorder tools' arguments.
@@ -178,7 +135,7 @@ func parseFile(t *testing.T, path string) *flow.Flow {
 func openPage(t *testing.T, reg *tool.Registry, id string) {
 	t.Helper()
 	t.Cleanup(func() { cdptest.Stop(t, id) })
-	call(t, reg, "open-url", map[string]any{"device": id, "url": cdptest.Pages(t) + "/app.html", "fresh": true})
+	tooltest.Call(t, reg, "open-url", map[string]any{"device": id, "url": cdptest.Pages(t) + "/app.html", "fresh": true})
 }
 
 func TestRecordHostRoundTrip(t *testing.T) {
@@ -188,7 +145,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 	t.Cleanup(func() { cdptest.Stop(t, dev) })
 	r := recName{"checkout", t.TempDir()}
 
-	res := call(t, reg, "flow-start-recording", r.args(nil))
+	res := tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 	if got, want := res["message"], `Started recording "checkout" flow`; got != want {
 		t.Fatalf("start message: got %v, want %v", got, want)
 	}
@@ -217,7 +174,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 			`6. tool: await-ui-element {"condition":"text","expectedText":"hello Ann","selector":{"id":"echo"}}`},
 	}
 	for _, s := range steps {
-		res := call(t, reg, "flow-add-step", r.step(t, s.command, s.args))
+		res := tooltest.Call(t, reg, "flow-add-step", r.step(t, s.command, s.args))
 		if got := res["recorded"]; got != s.recorded {
 			t.Fatalf("%s recorded: got %v, want %v", s.command, got, s.recorded)
 		}
@@ -228,7 +185,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 			t.Fatalf("%s: got %v, want toolResult and savedTo %s", s.command, res, r.file())
 		}
 	}
-	res = call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "typed the name"}))
+	res = tooltest.Call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "typed the name"}))
 	if got, want := res["message"], `Echo added to "checkout" flow`; got != want {
 		t.Fatalf("echo message: got %v, want %v", got, want)
 	}
@@ -236,7 +193,7 @@ func TestRecordHostRoundTrip(t *testing.T) {
 		t.Fatalf("stepCount: got %v, want %v", got, want)
 	}
 
-	res = call(t, reg, "flow-finish-recording", r.args(nil))
+	res = tooltest.Call(t, reg, "flow-finish-recording", r.args(nil))
 	if got, want := res["message"], `Finished recording "checkout" flow (7 steps)`; got != want {
 		t.Fatalf("finish message: got %v, want %v", got, want)
 	}
@@ -259,10 +216,10 @@ func TestRecordHostRoundTrip(t *testing.T) {
 		t.Fatalf("step 2 selector: got %v, want id top", got)
 	}
 
-	_, err := invoke(t, reg, "flow-add-echo", r.args(map[string]any{"message": "late"}), false)
-	wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
+	_, err := tooltest.Invoke(t, reg, "flow-add-echo", r.args(map[string]any{"message": "late"}), false)
+	tooltest.WantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 
-	rep := call(t, reg, "flow-execute", map[string]any{"name": "checkout", "project_root": r.root, "device": dev})
+	rep := tooltest.Call(t, reg, "flow-execute", map[string]any{"name": "checkout", "project_root": r.root, "device": dev})
 	if rep["ok"] != true || rep["passed"] != 6.0 {
 		t.Fatalf("replay: got %v, want ok with 6 passed", rep)
 	}
@@ -274,9 +231,9 @@ func TestRecordTapOnEmptySpace(t *testing.T) {
 	const dev = "chromium-cdp-1001x700"
 	openPage(t, reg, dev)
 	r := recName{"empty", t.TempDir()}
-	call(t, reg, "flow-start-recording", r.args(nil))
+	tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 
-	res := call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 0.9, "y": 0.9}))
+	res := tooltest.Call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 0.9, "y": 0.9}))
 	if got, want := res["recorded"], "1. tap: (0.9, 0.9)"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -290,7 +247,7 @@ func TestRecordTapOnEmptySpace(t *testing.T) {
 	}
 
 	// A held tap on the button records a long-press of it.
-	res = call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 200.0 / 1001, "y": 70.0 / 700, "durationMs": 900}))
+	res = tooltest.Call(t, reg, "flow-add-step", r.step(t, "gesture-tap", map[string]any{"device": dev, "x": 200.0 / 1001, "y": 70.0 / 700, "durationMs": 900}))
 	if got, want := res["recorded"], `2. long-press: {"id":"top"} (900ms)`; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -302,18 +259,18 @@ func TestRecordFailedCallRecordsNothing(t *testing.T) {
 	const dev = "chromium-cdp-1002x700"
 	openPage(t, reg, dev)
 	r := recName{"failing", t.TempDir()}
-	call(t, reg, "flow-start-recording", r.args(nil))
+	tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 
-	_, err := invoke(t, reg, "flow-add-step", r.step(t, "keyboard", map[string]any{"device": dev}), false)
+	_, err := tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "keyboard", map[string]any{"device": dev}), false)
 	var te *fault.Error
 	if !errors.As(err, &te) || te.Field != "text" {
 		t.Fatalf("keyboard without text: got %v, want the keyboard tool's own error", err)
 	}
-	_, err = invoke(t, reg, "flow-add-step", r.step(t, "no-such-tool", nil), false)
-	wantCode(t, err, "TOOL_NOT_FOUND")
-	_, err = invoke(t, reg, "flow-add-step", r.step(t, "await-ui-element", map[string]any{"device": dev, "condition": "visible", "selector": map[string]any{"id": "missing"}, "timeoutMs": 1}), false)
-	wantCode(t, err, codeStepFailed)
-	_, err = invoke(t, reg, "flow-add-step", r.args(map[string]any{"command": "keyboard", "args": "{not json"}), false)
+	_, err = tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "no-such-tool", nil), false)
+	tooltest.WantCode(t, err, "TOOL_NOT_FOUND")
+	_, err = tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "await-ui-element", map[string]any{"device": dev, "condition": "visible", "selector": map[string]any{"id": "missing"}, "timeoutMs": 1}), false)
+	tooltest.WantCode(t, err, codeStepFailed)
+	_, err = tooltest.Invoke(t, reg, "flow-add-step", r.args(map[string]any{"command": "keyboard", "args": "{not json"}), false)
 	if !errors.As(err, &te) || te.Field != "args" {
 		t.Fatalf("args that are not JSON: got %v, want an args error", err)
 	}
@@ -321,7 +278,7 @@ func TestRecordFailedCallRecordsNothing(t *testing.T) {
 	if n := len(parseFile(t, r.file()).Steps); n != 0 {
 		t.Fatalf("steps after failed calls: got %d, want 0", n)
 	}
-	res := call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "still here"}))
+	res := tooltest.Call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "still here"}))
 	if got, want := res["stepCount"], 1.0; got != want {
 		t.Fatalf("stepCount: got %v, want %v", got, want)
 	}
@@ -349,29 +306,29 @@ func TestRecordClientMode(t *testing.T) {
 		t.Parallel()
 		r := recName{"remote", filepath.Join(t.TempDir(), "laptop", "proj")}
 		path := r.root + "/.argent/flows/remote.yaml"
-		res := call(t, reg, "flow-start-recording", r.args(nil))
+		res := tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 		if got := wantDirective(t, res["savedTo"], path); got != "steps: []\n" {
 			t.Fatalf("start content: got %q, want an empty flow", got)
 		}
-		res = call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))
+		res = tooltest.Call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))
 		if got := wantDirective(t, res["savedTo"], path); !strings.Contains(got, "echo: hi") {
 			t.Fatalf("echo content: got %q, want the echo", got)
 		}
 
 		// No header: an older client, which sends no files with a step.
 		shot := filepath.Join(r.root, "shot.png")
-		_, err := invoke(t, reg, "flow-add-step", r.step(t, "test-file-input", map[string]any{"image": shot}), false)
-		te := wantCode(t, err, "FLOW_FILE_INVALID")
+		_, err := tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "test-file-input", map[string]any{"image": shot}), false)
+		te := tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 		if !strings.Contains(te.Message, "Update the argent CLI or MCP adapter") {
 			t.Fatalf("older client: got %q, want the update advice", te.Message)
 		}
-		_, err = invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "other", "project_root": r.root}), false)
-		wantCode(t, err, "FLOW_FILE_INVALID")
+		_, err = tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "other", "project_root": r.root}), false)
+		tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 		if got := runCount(shot); got != 0 {
 			t.Fatalf("test-file-input ran %d times, want 0", got)
 		}
 
-		res = call(t, reg, "flow-finish-recording", r.args(nil))
+		res = tooltest.Call(t, reg, "flow-finish-recording", r.args(nil))
 		if got := wantDirective(t, res["savedTo"], path); !strings.Contains(got, "echo: hi") {
 			t.Fatalf("finish content: got %q, want the echo", got)
 		}
@@ -405,9 +362,9 @@ func TestRemoteUsesNoHostFiles(t *testing.T) {
 	reg.Remote = true
 	r := recName{"remote", t.TempDir()}
 	path := r.root + "/.argent/flows/remote.yaml"
-	wantDirective(t, call(t, reg, "flow-start-recording", r.args(nil))["savedTo"], path)
-	wantDirective(t, call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
-	wantDirective(t, call(t, reg, "flow-finish-recording", r.args(nil))["savedTo"], path)
+	wantDirective(t, tooltest.Call(t, reg, "flow-start-recording", r.args(nil))["savedTo"], path)
+	wantDirective(t, tooltest.Call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "hi"}))["savedTo"], path)
+	wantDirective(t, tooltest.Call(t, reg, "flow-finish-recording", r.args(nil))["savedTo"], path)
 	if _, err := os.Stat(filepath.Join(r.root, ".argent")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("stat .argent: got %v, want nothing written on this machine", err)
 	}
@@ -415,8 +372,8 @@ func TestRemoteUsesNoHostFiles(t *testing.T) {
 	flows := filepath.Join(r.root, ".argent", "flows")
 	os.MkdirAll(flows, 0o755)
 	os.WriteFile(filepath.Join(flows, "here.yaml"), []byte("steps:\n  - echo: server-file-5d1e\n"), 0o644)
-	_, err := invoke(t, reg, "flow-execute", map[string]any{"name": "here", "project_root": r.root}, false)
-	te := wantCode(t, err, "FLOW_FILE_INVALID")
+	_, err := tooltest.Invoke(t, reg, "flow-execute", map[string]any{"name": "here", "project_root": r.root}, false)
+	te := tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 	if te.Field != "name" || !strings.Contains(te.Message, "answers other machines") || strings.Contains(te.Message, "server-file") {
 		t.Fatalf("flow-execute by name: got %v, want a refusal on name that runs nothing", te)
 	}
@@ -442,11 +399,11 @@ func TestRecordLinkedRefusals(t *testing.T) {
 	}
 	callLinked(t, reg, "flow-start-recording", r.args(nil))
 
-	_, err := invoke(t, reg, "flow-add-script", r.args(map[string]any{"path": "seed.mjs"}), true)
-	wantCode(t, err, "FLOW_FILE_INVALID")
+	_, err := tooltest.Invoke(t, reg, "flow-add-script", r.args(map[string]any{"path": "seed.mjs"}), true)
+	tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 
-	_, err = invoke(t, reg, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}), true)
-	te := wantCode(t, err, "FLOW_FILE_INVALID")
+	_, err = tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}), true)
+	te := tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 	if !strings.Contains(te.Message, "argument dir is a directory") {
 		t.Fatalf("directory input: got %q, want it named", te.Message)
 	}
@@ -454,8 +411,8 @@ func TestRecordLinkedRefusals(t *testing.T) {
 		t.Fatalf("test-dir-input ran %d times, want 0", got)
 	}
 
-	_, err = invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "broken", "project_root": r.root}), true)
-	wantCode(t, err, codeStepFailed)
+	_, err = tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"name": "broken", "project_root": r.root}), true)
+	tooltest.WantCode(t, err, codeStepFailed)
 
 	// A passing flow beside the recording is composed with run:, by name
 	// or by a flow_path beside it.
@@ -467,8 +424,8 @@ func TestRecordLinkedRefusals(t *testing.T) {
 	if got, want := res["recorded"], "2. run: greet.yaml"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
-	_, err = invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"flow_path": filepath.Join(t.TempDir(), "away.yaml")}), true)
-	wantCode(t, err, "FLOW_FILE_INVALID")
+	_, err = tooltest.Invoke(t, reg, "flow-add-step", r.step(t, "flow-execute", map[string]any{"flow_path": filepath.Join(t.TempDir(), "away.yaml")}), true)
+	tooltest.WantCode(t, err, "FLOW_FILE_INVALID")
 
 	content := wantDirective(t, callLinked(t, reg, "flow-finish-recording", r.args(nil))["savedTo"], r.root+"/.argent/flows/linkrec.yaml")
 	if got, want := content, "steps:\n  - run: greet.yaml\n  - run: greet.yaml\n"; got != want {
@@ -483,8 +440,8 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	r := recName{"local", t.TempDir()}
-	call(t, reg, "flow-start-recording", r.args(nil))
-	res := call(t, reg, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}))
+	tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
+	res := tooltest.Call(t, reg, "flow-add-step", r.step(t, "test-dir-input", map[string]any{"dir": r.root}))
 	if got, want := res["recorded"], fmt.Sprintf(`1. tool: test-dir-input {"dir":%q}`, r.root); got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -492,7 +449,7 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 		t.Fatalf("test-dir-input ran %d times, want 1", got)
 	}
 
-	_, err := invoke(t, reg, "flow-add-script", r.args(map[string]any{"path": "scripts/seed.mjs"}), false)
+	_, err := tooltest.Invoke(t, reg, "flow-add-script", r.args(map[string]any{"path": "scripts/seed.mjs"}), false)
 	var te *fault.Error
 	if !errors.As(err, &te) || te.Field != "path" {
 		t.Fatalf("missing script: got %v, want a path error", err)
@@ -504,7 +461,7 @@ func TestRecordHostAllowsWhatLinkRefuses(t *testing.T) {
 	if err := os.WriteFile(script, []byte("console.log('seeded')\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res = call(t, reg, "flow-add-script", r.args(map[string]any{"path": script, "timeout": 5000}))
+	res = tooltest.Call(t, reg, "flow-add-script", r.args(map[string]any{"path": script, "timeout": 5000}))
 	if got, want := res["recorded"], "2. script: { path: scripts/seed.mjs, timeout: 5000 }"; got != want {
 		t.Fatalf("recorded: got %v, want %v", got, want)
 	}
@@ -517,9 +474,9 @@ func TestRecordRestartAndValidation(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	r := recName{"again", t.TempDir()}
-	call(t, reg, "flow-start-recording", r.args(nil))
-	call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "one"}))
-	res := call(t, reg, "flow-start-recording", r.args(nil))
+	tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
+	tooltest.Call(t, reg, "flow-add-echo", r.args(map[string]any{"message": "one"}))
+	res := tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 	want := fmt.Sprintf(`Restarted recording "again" — the previous take (1 step) was discarded and %s reset to an empty flow.`, r.file())
 	if got := res["message"]; got != want {
 		t.Fatalf("restart message: got %v, want %v", got, want)
@@ -533,12 +490,12 @@ func TestRecordRestartAndValidation(t *testing.T) {
 
 	// A fragment's prerequisite refuses a leading launch before anything runs.
 	p := recName{"fragment", r.root}
-	res = call(t, reg, "flow-start-recording", p.args(map[string]any{"executionPrerequisite": "The cart holds one item."}))
+	res = tooltest.Call(t, reg, "flow-start-recording", p.args(map[string]any{"executionPrerequisite": "The cart holds one item."}))
 	if got := res["flowFile"]; got != "executionPrerequisite: The cart holds one item.\nsteps: []\n" {
 		t.Fatalf("flowFile: got %q, want the prerequisite and no steps", got)
 	}
-	_, err := invoke(t, reg, "flow-add-step", p.step(t, "open-url", map[string]any{"device": "chromium-cdp-1003x700", "url": cdptest.Pages(t) + "/app.html", "fresh": true}), false)
-	wantCode(t, err, "FLOW_E2E_HAS_PREREQUISITE")
+	_, err := tooltest.Invoke(t, reg, "flow-add-step", p.step(t, "open-url", map[string]any{"device": "chromium-cdp-1003x700", "url": cdptest.Pages(t) + "/app.html", "fresh": true}), false)
+	tooltest.WantCode(t, err, "FLOW_E2E_HAS_PREREQUISITE")
 	if _, ok := cdptest.Pool(t).Lookup("chromium-cdp-1003x700"); ok {
 		t.Fatalf("the refused open-url booted its device; want nothing run")
 	}
@@ -551,8 +508,8 @@ func TestRecordRestartAndValidation(t *testing.T) {
 		{map[string]any{"name": "ok", "project_root": "relative/dir"}, "FLOW_PROJECT_ROOT_INVALID"},
 		{map[string]any{"name": "ok", "project_root": r.root + "/../x"}, "FLOW_PROJECT_ROOT_INVALID"},
 	} {
-		_, err := invoke(t, reg, "flow-start-recording", c.args, false)
-		wantCode(t, err, c.code)
+		_, err := tooltest.Invoke(t, reg, "flow-start-recording", c.args, false)
+		tooltest.WantCode(t, err, c.code)
 	}
 }
 
@@ -560,9 +517,9 @@ func TestRecordNoActiveRecording(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	root := t.TempDir()
-	call(t, reg, "flow-start-recording", recName{"other", root}.args(nil))
-	_, err := invoke(t, reg, "flow-add-echo", recName{"nope", root}.args(map[string]any{"message": "x"}), false)
-	te := wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
+	tooltest.Call(t, reg, "flow-start-recording", recName{"other", root}.args(nil))
+	_, err := tooltest.Invoke(t, reg, "flow-add-echo", recName{"nope", root}.args(map[string]any{"message": "x"}), false)
+	te := tooltest.WantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 	if te.Kind != fault.Validation {
 		t.Fatalf("kind: got %v, want %v", te.Kind, fault.Validation)
 	}
@@ -576,8 +533,8 @@ func TestRecordNoActiveRecording(t *testing.T) {
 		"flow-add-script":       {"path": "x.mjs"},
 		"flow-finish-recording": nil,
 	} {
-		_, err := invoke(t, reg, name, recName{"nope", root}.args(extra), false)
-		wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
+		_, err := tooltest.Invoke(t, reg, name, recName{"nope", root}.args(extra), false)
+		tooltest.WantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
 	}
 }
 
@@ -585,13 +542,13 @@ func TestRecordConcurrentAppends(t *testing.T) {
 	t.Parallel()
 	reg := newRegistry(t)
 	r := recName{"busy", t.TempDir()}
-	call(t, reg, "flow-start-recording", r.args(nil))
+	tooltest.Call(t, reg, "flow-start-recording", r.args(nil))
 	const n = 12
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			if _, err := invoke(t, reg, "flow-add-echo", r.args(map[string]any{"message": fmt.Sprint("echo ", i)}), false); err != nil {
+			if _, err := tooltest.Invoke(t, reg, "flow-add-echo", r.args(map[string]any{"message": fmt.Sprint("echo ", i)}), false); err != nil {
 				errs <- err
 			}
 		})
@@ -612,20 +569,20 @@ func TestRecordEvictsLeastRecentlyUsed(t *testing.T) {
 	r := newRegistry(t)
 	root := t.TempDir()
 	for i := range MaxRecordings + 1 {
-		if _, err := invoke(t, r, "flow-start-recording", recName{fmt.Sprint("r", i), root}.args(nil), false); err != nil {
+		if _, err := tooltest.Invoke(t, r, "flow-start-recording", recName{fmt.Sprint("r", i), root}.args(nil), false); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
 			continue
 		}
 		// Touch r1 so that r0 is the least recently used.
-		if _, err := invoke(t, r, "flow-add-echo", recName{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
+		if _, err := tooltest.Invoke(t, r, "flow-add-echo", recName{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := invoke(t, r, "flow-add-echo", recName{"r0", root}.args(map[string]any{"message": "x"}), false)
-	wantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
-	if _, err := invoke(t, r, "flow-add-echo", recName{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
+	_, err := tooltest.Invoke(t, r, "flow-add-echo", recName{"r0", root}.args(map[string]any{"message": "x"}), false)
+	tooltest.WantCode(t, err, "FLOW_NO_ACTIVE_RECORDING")
+	if _, err := tooltest.Invoke(t, r, "flow-add-echo", recName{"r1", root}.args(map[string]any{"message": "x"}), false); err != nil {
 		t.Fatalf("r1: got %v, want it still recording", err)
 	}
 }
@@ -707,7 +664,7 @@ func TestRecordSupersededTake(t *testing.T) {
 	r := tool.NewRegistry()
 	(&Tools{Recordings: rc}).Register(r)
 	a := recName{"take", t.TempDir()}
-	if _, err := invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
+	if _, err := tooltest.Invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
 		t.Fatal(err)
 	}
 	tg, err := resolveTarget(recArgs{Name: a.name, ProjectRoot: a.root})
@@ -718,14 +675,14 @@ func TestRecordSupersededTake(t *testing.T) {
 	if got := rc.still(s, first); got != "" {
 		t.Fatalf("first take: got %q, want it current", got)
 	}
-	if _, err := invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
+	if _, err := tooltest.Invoke(t, r, "flow-start-recording", a.args(nil), false); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := rc.still(s, first), "another flow-start-recording restarted it"; got != want {
 		t.Fatalf("after a restart: got %q, want %q", got, want)
 	}
 	_, second := rc.slotFor(tg.key, false)
-	if _, err := invoke(t, r, "flow-finish-recording", a.args(nil), false); err != nil {
+	if _, err := tooltest.Invoke(t, r, "flow-finish-recording", a.args(nil), false); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := rc.still(s, second), "flow-finish-recording finished it"; got != want {
