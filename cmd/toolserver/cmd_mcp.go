@@ -81,15 +81,7 @@ func runMCP(ctx context.Context, opts mcpOptions, args []string) error {
 	if dsn != "" && opts.stateDir != "" {
 		return usageError("mcp: give --state-dir or --store, not both")
 	}
-	var st *runs.Store
-	switch {
-	case dsn != "":
-		st, err = openFleetStore(ctx, "mcp", dsn, runs.PostgresOptions{Keep: opts.keepRuns})
-	case opts.stateDir != "":
-		if st, err = runs.Open(opts.stateDir, opts.keepRuns); err != nil {
-			err = fmt.Errorf("mcp: --state-dir: %w", err)
-		}
-	}
+	st, err := openRunStore(ctx, "mcp", dsn, opts.stateDir, runs.Options{Keep: opts.keepRuns})
 	if err != nil {
 		return err
 	}

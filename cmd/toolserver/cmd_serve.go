@@ -184,16 +184,7 @@ func runServe(ctx context.Context, opts serveOptions, args []string) error {
 	if tunnels != nil {
 		cfg.Tunnels = tunnels
 	}
-	var st *runs.Store
-	switch {
-	case dsn != "":
-		st, err = openFleetStore(ctx, "serve", dsn, runs.PostgresOptions{Keep: opts.keepRuns, Lease: opts.runLease})
-	case opts.stateDir != "":
-		st, err = runs.Open(opts.stateDir, opts.keepRuns)
-		if err != nil {
-			err = fmt.Errorf("serve: --state-dir: %w", err)
-		}
-	}
+	st, err := openRunStore(ctx, "serve", dsn, opts.stateDir, runs.Options{Keep: opts.keepRuns, Lease: opts.runLease})
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,29 @@ func readCapped(path string, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max))
 }
 
+// openRunStore opens the run store serve or mcp keeps: the fleet's
+// PostgreSQL at dsn (--store) or else the state directory (--state-dir),
+// through runs.OpenStore; nil when neither is given. An error names the
+// flag, never the password, and a --state-dir that is a PostgreSQL address
+// is a usage error (it is --store's).
+func openRunStore(ctx context.Context, cmd, dsn, stateDir string, opts runs.Options) (*runs.Store, error) {
+	flag, where := "--store", dsn
+	if dsn == "" {
+		flag, where = "--state-dir", stateDir
+		if runs.IsPostgres(stateDir) {
+			return nil, usageError("%s: --state-dir is a directory: a PostgreSQL address is --store's", cmd)
+		}
+	}
+	if where == "" {
+		return nil, nil
+	}
+	st, err := runs.OpenStore(ctx, where, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", cmd, flag, err)
+	}
+	return st, nil
+}
+
 // openFleetStore opens the PostgreSQL store of dsn; an error names the
 // database, not its password, and exits 2.
 func openFleetStore(ctx context.Context, cmd, dsn string, opts runs.PostgresOptions) (*runs.Store, error) {
