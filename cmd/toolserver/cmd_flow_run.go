@@ -20,6 +20,7 @@ import (
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/report/junit"
 	"github.com/toolserver/toolserver/suite"
+	"github.com/toolserver/toolserver/suite/linked"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -365,15 +366,11 @@ type runFlow func(ctx context.Context, t flowTarget, worker int, out *renderer) 
 // the run ends: over the --link URLs, or on an in-process device pool.
 func (o *flowRunOptions) flowRunner(arg string, out *renderer) (runFlow, func(), error) {
 	if u := o.linkURL(o.link); u != "" {
-		urls := linkURLs(u)
+		urls := linked.URLs(u)
 		if len(urls) > 1 && !o.workersSet {
 			o.workers = len(urls)
 		}
-		spread, err := newSpread(urls, arg, *o, out)
-		if err != nil {
-			return nil, nil, err
-		}
-		return spread.run, spread.close, nil
+		return newSpread(urls, arg, *o, out)
 	}
 	a, err := newApp(appOptions{stderr: o.stderr, pool: o.pool, maxDevices: max(defaultMaxDevices, o.workers)})
 	if err != nil {
