@@ -228,9 +228,9 @@ func TestCLIWires(t *testing.T) {
 		}
 	}
 	dir := filepath.Join("../..", filepath.FromSlash(cli))
-	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go", "inittemplates", "link_tunnel.go", "flow_spread.go"} {
+	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go", "inittemplates", "link_tunnel.go", "flow_spread.go", "artifacts.go"} {
 		if _, err := os.Stat(filepath.Join(dir, gone)); err == nil {
-			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite, suite/linked, snapshot/pngdiff and scaffold", cli, gone)
+			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite, suite/linked, snapshot/pngdiff, store and scaffold", cli, gone)
 		}
 	}
 	entries, err := os.ReadDir(dir)
