@@ -41,45 +41,6 @@ func (s streams) linkClient(u string) *linkclient.Client {
 // [flow-files] lines.
 func (s streams) filesLogOn() bool { return s.getenv(linkclient.FilesLogEnv) == "1" }
 
-// linkPrinter shows a linked run on a renderer: lines, or objects with
-// -o json|yaml.
-type linkPrinter struct{ out *renderer }
-
-func (p linkPrinter) Start(name, device string)  { p.out.start(name, device) }
-func (p linkPrinter) Progress(s flow.StepReport) { p.out.progress(s) }
-
-// Waiting says the run waits for its device on the tool-server: a line on
-// stderr, or a waiting object with -o json|yaml.
-func (p linkPrinter) Waiting(message string) {
-	if p.out.asJSON {
-		p.out.json(map[string]any{"event": "waiting", "message": message})
-		return
-	}
-	fmt.Fprintln(p.out.stderr, "toolserver: "+printableLines(message))
-}
-
-// Warn prints a line on stderr, or a warning object with -o json|yaml.
-// The line may hold the tool-server's words: it is escaped.
-func (p linkPrinter) Warn(line string) {
-	if p.out.asJSON {
-		p.out.json(map[string]any{"event": "warning", "message": line})
-		return
-	}
-	fmt.Fprintln(p.out.stderr, printableLines(line))
-}
-
-// Kept prints where an image of a failed snapshot was downloaded to
-// (--artifacts); with -o json|yaml the report carries the path.
-func (p linkPrinter) Kept(step int, role, path string) {
-	if !p.out.asJSON {
-		fmt.Fprintf(p.out.stdout, "       step %d %s: %s\n", step, role, path)
-	}
-}
-
-func (p linkPrinter) Resent(name, from, to string, err error) {
-	p.out.warn(fmt.Sprintf("%s: %s did not run it (%v); sending it to %s", name, from, err, to))
-}
-
 // newLinkedRun prepares a linked flow run of arg on the tool-server at u.
 func newLinkedRun(u, arg string, f flowRunOptions, out *renderer) (*linked.Run, error) {
 	return linked.New(f.linkClient(u), arg, linked.Options{
@@ -94,7 +55,7 @@ func newLinkedRun(u, arg string, f flowRunOptions, out *renderer) (*linked.Run, 
 		FilesLog:   f.filesLogOn(),
 		Expose:     f.exposed,
 		ExposeOnly: f.exposeOnly,
-	}, linkPrinter{out})
+	}, runPrinter{out})
 }
 
 // newSpread is the linked run of arg over the tool-servers at urls.
@@ -109,7 +70,7 @@ func newSpread(urls []string, arg string, f flowRunOptions, out *renderer) (runF
 	}
 	s := linked.NewSpread(urls, all)
 	return func(ctx context.Context, t flowTarget, _ int, out *renderer) (*flow.Report, int, []flowrun.Plan, error) {
-		return s.Flow(ctx, t, linkPrinter{out})
+		return s.Flow(ctx, t, runPrinter{out})
 	}, s.Close, nil
 }
 

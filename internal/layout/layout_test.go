@@ -81,7 +81,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "suite/linked", "snapshot/pngdiff", "scaffold", "runs", "runs/v1", "control", "tool/flowtool", "server", "server/mcp"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "suite/linked", "suite/local", "snapshot/pngdiff", "scaffold", "runs", "runs/v1", "control", "tool/flowtool", "server", "server/mcp"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -122,6 +122,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "device/cdprun", only: []string{"device/cdp", "fault", "flow", "flow/run"}, why: "the adapter joins the device and the runner, and nothing above them"},
 		{pkg: "suite", none: []string{"cmd", "device", "tool", "server", "runs", "link", "store", "report"}, why: "the suite engine runs each flow through the caller's function: it knows no device, link, store or surface"},
 		{pkg: "suite/linked", none: []string{"cmd", "device", "tool", "server", "runs", "store", "report", "control", "link/server"}, why: "a suite's flows over a link reach the tool-server through link/client only: no device, store, registry or surface"},
+		{pkg: "suite/local", none: []string{"cmd", "tool", "server", "runs", "store", "report", "link", "control"}, why: "a suite's flows on this machine need the runner and a device of the caller's pool: no registry, link, store or surface"},
 		{pkg: "snapshot/pngdiff", only: []string{"snapshot", "fault", "internal/atomicfile"}, why: "comparing two PNG files is the image code plus files and words: no flow, no device, no surface"},
 		{pkg: "scaffold", only: []string{"flow", "internal/atomicfile", "internal/printable"}, why: "what init writes is templates and files: no run, no device, no surface"},
 		{pkg: "report/junit", only: []string{"flow", "internal/atomicfile"}, why: "a report format needs only the language's reports"},
@@ -222,7 +223,7 @@ func TestImportRules(t *testing.T) {
 func TestCLIWires(t *testing.T) {
 	const cli = "cmd/toolserver"
 	all := imports(t)
-	for _, want := range []string{"storybook", "suite", "suite/linked", "snapshot/pngdiff", "report/junit", "scaffold"} {
+	for _, want := range []string{"storybook", "suite", "suite/linked", "suite/local", "snapshot/pngdiff", "report/junit", "scaffold"} {
 		if !slices.Contains(all[cli], want) {
 			t.Errorf("%s does not import %s: the CLI runs its %s through it", cli, want, path.Base(want))
 		}
@@ -230,7 +231,7 @@ func TestCLIWires(t *testing.T) {
 	dir := filepath.Join("../..", filepath.FromSlash(cli))
 	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go", "inittemplates", "link_tunnel.go", "flow_spread.go", "artifacts.go"} {
 		if _, err := os.Stat(filepath.Join(dir, gone)); err == nil {
-			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite, suite/linked, snapshot/pngdiff, store and scaffold", cli, gone)
+			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite, suite/linked, suite/local, snapshot/pngdiff, store and scaffold", cli, gone)
 		}
 	}
 	entries, err := os.ReadDir(dir)
