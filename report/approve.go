@@ -342,3 +342,23 @@ func (r *Report) Project() (dir, whyNot string) {
 	}
 	return projects[0], ""
 }
+
+// ApproveInto is the project approvals of r write into, absolute: dir
+// when one is given (--project); else the project the report records
+// (Project), approve being run from anywhere on the machine the run ran
+// on; else the current directory, the checkout of a report made
+// elsewhere. from says which when dir was not given: "the project the
+// run ran in", or "the current directory: " and why not the recorded
+// one.
+func (r *Report) ApproveInto(dir string) (project, from string, err error) {
+	if dir != "" {
+		project, err = filepath.Abs(dir)
+		return project, "", err
+	}
+	project, whyNot := r.Project()
+	if whyNot == "" {
+		return project, "the project the run ran in", nil
+	}
+	project, err = os.Getwd()
+	return project, "the current directory: " + whyNot, err
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -140,22 +139,15 @@ func runApprove(ctx context.Context, opts approveOptions) error {
 	return nil
 }
 
-// approveProject is the project approvals write into, absolute, with a
-// note that says where it came from when no --project named it: the
-// project the report records (approve run from anywhere on the machine
-// the run ran on), else the current directory (the checkout of a report
-// made elsewhere).
+// approveProject is the project approvals write into, absolute
+// (report.ApproveInto), with a note that says where it came from when no
+// --project named it.
 func approveProject(flag string, rep *report.Report) (dir, note string, err error) {
-	if flag != "" {
-		dir, err = filepath.Abs(flag)
-		return dir, "", err
+	dir, from, err := rep.ApproveInto(flag)
+	if from != "" {
+		note = " (" + from + ")"
 	}
-	dir, whyNot := rep.Project()
-	if whyNot == "" {
-		return dir, " (the project the run ran in)", nil
-	}
-	dir, err = os.Getwd()
-	return dir, " (the current directory: " + whyNot + ")", err
+	return dir, note, err
 }
 
 // approveLine is one result of approve as the terminal shows it; every

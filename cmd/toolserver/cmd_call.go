@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/store"
 	"github.com/toolserver/toolserver/tool"
 )
 
@@ -84,7 +86,9 @@ func runCall(ctx context.Context, opts callOptions, args []string) error {
 	}
 	// Artifacts live in this process's temp dir, removed on exit: copy them
 	// next to the caller.
-	return printData(opts.stdout, format, map[string]any{"data": keepArtifacts(res, opts.getenv("ARGENT_ARTIFACTS_DIR"))})
+	// The artifacts land in $ARGENT_ARTIFACTS_DIR, else ./toolserver-artifacts.
+	dir := cmp.Or(opts.getenv("ARGENT_ARTIFACTS_DIR"), "toolserver-artifacts")
+	return printData(opts.stdout, format, map[string]any{"data": store.KeepArtifacts(res, dir)})
 }
 
 // callFailed prints a tool's error as the call's answer: exit 1.

@@ -6,20 +6,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolserver/toolserver/device/cdp"
-	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/report"
 	"github.com/toolserver/toolserver/report/junit"
 	"github.com/toolserver/toolserver/suite"
+	"github.com/toolserver/toolserver/suite/linked"
+	"github.com/toolserver/toolserver/suite/local"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -365,15 +364,11 @@ type runFlow func(ctx context.Context, t flowTarget, worker int, out *renderer) 
 // the run ends: over the --link URLs, or on an in-process device pool.
 func (o *flowRunOptions) flowRunner(arg string, out *renderer) (runFlow, func(), error) {
 	if u := o.linkURL(o.link); u != "" {
-		urls := linkURLs(u)
+		urls := linked.URLs(u)
 		if len(urls) > 1 && !o.workersSet {
 			o.workers = len(urls)
 		}
-		spread, err := newSpread(urls, arg, *o, out)
-		if err != nil {
-			return nil, nil, err
-		}
-		return spread.run, spread.close, nil
+		return newSpread(urls, arg, *o, out)
 	}
 	a, err := newApp(appOptions{stderr: o.stderr, pool: o.pool, maxDevices: max(defaultMaxDevices, o.workers)})
 	if err != nil {
@@ -417,47 +412,25 @@ func (o *flowRunOptions) writeOutputs(format string, out *renderer, rb *report.B
 	return o.writeSummary(rb, suite.Reports(reports))
 }
 
-// runLocalFlow runs one flow in-process on the app's device pool: the
-// file is read and parsed once (flowrun.Prepare), then run by the one flow
-// run the flow-execute tool also calls (flowrun.Run). In a dry run it
-// returns the baselines it would have written.
+// runLocalFlow runs one flow in-process on the app's device pool
+// (local.Flow). In a dry run it returns the baselines it would have
+// written.
 func (a *app) runLocalFlow(ctx context.Context, t flowTarget, worker int, o flowRunOptions, out *renderer) (*flow.Report, []flowrun.Plan, error) {
-	file, err := t.Open()
-	if err != nil {
-		return nil, nil, err
+	rep, plans, err := local.Flow(ctx, a.pool, t, worker, local.Options{
+		Device:    o.device,
+		Update:    o.update,
+		DryRun:    o.dryRun,
+		Strict:    o.strict,
+		Snapshot:  o.snapshot,
+		BaseURL:   o.baseURL,
+		Artifacts: o.artifacts,
+		Tools:     a.flowTools.Caller(),
+	}, runPrinter{out})
+	var de *local.DeviceError
+	if errors.As(err, &de) {
+		return nil, nil, badInput(fmt.Errorf("--device: %w", de.Err))
 	}
-	p, err := flowrun.Prepare(flowrun.Entry{File: file, Name: t.Name, StemFallback: filepath.Base(t.Name)})
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := flowrun.CheckBaseURL(p.Flow, t.Name, o.baseURL, false); err != nil {
-		return nil, nil, err
-	}
-	d, err := a.pool.Instance(ctx, t.DeviceOr(o.device), worker)
-	if err != nil {
-		if errors.Is(err, cdp.ErrBadID) {
-			return nil, nil, badInput(fmt.Errorf("--device: %w", err))
-		}
-		// No device, no run: whatever kept it from booting is the
-		// machinery's failure.
-		return nil, nil, fault.Infrastructure(err)
-	}
-	opts := flowrun.Options{
-		Device:   cdprun.Device{D: d},
-		Source:   flowrun.Disk{},
-		Update:   o.update,
-		DryRun:   o.dryRun,
-		Strict:   o.strict,
-		Tools:    a.flowTools.Caller(),
-		Progress: out.progress,
-		Snapshot: o.snapshot,
-		BaseURL:  o.baseURL,
-	}
-	if o.artifacts != "" {
-		opts.Artifacts = suite.ArtifactDir(o.artifacts)
-	}
-	out.start(t.Name, d.ID())
-	return flowrun.Run(ctx, opts, p)
+	return rep, plans, err
 }
 
 // defaultMaxDevices is the in-process pool's device cap of a flow run.

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/toolserver/toolserver/fault"
-	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	"github.com/toolserver/toolserver/internal/printable"
 	"github.com/toolserver/toolserver/runs"
 	v1 "github.com/toolserver/toolserver/runs/v1"
+	"github.com/toolserver/toolserver/suite/linked"
 )
 
 // runDetached starts each target as a run of the tool-server (POST
@@ -26,7 +26,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 		return usageError("flow run: --label labels a detached run; add --detach")
 	case u == "":
 		return usageError("flow run: --detach starts the runs on a tool-server: give --link URL (or $%s)", envToolsURL)
-	case len(linkURLs(u)) > 1:
+	case len(linked.URLs(u)) > 1:
 		return usageError("flow run: --detach starts the runs on one tool-server; give one --link URL (runs events follows them there)")
 	case opts.update != flowrun.UpdateNone:
 		return usageError("flow run: --detach cannot --update-baselines: a detached run's baselines never come back to this project; run it attached")
@@ -55,7 +55,7 @@ func runDetached(ctx context.Context, opts flowRunOptions, arg string, targets [
 	}
 	var all []started
 	for _, t := range targets {
-		args, err := lr.client.Prepare(ctx, flow.ToolFlowExecute, lr.args(t))
+		args, err := lr.Prepare(ctx, t)
 		if err != nil {
 			return fault.Infrastructure(fmt.Errorf("%s: %w", t.Name, err))
 		}

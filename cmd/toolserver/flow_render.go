@@ -197,3 +197,43 @@ func (r *renderer) plans(plans []flowrun.Plan) {
 		fmt.Fprintf(r.stdout, "  %-6s %9d bytes  %s\n", printable.String(p.Action), p.Bytes, printable.String(p.Path))
 	}
 }
+
+// runPrinter shows a flow run as it goes on a renderer, lines or objects
+// with -o json|yaml: the Printer of a local run (local.Printer) and of
+// one over a link (linked.Printer).
+type runPrinter struct{ out *renderer }
+
+func (p runPrinter) Start(name, device string)  { p.out.start(name, device) }
+func (p runPrinter) Progress(s flow.StepReport) { p.out.progress(s) }
+
+// Waiting says the run waits for its device on the tool-server: a line on
+// stderr, or a waiting object with -o json|yaml.
+func (p runPrinter) Waiting(message string) {
+	if p.out.asJSON {
+		p.out.json(map[string]any{"event": "waiting", "message": message})
+		return
+	}
+	fmt.Fprintln(p.out.stderr, "toolserver: "+printableLines(message))
+}
+
+// Warn prints a line on stderr, or a warning object with -o json|yaml.
+// The line may hold the tool-server's words: it is escaped.
+func (p runPrinter) Warn(line string) {
+	if p.out.asJSON {
+		p.out.json(map[string]any{"event": "warning", "message": line})
+		return
+	}
+	fmt.Fprintln(p.out.stderr, printableLines(line))
+}
+
+// Kept prints where an image of a failed snapshot was downloaded to
+// (--artifacts); with -o json|yaml the report carries the path.
+func (p runPrinter) Kept(step int, role, path string) {
+	if !p.out.asJSON {
+		fmt.Fprintf(p.out.stdout, "       step %d %s: %s\n", step, role, path)
+	}
+}
+
+func (p runPrinter) Resent(name, from, to string, err error) {
+	p.out.warn(fmt.Sprintf("%s: %s did not run it (%v); sending it to %s", name, from, err, to))
+}

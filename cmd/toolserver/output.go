@@ -172,3 +172,11 @@ func printableLines(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// plural is one or many as n asks.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

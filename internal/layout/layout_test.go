@@ -82,7 +82,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // leaves.
 func TestImportRules(t *testing.T) {
 	all := imports(t)
-	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "scaffold", "runs", "runs/v1", "control", "tool/flowtool", "server", "server/mcp", "link/linktest", "tool/tooltest"} {
+	for _, want := range []string{"flow", "flow/run", "wire", "link/client", "link/server", "fault", "tool", "snapshot", "storybook", "report/junit", "suite", "suite/linked", "suite/local", "snapshot/pngdiff", "scaffold", "runs", "runs/v1", "control", "tool/flowtool", "server", "server/mcp", "link/linktest", "tool/tooltest"} {
 		if _, ok := all[want]; !ok {
 			t.Errorf("package %s: not in the tree", want)
 		}
@@ -119,6 +119,9 @@ func TestImportRules(t *testing.T) {
 		{pkg: "tool/recordtool", none: []string{"tool/flowtool"}, why: "the recorder reaches flow-execute only through the registry"},
 		{pkg: "device/cdprun", only: []string{"device/cdp", "fault", "flow", "flow/run"}, why: "the adapter joins the device and the runner, and nothing above them"},
 		{pkg: "suite", none: []string{"cmd", "device", "tool", "server", "runs", "link", "store", "report"}, why: "the suite engine runs each flow through the caller's function: it knows no device, link, store or surface"},
+		{pkg: "suite/linked", none: []string{"cmd", "device", "tool", "server", "runs", "store", "report", "control", "link/server"}, why: "a suite's flows over a link reach the tool-server through link/client only: no device, store, registry or surface"},
+		{pkg: "suite/local", none: []string{"cmd", "tool", "server", "runs", "store", "report", "link", "control"}, why: "a suite's flows on this machine need the runner and a device of the caller's pool: no registry, link, store or surface"},
+		{pkg: "snapshot/pngdiff", only: []string{"snapshot", "fault", "internal/atomicfile"}, why: "comparing two PNG files is the image code plus files and words: no flow, no device, no surface"},
 		{pkg: "scaffold", only: []string{"flow", "internal/atomicfile", "internal/printable"}, why: "what init writes is templates and files: no run, no device, no surface"},
 		{pkg: "report/junit", only: []string{"flow", "internal/atomicfile"}, why: "a report format needs only the language's reports"},
 		{pkg: "storybook", none: []string{"cmd", "device", "tool", "server", "runs", "link", "flow/run", "report", "store"}, why: "a Storybook's stories, their selection and their flows are rules over data; the CLI and the tool read the Storybook"},
@@ -245,15 +248,15 @@ var cliDenied = []struct{ pkg, why string }{
 func TestCLIWires(t *testing.T) {
 	const cli = "cmd/toolserver"
 	all := imports(t)
-	for _, want := range []string{"storybook", "suite", "report/junit", "scaffold"} {
+	for _, want := range []string{"storybook", "suite", "suite/linked", "suite/local", "snapshot/pngdiff", "report/junit", "scaffold"} {
 		if !slices.Contains(all[cli], want) {
 			t.Errorf("%s does not import %s: the CLI runs its %s through it", cli, want, path.Base(want))
 		}
 	}
 	dir := filepath.Join("../..", filepath.FromSlash(cli))
-	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go", "inittemplates"} {
+	for _, gone := range []string{"storybook_index.go", "junit.go", "flow_targets.go", "flow_workers.go", "inittemplates", "link_tunnel.go", "flow_spread.go", "artifacts.go"} {
 		if _, err := os.Stat(filepath.Join(dir, gone)); err == nil {
-			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite and scaffold", cli, gone)
+			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite, suite/linked, suite/local, snapshot/pngdiff, store and scaffold", cli, gone)
 		}
 	}
 	entries, err := os.ReadDir(dir)

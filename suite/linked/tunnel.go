@@ -1,4 +1,4 @@
-package main
+package linked
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	linkclient "github.com/toolserver/toolserver/link/client"
 )
 
-// linkTunnel is the tunnel of a linked run to one tool-server (flow run
+// tunnel is the tunnel of a linked run to one tool-server (flow run
 // --expose): opened by the first call that needs it, shared by the run's
 // calls to that server, closed when the run ends.
-type linkTunnel struct {
+type tunnel struct {
 	opts linkclient.TunnelOptions
 
 	once sync.Once
@@ -18,18 +18,18 @@ type linkTunnel struct {
 	err  error
 }
 
-// newLinkTunnel is the tunnel of the run's --expose targets, as
-// resolveExpose read them; nil when it exposes nothing.
-func newLinkTunnel(f flowRunOptions, warn func(string)) *linkTunnel {
-	if len(f.exposed) == 0 {
+// newTunnel is the tunnel of o's Expose targets; nil when it exposes
+// nothing. Its lines go to warn.
+func newTunnel(o Options, warn func(string)) *tunnel {
+	if len(o.Expose) == 0 {
 		return nil
 	}
-	return &linkTunnel{opts: linkclient.TunnelOptions{Targets: f.exposed, Only: f.exposeOnly, Log: warn}}
+	return &tunnel{opts: linkclient.TunnelOptions{Targets: o.Expose, Only: o.ExposeOnly, Log: warn}}
 }
 
 // open returns the tunnel, opening it on c the first time. It lives past
 // ctx, until close.
-func (lt *linkTunnel) open(ctx context.Context, c *linkclient.Client) (*linkclient.Tunnel, error) {
+func (lt *tunnel) open(ctx context.Context, c *linkclient.Client) (*linkclient.Tunnel, error) {
 	lt.once.Do(func() {
 		lt.t, lt.err = c.OpenTunnel(context.WithoutCancel(ctx), lt.opts)
 	})
@@ -37,7 +37,7 @@ func (lt *linkTunnel) open(ctx context.Context, c *linkclient.Client) (*linkclie
 }
 
 // close closes the tunnel if it was opened.
-func (lt *linkTunnel) close() {
+func (lt *tunnel) close() {
 	if lt == nil {
 		return
 	}
@@ -47,18 +47,21 @@ func (lt *linkTunnel) close() {
 	}
 }
 
-// useTunnel opens the run's tunnel (nil without --expose) and sends lr's
+// Close closes the run's tunnel (--expose), if it was opened.
+func (r *Run) Close() { r.tunnel.close() }
+
+// useTunnel opens the run's tunnel (nil without Expose) and sends r's
 // calls through it from then on, to the tool-server that holds it. The
 // link client names it in each call and serves the files of the call's
 // client policy through it.
-func (lr *linkedRun) useTunnel(ctx context.Context) (*linkclient.Tunnel, error) {
-	if lr.tunnel == nil {
+func (r *Run) useTunnel(ctx context.Context) (*linkclient.Tunnel, error) {
+	if r.tunnel == nil {
 		return nil, nil
 	}
-	tun, err := lr.tunnel.open(ctx, lr.client)
+	tun, err := r.tunnel.open(ctx, r.client)
 	if err != nil {
 		return nil, err
 	}
-	lr.client = tun.Client(lr.client)
+	r.client = tun.Client(r.client)
 	return tun, nil
 }

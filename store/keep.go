@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"encoding/json"
@@ -6,13 +6,12 @@ import (
 	"path/filepath"
 )
 
-// keepArtifacts copies the artifacts a result names out of the process's
-// temp dir into dir (default ./toolserver-artifacts) and replaces each
-// handle by the copy's path, as the Argent client does with a download.
-func keepArtifacts(res any, dir string) any {
-	if dir == "" {
-		dir = "toolserver-artifacts"
-	}
+// KeepArtifacts copies the artifacts a result names (each Artifact handle
+// with a HostPath, at any depth) out of the process's temp dir into dir
+// and replaces each handle by the copy's absolute path, as the Argent
+// client does with a download. A handle whose file cannot be copied
+// becomes null; a result that is not JSON comes back as it is.
+func KeepArtifacts(res any, dir string) any {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return res
@@ -24,6 +23,7 @@ func keepArtifacts(res any, dir string) any {
 	return walkArtifacts(v, dir)
 }
 
+// walkArtifacts replaces the handles in v, a decoded JSON value.
 func walkArtifacts(v any, dir string) any {
 	switch x := v.(type) {
 	case map[string]any:
