@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/flow"
+	"github.com/toolserver/toolserver/internal/drain"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/wire"
@@ -53,7 +54,7 @@ type Plane struct {
 	cancel context.CancelCauseFunc
 	// wg counts the runs it drives and its take-over watch.
 	wg       sync.WaitGroup
-	drain    drainer
+	drain    drain.Counter
 	stopOnce sync.Once
 }
 
@@ -71,7 +72,7 @@ func New(cfg Config) *Plane {
 	if cfg.Lease <= 0 {
 		cfg.Lease = runs.DefaultLease
 	}
-	p := &Plane{cfg: cfg, drain: drainer{idle: make(chan struct{})}}
+	p := &Plane{cfg: cfg}
 	p.base, p.cancel = context.WithCancelCause(context.Background())
 	if cfg.Tools != nil && cfg.Runs != nil {
 		cfg.Tools.Wrap(flow.ToolFlowExecute, p.record)
@@ -150,12 +151,12 @@ func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started,
 		return runs.Started{}, err
 	}
 	b.ID, b.Labels, b.Source, b.Args = req.RunID, req.Labels, "v1", compact(req.ToolArgs)
-	if !p.drain.enter() {
+	if !p.drain.Enter() {
 		return runs.Started{}, stopping("starts")
 	}
 	rec, err := p.cfg.Runs.Start(ctx, b)
 	if err != nil {
-		p.drain.leave()
+		p.drain.Leave()
 		return runs.Started{}, err
 	}
 	p.drive(rec, b.Args, b.Linked)
@@ -177,7 +178,7 @@ func (p *Plane) drive(rec *runs.Recorder, args json.RawMessage, linked bool) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		defer p.drain.leave()
+		defer p.drain.Leave()
 		ctx := context.WithValue(p.base, drivenKey{}, rec)
 		_, err := p.cfg.Tools.Invoke(ctx, flow.ToolFlowExecute, args, tool.Options{Linked: linked, TempDir: p.cfg.TempDir})
 		// A call refused before the flow ran ends here; one that ran has
@@ -240,12 +241,12 @@ func (p *Plane) redrive(ctx context.Context, id string, claim func(context.Conte
 	if p.cfg.Tools == nil {
 		return errors.New("this process drives no runs")
 	}
-	if !p.drain.enter() {
+	if !p.drain.Enter() {
 		return stopping("resumes")
 	}
 	rec, args, err := claim(ctx, id)
 	if err != nil {
-		p.drain.leave()
+		p.drain.Leave()
 		return err
 	}
 	var m map[string]json.RawMessage

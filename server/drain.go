@@ -5,72 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/wire"
 )
-
-// drainer counts the calls in flight and, once the server drains,
-// refuses new ones and tells when the last has ended.
-type drainer struct {
-	mu       sync.Mutex
-	n        int
-	draining bool
-	idle     chan struct{}
-}
-
-func newDrainer() *drainer { return &drainer{idle: make(chan struct{})} }
-
-// enter counts a call in, or refuses it while draining.
-func (d *drainer) enter() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.draining {
-		return false
-	}
-	d.n++
-	return true
-}
-
-// leave counts a call out.
-func (d *drainer) leave() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.n--
-	if d.draining && d.n == 0 {
-		close(d.idle)
-	}
-}
-
-// start begins the drain and returns a channel closed when no call is in
-// flight.
-func (d *drainer) start() <-chan struct{} {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.draining {
-		d.draining = true
-		if d.n == 0 {
-			close(d.idle)
-		}
-	}
-	return d.idle
-}
-
-// isDraining reports whether the drain has begun.
-func (d *drainer) isDraining() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.draining
-}
-
-// inFlight returns how many calls are in flight.
-func (d *drainer) inFlight() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.n
-}
 
 // isCall reports whether r starts work the drain waits for: a tool call,
 // an upload, a run.
@@ -87,13 +26,13 @@ func (s *Server) drainGuard(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !s.drain.enter() {
+		if !s.drain.Enter() {
 			w.Header().Set("Retry-After", "1")
 			refuse(w, r, &fault.Error{Kind: fault.Unavailable, Code: wire.CodeDraining,
 				Message: fmt.Sprintf("%s %s: this tool-server is stopping and takes no new calls; send it to another replica (nothing ran)", r.Method, r.URL.Path)})
 			return
 		}
-		defer s.drain.leave()
+		defer s.drain.Leave()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -112,11 +51,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		cancel()
 	}
 	switch {
-	case s.drain.isDraining():
+	case s.drain.Draining():
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": "draining: the server is stopping"})
 	case notReady != nil:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "reason": notReady.Error()})
 	default:
-		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "inFlight": s.drain.inFlight()})
+		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "inFlight": s.drain.InFlight()})
 	}
 }

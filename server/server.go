@@ -21,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolserver/toolserver/fault"
+	"github.com/toolserver/toolserver/internal/drain"
 	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/runs"
 	"github.com/toolserver/toolserver/store"
@@ -137,7 +138,7 @@ type Server struct {
 	// the server's port and the calls that come through a tunnel share it.
 	router     http.Handler
 	routerOnce sync.Once
-	drain      *drainer
+	drain      drain.Counter
 	// streams counts the open /v1 event streams, against MaxStreams.
 	streams  atomic.Int64
 	ln       net.Listener
@@ -165,7 +166,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = DefaultMaxStreams
 	}
-	s := &Server{cfg: cfg, stopping: make(chan struct{}), drain: newDrainer()}
+	s := &Server{cfg: cfg, stopping: make(chan struct{})}
 	host, _, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		host = cfg.Addr
@@ -296,7 +297,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	// The drain: readiness false and new calls 503 at once, the event
 	// streams end (their clients reconnect elsewhere), the calls in
 	// flight get DrainTimeout to finish.
-	idle := s.drain.start()
+	idle := s.drain.Start()
 	if s.cfg.Plane != nil {
 		calls, runs := idle, s.cfg.Plane.Drain()
 		both := make(chan struct{})
@@ -339,7 +340,7 @@ func (s *Server) Serve(ctx context.Context) error {
 
 // inFlight is how many calls and runs are in flight.
 func (s *Server) inFlight() int {
-	n := s.drain.inFlight()
+	n := s.drain.InFlight()
 	if s.cfg.Plane != nil {
 		n += s.cfg.Plane.InFlight()
 	}

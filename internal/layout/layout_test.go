@@ -99,6 +99,7 @@ func TestImportRules(t *testing.T) {
 		{pkg: "fault", only: []string{}, why: "the error vocabulary is a leaf"},
 		{pkg: "wire", only: []string{"internal/clientpath"}, why: "the protocol's vocabulary is ground floor"},
 		{pkg: "internal/clientpath", only: []string{}, why: "the ground floor imports nothing above it"},
+		{pkg: "internal/drain", only: []string{}, why: "the ground floor imports nothing above it"},
 		{pkg: "snapshot", only: []string{}, why: "the image code is pure"},
 		{pkg: "flow", none: []string{"snapshot", "flow/run", "device", "link", "tool", "server", "runs", "store", "report"}, why: "the flow language needs no runner, image code or surface"},
 		{pkg: "flow", none: []string{"internal/atomicfile"}, why: "the language writes no file (flow/run's Disk writes baselines)"},

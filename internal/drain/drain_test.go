@@ -1,0 +1,45 @@
+package drain
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestCounter: work counts in and out; the drain refuses new work and its
+// channel closes when the last piece leaves, at once when none is in
+// flight, and a second Start returns the same channel.
+func TestCounter(t *testing.T) {
+	var d Counter
+	if !d.Enter() || !d.Enter() || d.InFlight() != 2 {
+		t.Fatalf("two pieces in: got %d in flight", d.InFlight())
+	}
+	idle := d.Start()
+	if !d.Draining() || d.Enter() {
+		t.Fatal("a draining counter took new work")
+	}
+	d.Leave()
+	select {
+	case <-idle:
+		t.Fatal("idle with one piece in flight")
+	default:
+	}
+	d.Leave()
+	select {
+	case <-idle:
+	default:
+		t.Fatal("not idle once the last piece left")
+	}
+	if again := d.Start(); again != idle {
+		t.Error("a second Start gave another channel")
+	}
+
+	var empty Counter
+	select {
+	case <-empty.Start():
+	default:
+		t.Error("a drain with nothing in flight is not idle at once")
+	}
+}
