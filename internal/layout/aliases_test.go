@@ -3,9 +3,7 @@ package layout
 import (
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,34 +23,12 @@ var aliases = map[string]string{
 // tests included, names it by its alias; the package's own directory
 // (its internal and external tests) is exempt.
 func TestImportAliases(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") {
-			return nil
-		}
+	walkGo(t, true, func(p, rel string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
 		for _, spec := range f.Imports {
 			ip, err := strconv.Unquote(spec.Path.Value)
 			if err != nil {
@@ -76,7 +52,4 @@ func TestImportAliases(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -4,10 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -43,35 +40,13 @@ func argNameAllowed(rel, lit string) bool {
 // has a type"), so adding or renaming an argument is one edit there and a
 // typo does not compile.
 func TestArgNamesSpelledOnce(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	watched := map[string]bool{}
 	for _, n := range argNames {
 		watched[n] = true
 	}
 	fset := token.NewFileSet()
 	seen := false
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	walkGo(t, false, func(p, rel string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
@@ -95,9 +70,6 @@ func TestArgNamesSpelledOnce(t *testing.T) {
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !seen {
 		t.Errorf("%s spells none of %v: the scan looks for the wrong names", argsFile, argNames)
 	}

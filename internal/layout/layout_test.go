@@ -16,10 +16,8 @@ import (
 
 const module = "github.com/toolserver/toolserver"
 
-// imports maps each package of the module (its path inside the module) to
-// the packages of the module its non-test files import, read from the
-// source so the test needs no go command.
-func imports(t *testing.T) map[string][]string {
+// moduleRoot is the module's root directory.
+func moduleRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -28,9 +26,17 @@ func imports(t *testing.T) map[string][]string {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatalf("the module root: %v", err)
 	}
-	out := map[string][]string{}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return root
+}
+
+// walkGo calls fn with each Go file of the module, its test files too
+// when tests is set: p is its path, rel the same from the module root,
+// slash-separated. Hidden directories, testdata and node_modules hold no
+// package of ours and are left out.
+func walkGo(t *testing.T, tests bool, fn func(p, rel string) error) {
+	t.Helper()
+	root := moduleRoot(t)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -41,18 +47,33 @@ func imports(t *testing.T) map[string][]string {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(name, ".go") || (!tests && strings.HasSuffix(name, "_test.go")) {
 			return nil
 		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		return fn(p, filepath.ToSlash(rel))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// imports maps each package of the module (its path inside the module) to
+// the packages of the module its non-test files import, read from the
+// source so the test needs no go command.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	walkGo(t, false, func(p, rel string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
-		if err != nil {
-			return err
-		}
-		pkg := filepath.ToSlash(rel)
+		pkg := path.Dir(rel)
 		if _, ok := out[pkg]; !ok {
 			out[pkg] = []string{}
 		}
@@ -67,9 +88,6 @@ func imports(t *testing.T) map[string][]string {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
