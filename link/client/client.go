@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/internal/clientfs"
-	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -202,7 +201,7 @@ func (c *Client) prepare(ctx context.Context, name string, args map[string]any, 
 		st.args = map[string]any{}
 	}
 	if opts.Tunnel != nil {
-		st.args[tunnel.Arg] = opts.Tunnel.ID()
+		st.args[wire.ArgTunnel] = opts.Tunnel.ID()
 	}
 	for _, t := range tools {
 		st.specs[t.Name] = t.FileInputs

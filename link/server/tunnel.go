@@ -217,14 +217,14 @@ func (ts *Tunnels) drop(t *Tunnel) {
 // Get returns the open tunnel with id.
 func (ts *Tunnels) Get(id string) (*Tunnel, error) {
 	if ts == nil {
-		return nil, &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "this tool-server opens no tunnels"}
+		return nil, &fault.Error{Kind: fault.Validation, Field: wire.ArgTunnel, Message: "this tool-server opens no tunnels"}
 	}
 	ts.mu.Lock()
 	t := ts.open[id]
 	open := t != nil && t.sess != nil && !t.sess.IsClosed()
 	ts.mu.Unlock()
 	if !open {
-		return nil, &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "tunnel: no tunnel with this id is open (it closed, or it is not this client's); flow run --expose opens one for its calls"}
+		return nil, &fault.Error{Kind: fault.Validation, Field: wire.ArgTunnel, Message: "tunnel: no tunnel with this id is open (it closed, or it is not this client's); flow run --expose opens one for its calls"}
 	}
 	return t, nil
 }

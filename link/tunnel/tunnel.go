@@ -49,9 +49,9 @@ const (
 	// client alone learns.
 	HeaderID = "Toolserver-Tunnel"
 	// Capability is the name GET /v1/capabilities lists a tunnel under.
+	// flow-execute's argument that names a call's tunnel is
+	// wire.ArgTunnel.
 	Capability = "tunnel"
-	// Arg is flow-execute's argument that names the tunnel of a call.
-	Arg = "tunnel"
 )
 
 // The caps of one tunnel. Both ends apply them: the tool-server to what

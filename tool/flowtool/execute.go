@@ -10,7 +10,6 @@ import (
 	"github.com/toolserver/toolserver/flow"
 	flowrun "github.com/toolserver/toolserver/flow/run"
 	linkserver "github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/tool"
 	"github.com/toolserver/toolserver/tool/devicetool"
 	"github.com/toolserver/toolserver/wire"
@@ -129,7 +128,7 @@ func (t *Tools) checkExecute(ctx context.Context, call *tool.Call) error {
 	if a.Tunnel != "" {
 		// A run started this way outlives the call, and a resume would
 		// name a tunnel long closed.
-		return &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "tunnel: a run of POST /v1/runs outlives its client's tunnel; flow run --expose calls flow-execute itself (POST /tools/flow-execute)"}
+		return &fault.Error{Kind: fault.Validation, Field: wire.ArgTunnel, Message: "tunnel: a run of POST /v1/runs outlives its client's tunnel; flow run --expose calls flow-execute itself (POST /tools/flow-execute)"}
 	}
 	if a.Device != "" {
 		if _, _, err := cdp.ParseID(a.Device); err != nil {

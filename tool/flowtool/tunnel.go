@@ -21,7 +21,6 @@ import (
 	"github.com/toolserver/toolserver/device/cdprun"
 	"github.com/toolserver/toolserver/fault"
 	linkserver "github.com/toolserver/toolserver/link/server"
-	"github.com/toolserver/toolserver/link/tunnel"
 	"github.com/toolserver/toolserver/wire"
 )
 
@@ -46,7 +45,7 @@ func (t *Tools) bindTunnel(ctx context.Context, id string) (context.Context, *ca
 		return ctx, ct, nil, nil
 	}
 	if len(id) > 128 {
-		return ctx, nil, nil, &fault.Error{Kind: fault.Validation, Field: tunnel.Arg, Message: "tunnel: longer than a tunnel id"}
+		return ctx, nil, nil, &fault.Error{Kind: fault.Validation, Field: wire.ArgTunnel, Message: "tunnel: longer than a tunnel id"}
 	}
 	tun, err := t.Tunnels.Get(id)
 	if err != nil {

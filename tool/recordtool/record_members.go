@@ -43,7 +43,7 @@ func (t *Tools) withStepMembers(call *tool.Call, command string, args map[string
 		return nil
 	}
 	if command == flow.ToolFlowExecute {
-		name, _ := args["name"].(string)
+		name, _ := args[wire.ArgName].(string)
 		root, _ := args[wire.ArgProjectRoot].(string)
 		if name == "" || root == "" {
 			return nil

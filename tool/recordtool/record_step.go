@@ -314,7 +314,7 @@ func olderClientError(rc *recording, what string) error {
 // any other is refused: the replay of a nested flow_path is rejected over a
 // link and works only on one machine.
 func planFlowExecute(rc *recording, call *tool.Call, args map[string]any) (map[string]any, error) {
-	name, _ := args["name"].(string)
+	name, _ := args[wire.ArgName].(string)
 	fp, _ := args[wire.ArgFlowPath].(string)
 	if fp != "" && name == "" {
 		dir, base := clientpath.Split(fp)
