@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,39 +9,10 @@ import (
 	"testing"
 
 	"github.com/toolserver/toolserver/runs"
+	"github.com/toolserver/toolserver/runs/runstest"
 	v1 "github.com/toolserver/toolserver/runs/v1"
 	"github.com/toolserver/toolserver/server"
 )
-
-// failingRuns is a control plane every verb and read of which answers
-// err: the /v1 surface's input, for the table's rows.
-type failingRuns struct{ err error }
-
-func (f failingRuns) List(context.Context, runs.Filter) (runs.Page, error) { return runs.Page{}, f.err }
-func (f failingRuns) Get(context.Context, string) (*runs.Detail, error)    { return nil, f.err }
-func (f failingRuns) Events(context.Context, string, int64) ([]runs.Event, error) {
-	return nil, f.err
-}
-
-func (f failingRuns) FollowEvents(context.Context, string, int64, func(runs.Event) error) (runs.EndFrame, error) {
-	return runs.EndFrame{}, f.err
-}
-func (f failingRuns) Replay(context.Context, string) (runs.Replay, error) {
-	return runs.Replay{}, f.err
-}
-func (f failingRuns) Start(context.Context, runs.StartRequest) (runs.Started, error) {
-	return runs.Started{}, f.err
-}
-
-func (f failingRuns) Abandon(context.Context, string, string) (runs.Receipt, error) {
-	return runs.Receipt{}, f.err
-}
-func (f failingRuns) Resume(context.Context, string) (runs.Resumed, error) {
-	return runs.Resumed{}, f.err
-}
-func (f failingRuns) Drain() <-chan struct{} { return nil }
-func (f failingRuns) InFlight() int          { return 0 }
-func (f failingRuns) Stop()                  {}
 
 // TestRunErrorsTableOverHTTP walks every row of the run errors' table
 // over /v1: the server answers the row's error with the status of its
@@ -55,7 +25,7 @@ func TestRunErrorsTableOverHTTP(t *testing.T) {
 		t.Run(row.Err.Code, func(t *testing.T) {
 			t.Parallel()
 			err := fmt.Errorf("%w: run %s, as the test has it", row.Err, id)
-			hs := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Plane: failingRuns{err}}).Handler())
+			hs := httptest.NewServer(server.New(server.Config{Addr: "127.0.0.1:0", Plane: runstest.Failing{Err: err}}).Handler())
 			defer hs.Close()
 			status := server.Status(row.Err.Kind)
 

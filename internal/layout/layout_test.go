@@ -148,7 +148,8 @@ func TestImportRules(t *testing.T) {
 		// Test support, as net/http/httptest is: only tests import it.
 		// pkg "*" is every package of the module; the map holds non-test
 		// files only, so a _test.go file may import it.
-		{pkg: "*", none: []string{"link/linktest", "tool/tooltest"}, why: "link/linktest (a stub tool-server) and tool/tooltest (a registry's calls) are for tests: only _test.go files import them"},
+		{pkg: "*", none: []string{"link/linktest", "tool/tooltest", "runs/runstest"}, why: "link/linktest (a stub tool-server), tool/tooltest (a registry's calls) and runs/runstest (a failing runs.Service) are for tests: only _test.go files import them"},
+		{pkg: "runs/runstest", only: []string{"runs"}, why: "a test's runs.Service needs the runs' types and nothing else"},
 		{pkg: "link/linktest", only: []string{"link/client"}, why: "the stub tool-server answers the link's client and needs nothing else"},
 		{pkg: "tool/tooltest", only: []string{"tool", "fault"}, why: "a test's tool call needs the registry and the error vocabulary, nothing else"},
 	}

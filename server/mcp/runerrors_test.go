@@ -1,40 +1,14 @@
 package mcp_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/toolserver/toolserver/runs"
+	"github.com/toolserver/toolserver/runs/runstest"
 	"github.com/toolserver/toolserver/server/mcp"
 	"github.com/toolserver/toolserver/tool"
 )
-
-// failingRuns is the runs every read and verb of which answers err.
-type failingRuns struct{ err error }
-
-func (f failingRuns) List(context.Context, runs.Filter) (runs.Page, error) { return runs.Page{}, f.err }
-func (f failingRuns) Get(context.Context, string) (*runs.Detail, error)    { return nil, f.err }
-func (f failingRuns) Events(context.Context, string, int64) ([]runs.Event, error) {
-	return nil, f.err
-}
-
-func (f failingRuns) FollowEvents(context.Context, string, int64, func(runs.Event) error) (runs.EndFrame, error) {
-	return runs.EndFrame{}, f.err
-}
-func (f failingRuns) Replay(context.Context, string) (runs.Replay, error) {
-	return runs.Replay{}, f.err
-}
-func (f failingRuns) Start(context.Context, runs.StartRequest) (runs.Started, error) {
-	return runs.Started{}, f.err
-}
-
-func (f failingRuns) Abandon(context.Context, string, string) (runs.Receipt, error) {
-	return runs.Receipt{}, f.err
-}
-func (f failingRuns) Resume(context.Context, string) (runs.Resumed, error) {
-	return runs.Resumed{}, f.err
-}
 
 // TestRunErrorsTable walks every row of the run errors' table through the
 // run tools: each answers a tool error that names the row's /v1 code
@@ -44,7 +18,7 @@ func TestRunErrorsTable(t *testing.T) {
 	const id = "11111111-2222-4333-8444-555555555555"
 	for _, row := range runs.Errors {
 		err := fmt.Errorf("%w: run %s, as the test has it", row.Err, id)
-		cs, _ := connect(t, mcp.Config{Tools: tool.NewRegistry(), Version: "test", Runs: failingRuns{err}})
+		cs, _ := connect(t, mcp.Config{Tools: tool.NewRegistry(), Version: "test", Runs: runstest.Failing{Err: err}})
 		for name, args := range map[string]map[string]any{
 			"get_run":        {"id": id},
 			"get_run_events": {"id": id},
