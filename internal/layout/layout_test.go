@@ -91,6 +91,30 @@ func imports(t *testing.T) map[string][]string {
 	return out
 }
 
+// fileImports maps each non-test Go file of the module (its path from the
+// root, slash-separated) to every path it imports, ours and others'.
+func fileImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	walkGo(t, false, func(p, rel string) error {
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		out[rel] = []string{}
+		for _, spec := range f.Imports {
+			ip, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return err
+			}
+			out[rel] = append(out[rel], ip)
+		}
+		return nil
+	})
+	return out
+}
+
 // within reports whether pkg is dir or a package under it.
 func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
 
@@ -192,23 +216,13 @@ func TestImportRules(t *testing.T) {
 	// The language reads no flow file, baseline or stylesheet: flow/run's
 	// Disk does. Of package flow, only the project config's loader opens a
 	// file itself (LoadConfig, config.go).
-	flowDir := filepath.Join("../..", "flow")
-	entries, err := os.ReadDir(flowDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") || e.Name() == "config.go" {
+	files := fileImports(t)
+	for rel, ips := range files {
+		if path.Dir(rel) != "flow" || rel == "flow/config.go" {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(flowDir, e.Name()), nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, spec := range f.Imports {
-			if ip, _ := strconv.Unquote(spec.Path.Value); ip == "os" {
-				t.Errorf("flow/%s imports %s: the language reads no file; a disk source is flow/run's Disk", e.Name(), ip)
-			}
+		if slices.Contains(ips, "os") {
+			t.Errorf("%s imports os: the language reads no file; a disk source is flow/run's Disk", rel)
 		}
 	}
 	// The link's root holds only the package comment (the table of the
@@ -217,27 +231,13 @@ func TestImportRules(t *testing.T) {
 		t.Errorf("link (the root) imports %v: its code belongs in wire, link/client, link/server or link/tunnel", got)
 	}
 	// Only device/cdp speaks CDP.
-	for pkg := range all {
-		if within(pkg, "device/cdp") {
+	for rel, ips := range files {
+		if within(path.Dir(rel), "device/cdp") {
 			continue
 		}
-		dir := filepath.Join("../..", filepath.FromSlash(pkg))
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, spec := range f.Imports {
-				if ip, _ := strconv.Unquote(spec.Path.Value); strings.HasPrefix(ip, "github.com/chromedp/") {
-					t.Errorf("%s imports %s: only device/cdp speaks CDP", path.Join(pkg, e.Name()), ip)
-				}
+		for _, ip := range ips {
+			if strings.HasPrefix(ip, "github.com/chromedp/") {
+				t.Errorf("%s imports %s: only device/cdp speaks CDP", rel, ip)
 			}
 		}
 	}
@@ -279,23 +279,14 @@ func TestCLIWires(t *testing.T) {
 			t.Errorf("%s/%s exists: its logic lives in storybook, report/junit, suite, suite/linked, suite/local, snapshot/pngdiff, store and scaffold", cli, gone)
 		}
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+	for rel, ips := range fileImports(t) {
+		if path.Dir(rel) != cli {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, spec := range f.Imports {
-			ip, _ := strconv.Unquote(spec.Path.Value)
+		for _, ip := range ips {
 			for _, d := range cliDenied {
 				if ip == d.pkg || strings.HasPrefix(ip, d.pkg+"/") {
-					t.Errorf("%s/%s imports %s: %s", cli, e.Name(), ip, d.why)
+					t.Errorf("%s imports %s: %s", rel, ip, d.why)
 				}
 			}
 		}
