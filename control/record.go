@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/toolserver/toolserver/fault"
@@ -37,7 +36,7 @@ func (p *Plane) record(next tool.Handler) tool.Handler {
 		rec, _ := ctx.Value(drivenKey{}).(*runs.Recorder)
 		if rec == nil {
 			var err error
-			rec, err = p.cfg.Runs.Start(ctx, runs.Begin{Flow: wire.ReadExecute(call.Args).FlowName(), Linked: call.Linked || sentMembers(call), Source: "tools"})
+			rec, err = p.cfg.Runs.Start(ctx, runs.Begin{Flow: wire.ReadExecute(call.Args).FlowName(), Linked: call.Linked || call.Values[tool.SentMembers] == true, Source: "tools"})
 			if err != nil {
 				return nil, fmt.Errorf("run store: %w", err)
 			}
@@ -69,17 +68,4 @@ func (p *Plane) record(next tool.Handler) tool.Handler {
 		}
 		return res, err
 	}
-}
-
-// sentMembers reports whether the call's flow file input (the first of
-// the tool's file inputs the call sent as an object) carried members: a
-// linked client's call (docs/link-protocol.md, "The flow file input").
-func sentMembers(call *tool.Call) bool {
-	for _, spec := range call.Tool.FileInputs {
-		if f := call.Files[spec.Target]; f != nil {
-			var in wire.FileInputObject
-			return json.Unmarshal(f.Raw, &in) == nil && in.Members != nil
-		}
-	}
-	return false
 }

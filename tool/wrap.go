@@ -18,6 +18,11 @@ type FlowNamed struct{ Name string }
 // on.
 type DeviceHeld struct{ Device string }
 
+// SentMembers is the Values key a tool's Prepare hook sets (to true)
+// when the call's flow file input carried members: a linked client's
+// call, which the run of the call records as linked.
+const SentMembers = "sentMembers"
+
 func (FlowNamed) note()  {}
 func (DeviceHeld) note() {}
 

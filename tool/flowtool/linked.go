@@ -45,6 +45,7 @@ func (t *Tools) prepareLinked(ctx context.Context, call *tool.Call) error {
 			return err
 		}
 		lc.members = m
+		call.Values[tool.SentMembers] = true
 	}
 	call.Values[linkedKey] = lc
 	return nil
