@@ -53,12 +53,15 @@ type Plane struct {
 	base   context.Context
 	cancel context.CancelCauseFunc
 	// wg counts the runs it drives and its take-over watch.
-	wg       sync.WaitGroup
-	drain    drain.Counter
-	stopOnce sync.Once
+	wg    sync.WaitGroup
+	drain drain.Counter
 }
 
 var _ runs.Service = (*Plane)(nil)
+
+// errNoDriver is a start or a re-drive asked of a plane with no tools: it
+// reads and abandons, and drives nothing.
+var errNoDriver = errors.New("this process drives no runs")
 
 // New returns the plane of cfg, with its flow-execute wrapped and, with
 // TakeOver over a shared store, its take-over watch started.
@@ -137,7 +140,7 @@ func (p *Plane) Start(ctx context.Context, req runs.StartRequest) (runs.Started,
 		return runs.Started{}, runs.Refuse(runs.ErrBadRequest, "tool_args: %v", err)
 	}
 	if p.cfg.Tools == nil {
-		return runs.Started{}, errors.New("this process drives no runs")
+		return runs.Started{}, errNoDriver
 	}
 	b := runs.Begin{Flow: a.FlowName(), Linked: a.SentMembers()}
 	if err := p.cfg.Tools.Check(ctx, flow.ToolFlowExecute, req.ToolArgs, tool.Options{Linked: b.Linked, TempDir: p.cfg.TempDir}); err != nil {
@@ -239,7 +242,7 @@ func (p *Plane) resume(ctx context.Context, id string) error {
 // redrive claims run id with claim (a resume, a take-over) and drives it.
 func (p *Plane) redrive(ctx context.Context, id string, claim func(context.Context, string) (*runs.Recorder, json.RawMessage, error)) error {
 	if p.cfg.Tools == nil {
-		return errors.New("this process drives no runs")
+		return errNoDriver
 	}
 	if !p.drain.Enter() {
 		return stopping("resumes")

@@ -27,6 +27,6 @@ func (p *Plane) Stop() {
 	}
 	// The runs' context ends with the same cause, for a run that had
 	// not bound its own yet.
-	p.stopOnce.Do(func() { p.cancel(runs.ErrStopping) })
+	p.cancel(runs.ErrStopping) // a cancel keeps its first cause
 	p.wg.Wait()
 }

@@ -36,20 +36,20 @@ const (
 // Refuse matches its sentinel whatever its message, and so does the
 // error a /v1 client rebuilds from an envelope (Rebuild).
 var (
-	ErrUnknownRun = &fault.Error{Kind: fault.NotFound, Code: "unknown_run", Message: "unknown run"}
-	ErrRunExists  = &fault.Error{Kind: fault.Conflict, Code: "run_exists", Message: "run exists"}
-	ErrWrongState = &fault.Error{Kind: fault.Conflict, Code: "wrong_state", Message: "wrong state"}
+	ErrUnknownRun = &fault.Error{Kind: fault.NotFound, Code: CodeUnknownRun, Message: "unknown run"}
+	ErrRunExists  = &fault.Error{Kind: fault.Conflict, Code: CodeRunExists, Message: "run exists"}
+	ErrWrongState = &fault.Error{Kind: fault.Conflict, Code: CodeWrongState, Message: "wrong state"}
 	// ErrBadCursor is a before cursor that is not a UUID or names no
 	// run: a request to fix, not a run that is missing.
 	ErrBadCursor = &fault.Error{Kind: fault.Validation, Code: "bad_cursor", Message: "bad cursor"}
 	// ErrBadRequest is a request refused as it stands (a reason over
 	// its bound, tool_args that are not an object).
-	ErrBadRequest = &fault.Error{Kind: fault.Validation, Code: "bad_request", Message: "bad request"}
+	ErrBadRequest = &fault.Error{Kind: fault.Validation, Code: CodeBadRequest, Message: "bad request"}
 	// ErrAttached is a resume of a run a driver runs already.
 	ErrAttached = &fault.Error{Kind: fault.Conflict, Code: "attached", Message: "the run is being driven"}
 	// ErrUnavailable is a start or a resume asked of a process that is
 	// stopping: another replica takes it.
-	ErrUnavailable = &fault.Error{Kind: fault.Unavailable, Code: "unavailable", Message: "unavailable"}
+	ErrUnavailable = &fault.Error{Kind: fault.Unavailable, Code: CodeUnavailable, Message: "unavailable"}
 )
 
 // The causes of a run's context and the errors of opening a store: not

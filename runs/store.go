@@ -301,10 +301,8 @@ func (s *Store) abandonIdle(ctx context.Context, id string, st Status) (Event, e
 	if err != nil {
 		return Event{}, err
 	}
-	if err := WouldAbandon(Run{ID: id, Status: Status{State: state}}); err != nil {
-		return Event{}, err
-	}
-	// Running again, or still: only a resume in between could do it.
+	// Terminal (WouldAbandon's refusal, in its words), or running again,
+	// or still: only a resume in between could do it.
 	return Event{}, fmt.Errorf("%w: run %s is %s; there is nothing left to abandon", ErrWrongState, id, state)
 }
 

@@ -66,17 +66,11 @@ func v1Code(k fault.Kind) string {
 	return runs.CodeBadRequest
 }
 
-// v1Status returns the status of a /v1 code: the status of its first row
-// here, else of the kind of its first run error (runs.Errors).
+// v1Status returns the status of a /v1 code: the status of its first row.
 func v1Status(code string) int {
 	for _, row := range answers {
 		if row.v1 == code {
 			return row.status
-		}
-	}
-	for _, row := range runs.Errors {
-		if row.Wire == code {
-			return Status(row.Err.Kind)
 		}
 	}
 	return http.StatusInternalServerError

@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolserver/toolserver/fault"
 	"github.com/toolserver/toolserver/runs"
 )
 
@@ -68,14 +67,6 @@ func (e *APIError) Unwrap() error {
 		return fe
 	}
 	return nil
-}
-
-// Kind is the fault kind of the answer's run error, or "" for none.
-func (e *APIError) Kind() fault.Kind {
-	if fe := runs.Rebuild(e.Code, e.Message); fe != nil {
-		return fe.Kind
-	}
-	return ""
 }
 
 func (c *Client) request(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
