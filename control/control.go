@@ -100,6 +100,11 @@ func (p *Plane) List(ctx context.Context, f runs.Filter) (runs.Page, error) {
 	return p.cfg.Runs.ListPage(ctx, f)
 }
 
+// Run is a run as a list shows it, read without its log.
+func (p *Plane) Run(ctx context.Context, id string) (runs.Run, error) {
+	return p.cfg.Runs.Run(ctx, id)
+}
+
 // Get is a run with its steps and snapshots.
 func (p *Plane) Get(ctx context.Context, id string) (*runs.Detail, error) {
 	return p.cfg.Runs.Get(ctx, id)

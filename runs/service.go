@@ -14,6 +14,9 @@ import (
 type Service interface {
 	// List is a page of runs, newest first (GET /v1/runs).
 	List(ctx context.Context, f Filter) (Page, error)
+	// Run is a run as a list shows it, without its steps: what a verb's
+	// dry run or a page of events needs, read without the run's log.
+	Run(ctx context.Context, id string) (Run, error)
 	// Get is a run with its steps and snapshots (GET /v1/runs/{id}).
 	Get(ctx context.Context, id string) (*Detail, error)
 	// Events are a run's events from seq from on, as recorded when it

@@ -110,12 +110,12 @@ func abandonWith(ctx context.Context, a runs.Service, name, id, reason, format s
 // 2 there is no such run, or (held names the store) a serve holds the
 // store the command would write.
 func abandonPlan(ctx context.Context, a runs.Service, name, id, held, format string, s streams) error {
-	d, err := a.Get(ctx, id)
+	d, err := a.Run(ctx, id)
 	if err != nil {
 		return apiError(name, err)
 	}
 	id = printable.String(d.ID)
-	if runs.WouldAbandon(d.Run) != nil {
+	if runs.WouldAbandon(d) != nil {
 		return failed(fmt.Errorf("%s: run %s is %s, not running: nothing to abandon", name, id, printable.String(d.Status.State)))
 	}
 	if held != "" {
@@ -205,11 +205,10 @@ func printResumed(s streams, out runs.Resumed, format string) error {
 // unknown run.
 func resumePlan(ctx context.Context, c runs.Service, id, format string, s streams) error {
 	const name = "runs resume"
-	d, err := c.Get(ctx, id)
+	r, err := c.Run(ctx, id)
 	if err != nil {
 		return apiError(name, err)
 	}
-	r := d.Run
 	rid := printable.String(r.ID)
 	var would string
 	switch plan := runs.WouldResume(r); plan.Verdict {

@@ -20,6 +20,9 @@ var _ runs.Service = Failing{}
 // List answers f.Err.
 func (f Failing) List(context.Context, runs.Filter) (runs.Page, error) { return runs.Page{}, f.Err }
 
+// Run answers f.Err.
+func (f Failing) Run(context.Context, string) (runs.Run, error) { return runs.Run{}, f.Err }
+
 // Get answers f.Err.
 func (f Failing) Get(context.Context, string) (*runs.Detail, error) { return nil, f.Err }
 

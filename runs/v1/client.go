@@ -178,6 +178,16 @@ func (c *Client) Resume(ctx context.Context, id string) (runs.Resumed, error) {
 	return out, err
 }
 
+// Run is a run as a list shows it: over /v1 the run of its detail (GET
+// /v1/runs/{id}), which is the one answer that names a run alone.
+func (c *Client) Run(ctx context.Context, id string) (runs.Run, error) {
+	d, err := c.Get(ctx, id)
+	if err != nil {
+		return runs.Run{}, err
+	}
+	return d.Run, nil
+}
+
 // Events are a run's events from seq from on, as recorded when it is
 // asked: its stream, read up to the run's event count of then.
 func (c *Client) Events(ctx context.Context, id string, from int64) ([]runs.Event, error) {

@@ -35,11 +35,10 @@ type EventPage struct {
 // status is read first: a run terminal then has all its events recorded,
 // so a page that holds the rest of them is the end.
 func eventPage(ctx context.Context, rs runs.Service, id string, from int64, limit int) (EventPage, error) {
-	d, err := rs.Get(ctx, id)
+	run, err := rs.Run(ctx, id)
 	if err != nil {
 		return EventPage{}, err
 	}
-	run := d.Run
 	evs, err := rs.Events(ctx, run.ID, from)
 	if err != nil {
 		return EventPage{}, err
