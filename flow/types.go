@@ -577,6 +577,12 @@ func NestedOf(args map[string]any) NestedFlow {
 		UpdateBaselines: a.UpdateBaselines, PrerequisiteAcknowledged: a.PrerequisiteAcknowledged}
 }
 
+// InvalidName is the refusal of a flow name that is not letters, digits,
+// _ and -, as Argent's tools word it.
+func InvalidName(name string) string {
+	return fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
+}
+
 // Target is where the nested flow's file is: the name a run gives it, the
 // directory and the file to open there; msg is the step's error when the
 // arguments name no flow it may run. It is the one rule of a nested
@@ -594,7 +600,7 @@ func (n NestedFlow) Target(linked bool) (name, dir, file, msg string) {
 		}
 		return strings.TrimSuffix(path.Base(n.FlowPath), ".yaml"), clientpath.Dir(n.FlowPath), clientpath.Base(n.FlowPath), ""
 	case !ValidName(n.Name):
-		return "", "", "", fmt.Sprintf("Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", n.Name)
+		return "", "", "", InvalidName(n.Name)
 	case !clientpath.IsAbs(n.ProjectRoot) || clientpath.HasDotDot(n.ProjectRoot):
 		return "", "", "", fmt.Sprintf("project_root must be an absolute path without \"..\" segments (got %q)", n.ProjectRoot)
 	}

@@ -45,9 +45,9 @@ func Classify(err error) error {
 	return err
 }
 
-// Element is the device's element as the runner's, nil for nil; the
+// element is the device's element as the runner's, nil for nil; the
 // element covering it comes along.
-func Element(e *cdp.Element) *flowrun.Element {
+func element(e *cdp.Element) *flowrun.Element {
 	if e == nil {
 		return nil
 	}
@@ -55,7 +55,7 @@ func Element(e *cdp.Element) *flowrun.Element {
 		ID: e.ID, IDs: e.IDs, Text: e.Text, Role: e.Role, Visible: e.Visible,
 		X: e.Frame.X, Y: e.Frame.Y, Width: e.Frame.Width, Height: e.Frame.Height,
 		CenterX: e.Center.X, CenterY: e.Center.Y, Matches: e.Matches,
-		CoveredBy: Element(e.CoveredBy),
+		CoveredBy: element(e.CoveredBy),
 	}
 }
 
@@ -82,7 +82,7 @@ func scope(sel *flow.Selector) *cdp.Selector {
 // Locate implements flowrun.Device.
 func (a Device) Locate(ctx context.Context, sel *flow.Selector, timeout time.Duration) (*flowrun.Element, error) {
 	e, err := a.D.Locate(ctx, Selector(sel), timeout)
-	return Element(e), Classify(err)
+	return element(e), Classify(err)
 }
 
 // Tap implements flowrun.Device.
@@ -93,7 +93,7 @@ func (a Device) Tap(ctx context.Context, x, y float64, times int, hold time.Dura
 // Fill implements flowrun.Device.
 func (a Device) Fill(ctx context.Context, sel *flow.Selector, text string, submit bool, timeout time.Duration) (*flowrun.Element, error) {
 	e, err := a.D.Fill(ctx, Selector(sel), text, submit, timeout)
-	return Element(e), Classify(err)
+	return element(e), Classify(err)
 }
 
 // Press implements flowrun.Device.
@@ -112,7 +112,7 @@ func (a Device) Check(ctx context.Context, c flow.Condition, timeout time.Durati
 	if err != nil {
 		return flowrun.Outcome{}, Classify(err)
 	}
-	return flowrun.Outcome{OK: res.OK, Element: Element(res.Element)}, nil
+	return flowrun.Outcome{OK: res.OK, Element: element(res.Element)}, nil
 }
 
 // Idle implements flowrun.Device.
@@ -129,7 +129,7 @@ func (a Device) Describe(ctx context.Context) ([]flowrun.Element, error) {
 	}
 	out := make([]flowrun.Element, len(els))
 	for i := range els {
-		out[i] = *Element(&els[i])
+		out[i] = *element(&els[i])
 	}
 	return out, nil
 }

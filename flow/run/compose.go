@@ -41,22 +41,15 @@ func (r *Runner) enter(canonical, display string) string {
 	return enterCheck(r.stack, r.displays, canonical, display)
 }
 
-// MaxRunDepth is the deepest level that runs: the flow named by the call
-// is level 0 and each run: fragment or nested flow adds one
-// (docs/product.md, "Flow files (YAML)"; docs/link-protocol.md,
-// "Members"). The runner and the link client share it, the link's
-// vocabulary owns it.
-const MaxRunDepth = wire.MaxDepth
-
 // enterCheck is enter for the files of stack (canonical paths, root
 // first) and their displays.
 func enterCheck(stack, displays []string, canonical, display string) string {
 	if slices.Contains(stack, canonical) {
 		return "cyclic flow reference: " + strings.Join(append(slices.Clone(displays), display), " → ")
 	}
-	// The flow the call names is level 0; level MaxRunDepth is the
+	// The flow the call names is level 0; level wire.MaxDepth is the
 	// deepest that runs.
-	if len(stack) > MaxRunDepth {
+	if len(stack) > wire.MaxDepth {
 		return "max run depth exceeded"
 	}
 	return ""

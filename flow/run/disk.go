@@ -141,12 +141,12 @@ func (d Disk) WriteBaseline(path string, png []byte) (bool, error) {
 // name (docs/link-protocol.md, "Spelling").
 func SpellingAt(p string) wire.Spelling {
 	p = filepath.Clean(p)
-	return SpellingOf(filepath.Dir(p), filepath.Base(p))
+	return spellingOf(filepath.Dir(p), filepath.Base(p))
 }
 
-// SpellingOf tells how dir lists name, from a real directory listing. An
+// spellingOf tells how dir lists name, from a real directory listing. An
 // unreadable directory counts as listed (docs/link-protocol.md, "Spelling").
-func SpellingOf(dir, name string) wire.Spelling {
+func spellingOf(dir, name string) wire.Spelling {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return wire.Spelling{State: wire.SpellListed}

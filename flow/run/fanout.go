@@ -13,7 +13,7 @@ import (
 // pass MaxRunSteps: it counts the lines a run of fr would give if every
 // step passed and every when: guard held, following run: fragments and
 // nested flows as the runner does (a fragment that would not run, a cycle
-// or a level past MaxRunDepth counts its one line). Parse bounds each
+// or a level past wire.MaxDepth counts its one line). Parse bounds each
 // file; this bounds what files running each other several times multiply
 // to. The count stops at the limit, so it costs at most MaxRunSteps steps
 // and one read of each file it reaches.

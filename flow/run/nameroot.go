@@ -19,7 +19,7 @@ func CheckNameRoot(name, root string) error {
 		return &fault.Error{Kind: fault.Validation, Code: code, Field: field, Message: fmt.Sprintf(format, v...)}
 	}
 	if !flow.ValidName(name) {
-		return invalid("FLOW_NAME_INVALID", wire.ArgName, "Invalid flow name %q. Flow names must match /^[A-Za-z0-9_-]+$/ (letters, digits, underscore, hyphen — no path separators, no \"..\", no spaces).", name)
+		return invalid("FLOW_NAME_INVALID", wire.ArgName, "%s", flow.InvalidName(name))
 	}
 	if !clientpath.IsAbs(root) {
 		return invalid("FLOW_PROJECT_ROOT_INVALID", wire.ArgProjectRoot, "project_root must be an absolute path (got %q). Pass the absolute path to the project root directory — the same cwd the calling agent is working in.", root)

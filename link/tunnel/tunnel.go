@@ -8,9 +8,9 @@
 // sees nothing of it.
 //
 // This package holds what both ends must agree on: the upgrade, the
-// targets and how a request matches one, the frame that opens a stream
-// and its answer, the caps, and the copy between a stream and a
-// connection. The client's end is link/client (tunnel.go), the
+// frame that opens a stream and its answer, the caps, and the copy
+// between a stream and a connection; the targets and how a request
+// matches one are wire's (expose.go). The client's end is link/client (tunnel.go), the
 // tool-server's link/server (tunnel.go, proxy.go). It imports nothing of
 // this module.
 package tunnel

@@ -463,7 +463,7 @@ func dirOfReal(file string) string {
 }
 
 // reach walks the run: chain of a flow file on this machine, as the runner
-// resolves it (beside each real file, at most flowrun.MaxRunDepth levels, each
+// resolves it (beside each real file, at most wire.MaxDepth levels, each
 // (directory, target) once), and tells whether any file of it has a
 // snapshot: step and whether its leading steps reach a launch. A file that
 // cannot be read or parsed counts as having snapshots, so the caller keeps
@@ -472,7 +472,7 @@ func reach(dir, target string) (snapshots, launches bool) {
 	seen := map[string]bool{}
 	var walk func(dir, target string, depth int, leading bool) bool
 	walk = func(dir, target string, depth int, leading bool) bool {
-		if depth > flowrun.MaxRunDepth || seen[dir+"\x00"+target] {
+		if depth > wire.MaxDepth || seen[dir+"\x00"+target] {
 			return false
 		}
 		seen[dir+"\x00"+target] = true

@@ -69,7 +69,7 @@ func resolveTarget(a recArgs) (target, error) {
 	// client's path is spelled with '/' whatever the root uses.
 	tg.clientFile = clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
 	if filepath.IsAbs(a.ProjectRoot) {
-		tg.hostFile = filepath.Join(clientpath.FlowsDir(a.ProjectRoot), a.Name+".yaml")
+		tg.hostFile = filepath.Join(clientpath.LocalFlowsDir(a.ProjectRoot), a.Name+".yaml")
 		tg.key = clientfs.RealPath(tg.hostFile)
 		tg.rootKey = clientfs.RealPath(a.ProjectRoot)
 	} else {
