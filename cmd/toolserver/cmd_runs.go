@@ -121,7 +121,7 @@ func (o runsOptions) fleet(cmd string) (*runs.Store, error) {
 	if err != nil || dsn == "" {
 		return nil, err
 	}
-	return openFleetStore(context.Background(), cmd, dsn, runs.PostgresOptions{Keep: math.MaxInt32})
+	return openRunStore(context.Background(), cmd, dsn, "", runs.Options{Keep: math.MaxInt32})
 }
 
 // openReader opens the store in dir to read it (runs.OpenReader); a

@@ -101,13 +101,3 @@ func openRunStore(ctx context.Context, cmd, dsn, stateDir string, opts runs.Opti
 	}
 	return st, nil
 }
-
-// openFleetStore opens the PostgreSQL store of dsn; an error names the
-// database, not its password, and exits 2.
-func openFleetStore(ctx context.Context, cmd, dsn string, opts runs.PostgresOptions) (*runs.Store, error) {
-	st, err := runs.OpenPostgres(ctx, dsn, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: --store: %w", cmd, err)
-	}
-	return st, nil
-}

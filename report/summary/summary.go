@@ -167,13 +167,10 @@ func gather(reps []*flow.Report) (counts, []item) {
 			if snap && state == flow.BaselineCompared {
 				c.compared++
 			}
-			// A snapshot's outcome is the one rule (flow.SnapshotOutcome);
-			// what the summary lists of it is its own: a snapshot whose step
-			// failed or errored (failed, or missing when there was no
-			// baseline), and a baseline the run adopted (new, updated). So
-			// "missing" counts here only when the step failed, and a
-			// skipped snapshot step (failed, by the rule) is not listed,
-			// nor one that passed and adopted nothing.
+			// The outcome is flow.SnapshotOutcome's; the summary lists a
+			// snapshot whose step failed or errored (failed or missing) and
+			// a baseline the run adopted (new, updated: only a passed step
+			// has them), not a skipped one nor one that adopted nothing.
 			outcome := ""
 			if snap {
 				outcome = flow.SnapshotOutcome(*st)
@@ -182,10 +179,10 @@ func gather(reps []*flow.Report) (counts, []item) {
 			case snap && (st.Status == flow.StatusFail || st.Status == flow.StatusError):
 				c.snapFailed++
 				kind = outcome // failed or missing
-			case snap && st.Status == flow.StatusPass && outcome == flow.SnapshotNew:
+			case outcome == flow.SnapshotNew:
 				c.snapNew++
 				kind = itemNew
-			case snap && st.Status == flow.StatusPass && outcome == flow.SnapshotUpdated:
+			case outcome == flow.SnapshotUpdated:
 				c.snapUpdated++
 				kind = itemUpdated
 			case st.Status == flow.StatusFail:
