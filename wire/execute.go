@@ -143,7 +143,7 @@ func ReadExecute(args map[string]json.RawMessage) ExecuteArgs {
 		if !ok {
 			continue
 		}
-		if f.capped {
+		if isCapped(f.name) {
 			if in, ok := fileInput(raw); ok {
 				if a.inputs == nil {
 					a.inputs = map[string]FileInputObject{}
@@ -214,30 +214,28 @@ func (a ExecuteArgs) Map() map[string]any {
 	return m
 }
 
-// field is one argument of ExecuteArgs: its name, where it decodes, and
-// whether it is capped (Check), so a file-input object may stand for it.
+// field is one argument of ExecuteArgs: its name and where it decodes.
 type field struct {
-	name   string
-	ptr    any
-	capped bool
+	name string
+	ptr  any
 }
 
 // fields are a's arguments, in the order of its fields.
 func (a *ExecuteArgs) fields() []field {
 	return []field{
-		{ArgName, &a.Name, true},
-		{ArgProjectRoot, &a.ProjectRoot, true},
-		{ArgFlowPath, &a.FlowPath, true},
-		{ArgFlowFile, &a.FlowFile, true},
-		{ArgDevice, &a.Device, true},
-		{ArgPlatform, &a.Platform, false},
-		{ArgUpdateBaselines, &a.UpdateBaselines, false},
-		{ArgUpdateOnly, &a.UpdateOnly, false},
-		{ArgPrerequisiteAcknowledged, &a.PrerequisiteAcknowledged, false},
-		{ArgSnapshotDefaults, &a.SnapshotDefaults, false},
-		{ArgBaseURL, &a.BaseURL, false},
-		{ArgTunnel, &a.Tunnel, false},
-		{ArgStrict, &a.Strict, false},
+		{ArgName, &a.Name},
+		{ArgProjectRoot, &a.ProjectRoot},
+		{ArgFlowPath, &a.FlowPath},
+		{ArgFlowFile, &a.FlowFile},
+		{ArgDevice, &a.Device},
+		{ArgPlatform, &a.Platform},
+		{ArgUpdateBaselines, &a.UpdateBaselines},
+		{ArgUpdateOnly, &a.UpdateOnly},
+		{ArgPrerequisiteAcknowledged, &a.PrerequisiteAcknowledged},
+		{ArgSnapshotDefaults, &a.SnapshotDefaults},
+		{ArgBaseURL, &a.BaseURL},
+		{ArgTunnel, &a.Tunnel},
+		{ArgStrict, &a.Strict},
 	}
 }
 
@@ -262,6 +260,17 @@ var capped = []struct {
 	{ArgProjectRoot, MaxPathBytes, "a path"},
 	{ArgFlowPath, MaxPathBytes, "a path"},
 	{ArgFlowFile, MaxPathBytes, "a path"},
+}
+
+// isCapped reports whether arg is under a cap (capped), so that a
+// file-input object may stand for it.
+func isCapped(arg string) bool {
+	for _, c := range capped {
+		if c.arg == arg {
+			return true
+		}
+	}
+	return false
 }
 
 // Check refuses an argument over its cap with an *ArgError naming it, its

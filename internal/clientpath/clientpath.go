@@ -89,6 +89,10 @@ func FlowsDir(root string) string {
 	return strings.TrimRight(root, `/\`) + "/" + ArgentDirName + "/" + FlowsDirName
 }
 
+// FlowFile returns <root>/.argent/flows/<name>.yaml as a client spells it
+// (FlowsDir, then '/'): the file a flow name stands for.
+func FlowFile(root, name string) string { return FlowsDir(root) + "/" + name + ".yaml" }
+
 // LocalFlowsDir returns <root>/.argent/flows as a path of this machine,
 // joined and cleaned as filepath.Join does: where a flow name resolves,
 // and what a command prints of it.

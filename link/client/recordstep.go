@@ -22,7 +22,7 @@ func recordingFile(args map[string]any) string {
 	if !flow.ValidName(a.Name) || !filepath.IsAbs(a.ProjectRoot) {
 		return ""
 	}
-	return clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
+	return clientpath.FlowFile(a.ProjectRoot, a.Name)
 }
 
 // recordedStep is the step a flow-add-step call runs and records: its

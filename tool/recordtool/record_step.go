@@ -439,7 +439,7 @@ func nestedStep(rc *recording, fl *flow.Flow, args map[string]any, delay time.Du
 		return keep("run: takes no delayMs")
 	}
 	recDir := dirOfReal(rc.file)
-	nestedFile := clientpath.FlowsDir(root) + "/" + name + ".yaml"
+	nestedFile := clientpath.FlowFile(root, name)
 	a, err1 := os.Stat(nestedFile)
 	b, err2 := os.Stat(recDir + "/" + name + ".yaml")
 	if err1 != nil || err2 != nil || !os.SameFile(a, b) {

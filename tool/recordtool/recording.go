@@ -67,7 +67,7 @@ func resolveTarget(a recArgs) (target, error) {
 	// The client writes a directive only to an absolute path whose two
 	// parent segments are .argent/flows (docs/argent-client.md, §5.3), so the
 	// client's path is spelled with '/' whatever the root uses.
-	tg.clientFile = clientpath.FlowsDir(a.ProjectRoot) + "/" + a.Name + ".yaml"
+	tg.clientFile = clientpath.FlowFile(a.ProjectRoot, a.Name)
 	if filepath.IsAbs(a.ProjectRoot) {
 		tg.hostFile = filepath.Join(clientpath.LocalFlowsDir(a.ProjectRoot), a.Name+".yaml")
 		tg.key = clientfs.RealPath(tg.hostFile)
