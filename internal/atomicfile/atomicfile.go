@@ -62,13 +62,7 @@ func WriteFile(path string, data []byte) (err error) {
 // symbolic link or "..". The parent directory must exist. The file is
 // created with mode 0644 under the umask.
 func WriteFileIn(root *os.Root, name string, data []byte) error {
-	tmp, err := tempIn(root, name, data, 0o644, false)
-	if err == nil {
-		if err = root.Rename(tmp, name); err != nil {
-			root.Remove(tmp)
-		}
-	}
-	if err != nil {
+	if err := replaceIn(root, name, data, 0o644, false); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
@@ -78,7 +72,13 @@ func WriteFileIn(root *os.Root, name string, data []byte) error {
 // rewritten keeps the mode it had), and os.Root's errors as they are
 // (each names the file).
 func ReplaceIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
-	tmp, err := tempIn(root, name, data, perm, true)
+	return replaceIn(root, name, data, perm, true)
+}
+
+// replaceIn writes a temporary file beside name in root and renames it
+// over name; exact sets perm past the umask.
+func replaceIn(root *os.Root, name string, data []byte, perm fs.FileMode, exact bool) error {
+	tmp, err := tempIn(root, name, data, perm, exact)
 	if err != nil {
 		return err
 	}
