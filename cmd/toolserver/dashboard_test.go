@@ -147,9 +147,12 @@ func TestDashboardInChromium(t *testing.T) {
 	awaitLine(t, listed, errOut, done)
 
 	id := startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"held","project_root":%q,"device":%q},"labels":{"suite":"dash"}}`, root, device))
-	// A run without a device: its header shows none (no "null").
-	startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"bare","project_root":%q},"labels":{"suite":"nodevice"}}`, root))
 	awaitLine(t, running, errOut, done)
+	// A run without a device: its header shows none (no "null"). It starts
+	// once the page has opened the held run: started with it, its row came
+	// in above the held one between the flow finding "held" and tapping
+	// it, and the tap opened the other run, or none.
+	startV1Run(t, u, token, fmt.Sprintf(`{"tool_args":{"name":"bare","project_root":%q},"labels":{"suite":"nodevice"}}`, root))
 	// The page's two streams, the list's (GET /v1/events) and the run's
 	// (GET /v1/runs/{id}/events), are open: wait for both (a stream the
 	// page is reconnecting under load comes back within its backoff),
